@@ -1,0 +1,56 @@
+/* hitfam: exact counts and bounds as GMP integers.
+ * Kept apart from hitfam.h so that callers who do not need big numbers never see <gmp.h>. */
+#ifndef HITFAM_COUNT_H
+#define HITFAM_COUNT_H
+
+#include <gmp.h>
+
+#include <hitfam/hitfam.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Largest number of down-sets (order ideals) the general linear-extension counter visits before
+ * giving up with HF_ETOOLARGE. */
+#define HF_COUNT_MAX_IDEALS 4000000u
+
+/** Number of linear extensions of @p p into @p out (initialised by the caller).
+ * Forests and in-forests: the hook-length formula n! / prod(subtree sizes), O(n log n) big-number
+ * work, any size. Other orders: dynamic programming over down-sets, O(#down-sets * n) time and
+ * memory; HF_ETOOLARGE when there are more than HF_COUNT_MAX_IDEALS down-sets (never a wrong
+ * number). */
+HF_API hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out, hf_error *err);
+
+/** Number of admissible d-tuples (1 <= d <= HF_MAX_D) into @p out. An admissible tuple is a set
+ * of d events together with a linear extension of the order they induce, so the count is the sum
+ * over d-subsets X of e(P|X). Forests and in-forests: a tree dynamic program with O(n * d^2)
+ * big-number operations, any size. Other orders: enumeration of admissible (d-1)-prefixes with
+ * bitsets, O(#prefixes * n / 64); HF_ETOOLARGE beyond HF_CLOSURE_MAX_EVENTS events. If @p focus
+ * is non-NULL only tuples of focus events are counted (always by enumeration). */
+HF_API hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32_t *focus,
+                                     size_t focus_count, mpz_t out, hf_error *err);
+
+/** A lower bound on the size of every d-hitting family of @p p (1 <= d <= HF_MAX_D), the
+ * largest of: 1 if n > 0; 2 if some pair is incomparable; for d >= 3 the chain-plus-free-event
+ * bound (a chain of c events all incomparable to one event e forces c + 1 schedules); d! if some
+ * antichain has d events; for d >= 3 the bound ceil(log2(w - 1)) from an antichain of w events.
+ * Which antichains and chains are examined is documented in docs/bounds.md. Exact for the shapes
+ * it was designed for (MATH.md), but in general only a bound. */
+HF_API hf_status hf_count_lower_bound(const hf_poset *p, unsigned d, mpz_t out, hf_error *err);
+
+/** The exact family size @p opt's method would produce (see hf_method_predict), as a big
+ * integer. */
+HF_API hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
+                                       hf_method *chosen, hf_error *err);
+
+/** Number of admissible d-tuples not hit by @p f (after the same schedule checks as hf_verify). */
+HF_API hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
+                                           const hf_verify_options *opt, mpz_t out,
+                                           hf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HITFAM_COUNT_H */

@@ -1,0 +1,403 @@
+/* hitfam: hitting families of schedules for partial orders of events.
+ * The one supported public header: include only this one (it pulls in the topic headers). */
+#ifndef HITFAM_HITFAM_H
+#define HITFAM_HITFAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hitfam/version.h>
+
+#if defined(HF_BUILDING_LIBRARY) && defined(__GNUC__)
+#define HF_API __attribute__((visibility("default")))
+#else
+#define HF_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Version                                                                                    */
+
+/** The library's version, "MAJOR.MINOR.PATCH" (may differ from HF_VERSION_STRING, which is the
+ * version of the headers the caller was compiled against). Static storage, never freed. */
+HF_API const char *hf_version_string(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Status codes and errors                                                                    */
+
+/** Status of every fallible call. The values are pinned: they never change meaning and are never
+ * reused, so callers may store them. */
+typedef enum hf_status {
+    HF_OK = 0,            /**< success */
+    HF_EINVAL = 1,        /**< invalid argument (NULL where not allowed, id out of range, bad d) */
+    HF_ENOMEM = 2,        /**< an allocation failed; every object is left as it was before */
+    HF_ECYCLE = 3,        /**< the "before" constraints contain a cycle */
+    HF_ESELFLOOP = 4,     /**< an event is constrained to happen before itself */
+    HF_EDUPLICATE = 5,    /**< an event name is given twice where names must be unique */
+    HF_ENOTFOUND = 6,     /**< an event name is unknown */
+    HF_ETOOLARGE = 7,     /**< the input exceeds a documented limit (see HF_MAX_*) */
+    HF_EPARSE = 8,        /**< the input text is not well-formed */
+    HF_EIO = 9,           /**< reading or writing a stream failed */
+    HF_EUNSUPPORTED = 10, /**< the requested method does not apply to this order or d */
+    HF_ESCHEDULE = 11,    /**< a schedule is not a linear extension of the order */
+    HF_ESTATE = 12,       /**< the call is not allowed in the object's current state */
+    HF_EABORTED = 13,     /**< a sink or callback asked to stop */
+    HF_EMISMATCH = 14     /**< a family does not belong to the given order (event count) */
+} hf_status;
+
+/** A short English description of @p status ("out of memory", ...). Static storage. Unknown
+ * values give "unknown status". */
+HF_API const char *hf_strerror(hf_status status);
+
+/** Where and why something failed. Filled by calls that take an `hf_error *` (which may be NULL).
+ * `line` and `column` are 1-based positions in the input being read, 0 when not applicable. */
+typedef struct hf_error {
+    int line;
+    int column;
+    char text[320];
+} hf_error;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Context: allocator and log callback                                                        */
+
+/** Allocation functions. `free` must accept NULL. All three receive `user`. */
+typedef struct hf_allocator {
+    void *(*malloc)(size_t size, void *user);
+    void *(*realloc)(void *ptr, size_t size, void *user);
+    void (*free)(void *ptr, void *user);
+    void *user;
+} hf_allocator;
+
+/** Severity of a log message. */
+typedef enum hf_log_level { HF_LOG_DEBUG = 0, HF_LOG_INFO = 1, HF_LOG_PROGRESS = 2 } hf_log_level;
+
+/** Log callback: the library never prints; long computations report progress here. */
+typedef void (*hf_log_fn)(hf_log_level level, const char *message, void *user);
+
+/** An optional context. Every constructor takes an `hf_ctx *` that may be NULL (the C library's
+ * malloc/realloc/free and no logging). The context must outlive every object created with it.
+ * It is never modified after creation by the library, so it may be shared between threads. */
+typedef struct hf_ctx hf_ctx;
+
+/** Create a context. @p alloc may be NULL (the C allocator); it is copied. @p log may be NULL.
+ * On success the caller owns `*out` (free with hf_ctx_free). */
+HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user,
+                            hf_ctx **out);
+/** Free a context. NULL is a no-op. */
+HF_API void hf_ctx_free(hf_ctx *ctx);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Limits                                                                                     */
+
+/** Maximum number of events of an order (ids are uint32_t; one id value is kept as a sentinel). */
+#define HF_MAX_EVENTS 100000000u
+/** Largest d accepted anywhere (tuples of up to 8 events). */
+#define HF_MAX_D 8u
+/** Orders with at most this many events keep a bitset transitive closure (n*n bits, 128 MiB at
+ * the limit) and answer order queries in O(1). Larger orders that are not forests answer by a
+ * graph search, which is correct but O(n + edges) per query. Forests and in-forests always answer
+ * in O(1) from DFS intervals. */
+#define HF_CLOSURE_MAX_EVENTS 32768u
+/** Longest accepted event name, in bytes. */
+#define HF_MAX_NAME 4096u
+
+/** The id that no event has. */
+#define HF_NO_EVENT UINT32_MAX
+
+/* ------------------------------------------------------------------------------------------ */
+/* Posets: building                                                                           */
+
+/** A finished partial order of events: immutable, safe to read from several threads at once. */
+typedef struct hf_poset hf_poset;
+/** A poset under construction. Not thread-safe. */
+typedef struct hf_poset_builder hf_poset_builder;
+
+/** Create an empty builder. @p ctx may be NULL. Caller owns `*out`. */
+HF_API hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out);
+/** Free a builder (whether or not it was finished). NULL is a no-op. */
+HF_API void hf_poset_builder_free(hf_poset_builder *b);
+
+/** Add an event named @p name (any NUL-terminated byte string, including "", at most HF_MAX_NAME
+ * bytes; names are unique). Ids are dense and given in call order: the k-th added event has id k.
+ * @p id may be NULL. Errors: HF_EDUPLICATE (the name exists; `*id` is then set to the existing
+ * event's id), HF_ETOOLARGE, HF_ENOMEM, HF_ESTATE after finish. Amortised O(|name|). */
+HF_API hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint32_t *id);
+
+/** Find an event by name in a builder. HF_ENOTFOUND when absent. */
+HF_API hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uint32_t *id);
+
+/** Require that event @p before happens before event @p after. Duplicate and transitive
+ * constraints are accepted and removed at finish. A self-loop is accepted here and reported by
+ * finish (so that a reader can report it with the input's position). O(1) amortised. */
+HF_API hf_status hf_poset_builder_add_order(hf_poset_builder *b, uint32_t before, uint32_t after);
+
+/** Mark event @p id as a focus event (see hf_poset_focus). */
+HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
+
+/** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
+ * names its events in order), reduces the constraints to the Hasse diagram, computes the
+ * topological order, the closure (if n <= HF_CLOSURE_MAX_EVENTS), and the forest views.
+ * On success the caller owns `*out` (free with hf_poset_free); the builder can only be freed.
+ * Time O(n + e) for forests and in-forests; O(n * e / 64) otherwise; memory O(n + e), plus n*n
+ * bits for the closure when kept (transitive reduction of larger orders works in blocks of
+ * columns, n * 4096 bits at a time). */
+HF_API hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error *err);
+
+/** Free a poset. NULL is a no-op. */
+HF_API void hf_poset_free(hf_poset *p);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Posets: queries (all O(1) unless stated)                                                   */
+
+/** Number of events n. */
+HF_API uint32_t hf_poset_size(const hf_poset *p);
+/** Name of event @p id (owned by the poset), or NULL if @p id is out of range. */
+HF_API const char *hf_poset_name(const hf_poset *p, uint32_t id);
+/** Find an event id by name. HF_ENOTFOUND when absent. Expected O(|name|). */
+HF_API hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id);
+
+/** Number of edges of the Hasse diagram (covering pairs). */
+HF_API size_t hf_poset_hasse_edge_count(const hf_poset *p);
+/** Hasse successors (events that @p id is covered by), sorted by id; count in `*count`. */
+HF_API const uint32_t *hf_poset_hasse_succ(const hf_poset *p, uint32_t id, uint32_t *count);
+/** Hasse predecessors (events that cover-precede @p id), sorted by id; count in `*count`. */
+HF_API const uint32_t *hf_poset_hasse_pred(const hf_poset *p, uint32_t id, uint32_t *count);
+
+/** A topological order of all events (an array of n ids owned by the poset). It is the smallest
+ * in lexicographic id order among linear extensions: deterministic. */
+HF_API const uint32_t *hf_poset_topological_order(const hf_poset *p);
+
+/** Height: the number of events in a longest chain (0 for an empty order, 1 for an antichain). */
+HF_API uint32_t hf_poset_height(const hf_poset *p);
+
+/** True iff a < b strictly. O(1) for forests, in-forests and orders with a closure; otherwise a
+ * graph search, O(n + e). Out-of-range ids give false. */
+HF_API bool hf_poset_less(const hf_poset *p, uint32_t a, uint32_t b);
+/** True iff a < b or b < a (false for a == b). Same cost as hf_poset_less. */
+HF_API bool hf_poset_comparable(const hf_poset *p, uint32_t a, uint32_t b);
+/** True iff the poset keeps a bitset closure (n <= HF_CLOSURE_MAX_EVENTS and not a forest). */
+HF_API bool hf_poset_has_closure(const hf_poset *p);
+
+/** Shape flags of an order (several may hold: an antichain is all of them). */
+typedef enum hf_shape {
+    HF_SHAPE_FOREST = 1u << 0,   /**< every event has at most one Hasse predecessor */
+    HF_SHAPE_INFOREST = 1u << 1, /**< every event has at most one Hasse successor */
+    HF_SHAPE_TREE = 1u << 2,     /**< a forest with exactly one minimal event */
+    HF_SHAPE_CHAIN = 1u << 3,    /**< a total order (n <= 1 included) */
+    HF_SHAPE_ANTICHAIN = 1u << 4 /**< no two events comparable (n = 0 included) */
+} hf_shape;
+/** The shape flags (a bitwise OR of hf_shape values). */
+HF_API unsigned hf_poset_shape(const hf_poset *p);
+
+/** In a forest: the parent of @p id (its one Hasse predecessor), or HF_NO_EVENT for a root or if
+ * the order is not a forest. */
+HF_API uint32_t hf_poset_parent(const hf_poset *p, uint32_t id);
+/** In a forest: depth of @p id in edges (roots 0). In an in-forest: distance to its sink.
+ * 0 for other orders. */
+HF_API uint32_t hf_poset_depth(const hf_poset *p, uint32_t id);
+/** In a forest: the number of events in the subtree of @p id (itself included); in an in-forest,
+ * the number of events below or equal to @p id. 0 for other orders. */
+HF_API uint32_t hf_poset_subtree_size(const hf_poset *p, uint32_t id);
+
+/** Events marked as focus events by hf_poset_builder_set_focus (DOT: `focus=true`), sorted by id.
+ * NULL with `*count == 0` when none is marked (then every event is a focus event). */
+HF_API const uint32_t *hf_poset_focus(const hf_poset *p, uint32_t *count);
+
+/** The context the poset was built with (may be NULL). */
+HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
+
+/* ------------------------------------------------------------------------------------------ */
+/* DOT input (Graphviz libcgraph)                                                             */
+
+/** Read a poset from a DOT `digraph` held in memory (@p len bytes; need not be NUL-terminated).
+ * Node IDs are event names (labels are ignored); `a -> b` means a happens before b. Accepts strict
+ * and non-strict digraphs, subgraphs and clusters, edge chains, `{a b}` edge ends, ports,
+ * attributes, quoted and UTF-8 names, duplicate and transitive edges, isolated nodes. A node
+ * attribute `focus=true` (or 1/yes) marks a focus event. Errors (with @p err filled, line when
+ * known): HF_EPARSE (syntax error, empty input, no events, undirected graph, several graphs),
+ * HF_ESELFLOOP, HF_ECYCLE, HF_ETOOLARGE, HF_ENOMEM. Caller owns `*out`.
+ * Limit: libcgraph keeps its error state in process-wide variables; hitfam serialises its own DOT
+ * reads with a lock and restores libcgraph's error settings, but another thread calling libcgraph
+ * directly at the same time may see or disturb those messages. */
+HF_API hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
+                                 hf_error *err);
+/** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;
+ * HF_EIO when reading fails. */
+HF_API hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err);
+/** Write @p p as a DOT digraph of its Hasse diagram (names quoted as needed) to @p out. */
+HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Families and sinks                                                                         */
+
+/** A schedule sink: generators call `put` once per schedule with an array of n event ids that is
+ * only valid during the call. A non-zero return (any hf_status) stops the generator, which then
+ * returns that status. */
+typedef struct hf_sink {
+    hf_status (*put)(void *user, const uint32_t *schedule, uint32_t n);
+    void *user;
+} hf_sink;
+
+/** A family: m schedules over n events, stored in one block. */
+typedef struct hf_family hf_family;
+
+/** Create an empty family over @p n events. Caller owns `*out`. */
+HF_API hf_status hf_family_new(hf_ctx *ctx, uint32_t n, hf_family **out);
+/** Free a family. NULL is a no-op. */
+HF_API void hf_family_free(hf_family *f);
+/** Append a copy of @p schedule (n ids). Not validated here: hf_verify checks schedules. Amortised
+ * O(n). */
+HF_API hf_status hf_family_append(hf_family *f, const uint32_t *schedule);
+/** Remove schedule @p index (later schedules move up by one). O(m * n). */
+HF_API hf_status hf_family_remove(hf_family *f, size_t index);
+/** Number of schedules m. */
+HF_API size_t hf_family_size(const hf_family *f);
+/** Number of events n of each schedule. */
+HF_API uint32_t hf_family_events(const hf_family *f);
+/** Schedule @p index (n ids, owned by the family, valid until the family changes), or NULL. */
+HF_API const uint32_t *hf_family_schedule(const hf_family *f, size_t index);
+/** A sink that appends every schedule it receives to @p f (HF_EMISMATCH if n differs). */
+HF_API hf_sink hf_family_sink(hf_family *f);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Family text and JSON formats                                                               */
+
+/** Output formats for families. */
+typedef enum hf_format { HF_FORMAT_TEXT = 0, HF_FORMAT_JSON = 1 } hf_format;
+
+/** What the header of a written family says. `method` may be NULL ("unknown"); `schedules` is
+ * written only when `schedules_known` is true. */
+typedef struct hf_family_header {
+    unsigned d;
+    const char *method;
+    bool schedules_known;
+    uint64_t schedules;
+} hf_family_header;
+
+/** A streaming family writer: text is one schedule per line after a `# hitfam VERSION ...` header
+ * line; JSON is `{"hitfam": VERSION, "d": D, "method": M, "events": [...], "schedules": [...]}`.
+ * Names that are not DOT identifiers or numerals are written DOT-quoted. */
+typedef struct hf_writer hf_writer;
+
+/** Create a writer of schedules of @p p to @p out (not closed by the writer). Writes the header.
+ * Caller owns `*w`. */
+HF_API hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
+                               const hf_family_header *header, hf_writer **w);
+/** A sink writing to @p w. Each put checks that the schedule is a permutation of the events
+ * (HF_ESCHEDULE otherwise) and writes it; HF_EIO when the stream fails. */
+HF_API hf_sink hf_writer_sink(hf_writer *w);
+/** Number of schedules written so far. */
+HF_API uint64_t hf_writer_count(const hf_writer *w);
+/** Finish the output (JSON closing brackets), flush, and free @p w. Returns HF_EIO if any write
+ * failed. NULL is a no-op returning HF_OK. */
+HF_API hf_status hf_writer_close(hf_writer *w);
+
+/** Write a whole family. */
+HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out,
+                                 hf_format format, const hf_family_header *header);
+
+/** Read a family of schedules of @p p from memory: text or JSON, detected from the first
+ * non-blank character (`{` is JSON). Every schedule must list each event exactly once, by name
+ * (text) or by name or index (JSON). Errors with line and column in @p err: HF_EPARSE,
+ * HF_ENOTFOUND (unknown event), HF_ESCHEDULE (missing or repeated event; a header whose
+ * `schedules=` or `events=` disagrees with the content), HF_ENOMEM. The order itself is not
+ * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
+ * there (method is set to NULL). Caller owns `*out`. */
+HF_API hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
+                                    hf_family **out, hf_family_header *header, hf_error *err);
+/** Same from a stream read to its end. */
+HF_API hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
+                                     hf_family_header *header, hf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Verification                                                                               */
+
+/** A d-tuple (a_1..a_d) of distinct events is admissible iff no later entry is strictly below an
+ * earlier one. A family is d-hitting iff every admissible d-tuple appears in that order in some
+ * schedule. */
+typedef struct hf_verify_options {
+    unsigned d;             /**< 1..HF_MAX_D */
+    const uint32_t *focus;  /**< if non-NULL: only tuples of these events must be hit */
+    size_t focus_count;     /**< number of ids in focus (duplicates allowed) */
+} hf_verify_options;
+
+/** Outcome of a verification that ran to the end. */
+typedef struct hf_verify_result {
+    bool hitting;                /**< every admissible (focus) d-tuple is hit */
+    unsigned d;                  /**< the d checked */
+    uint32_t witness[HF_MAX_D];  /**< if !hitting: the first uncovered admissible tuple in
+                                      lexicographic order of ids */
+} hf_verify_result;
+
+/** Check that every schedule of @p f is a linear extension of @p p (HF_ESCHEDULE with a message
+ * naming the schedule and the repeated/missing event or the violated pair), then whether @p f is
+ * d-hitting. Time about (number of admissible (d-1)-prefixes) * (n/64 + 64) * s word operations,
+ * where s is the number of schedules consulted before the prefix's continuations are all hit
+ * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is
+ * non-empty or n = 0. */
+HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                           hf_verify_result *result, hf_error *err);
+
+/** Check that schedule @p s (n ids) is a linear extension of @p p. On failure returns
+ * HF_ESCHEDULE and explains in @p err (the schedule is called "schedule @p index + 1"). O(n + e). */
+HF_API hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t index,
+                                   hf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Generators                                                                                 */
+
+/** Construction methods. Values are pinned. */
+typedef enum hf_method {
+    HF_METHOD_AUTO = 0,  /**< the applicable method with the smallest predicted family */
+    HF_METHOD_DFS = 1,   /**< d <= 2, forests and in-forests: the two DFS preorders (Claim 3.1) */
+    HF_METHOD_SIMPLE = 2,
+    HF_METHOD_DOUBLETREE = 3,
+    HF_METHOD_PATTERN = 4,
+    HF_METHOD_RANDOM = 5,
+    HF_METHOD_GREEDY = 6
+} hf_method;
+
+/** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
+HF_API const char *hf_method_name(hf_method m);
+/** Parse a method name. HF_ENOTFOUND for an unknown name. */
+HF_API hf_status hf_method_from_name(const char *name, hf_method *m);
+
+/** Options of hf_generate. Initialise with hf_gen_options_init, then set fields. */
+typedef struct hf_gen_options {
+    unsigned d;            /**< 1..HF_MAX_D (default 2) */
+    hf_method method;      /**< default HF_METHOD_AUTO */
+    uint64_t seed;         /**< for randomised methods (default 0) */
+    const uint32_t *focus; /**< NULL: every event */
+    size_t focus_count;
+} hf_gen_options;
+
+/** Defaults: d = 2, auto, seed 0, no focus set. */
+HF_API void hf_gen_options_init(hf_gen_options *opt);
+
+/** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a
+ * message in @p err saying why and which method to use instead, or HF_EINVAL (bad d). For
+ * HF_METHOD_AUTO: HF_OK iff some method applies. */
+HF_API hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err);
+
+/** The exact number of schedules hf_generate would produce, without generating. For auto, the
+ * chosen method is stored in `*chosen` (may be NULL). Values beyond 2^64-1 give HF_ETOOLARGE
+ * (the GMP interface in hitfam/count.h has the exact figure). */
+HF_API hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64_t *size,
+                                   hf_method *chosen, hf_error *err);
+
+/** Generate a d-hitting family of @p p with the chosen method, streaming each schedule to
+ * @p sink. The method actually used is stored in `*used` (may be NULL). Errors as
+ * hf_method_check, HF_ENOMEM, or the sink's own status. Each method documents its cost. */
+HF_API hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                             hf_method *used, hf_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HITFAM_HITFAM_H */

@@ -1,0 +1,124 @@
+/* Internal declarations shared by the library's modules: context, allocation, bitsets, the poset
+ * layout, and error formatting. Nothing here is part of the public API. */
+#ifndef HITFAM_INTERNAL_H
+#define HITFAM_INTERNAL_H
+
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hitfam/hitfam.h"
+
+#if defined(__GNUC__)
+#define HF_I_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define HF_I_PRINTF(f, a)
+#endif
+
+struct hf_ctx {
+    hf_allocator alloc;
+    hf_log_fn log;
+    void *log_user;
+};
+
+/* Allocation through the context (NULL ctx: the C allocator). Sizes are checked for overflow:
+ * hf_i_alloc_array returns NULL when count * size overflows. */
+void *hf_i_malloc(hf_ctx *ctx, size_t size);
+void *hf_i_calloc(hf_ctx *ctx, size_t count, size_t size);
+void *hf_i_alloc_array(hf_ctx *ctx, size_t count, size_t size);
+void *hf_i_realloc_array(hf_ctx *ctx, void *ptr, size_t count, size_t size);
+void hf_i_free(hf_ctx *ctx, void *ptr);
+char *hf_i_strdup(hf_ctx *ctx, const char *s);
+void hf_i_log(hf_ctx *ctx, hf_log_level level, const char *fmt, ...) HF_I_PRINTF(3, 4);
+
+/* Grow a dynamic array so that it holds at least `need` items (doubling). */
+hf_status hf_i_grow(hf_ctx *ctx, void **items, size_t *cap, size_t need, size_t item_size);
+
+/* Error text: set err (may be NULL) and return status. */
+hf_status hf_i_fail(hf_error *err, hf_status status, int line, int column, const char *fmt, ...)
+    HF_I_PRINTF(5, 6);
+void hf_i_error_clear(hf_error *err);
+
+/* Names: DOT identifiers and numerals are written bare, everything else quoted with \" \\ \n
+ * escapes. hf_i_name_quote writes into buf (always NUL-terminated, truncated with "..." when it
+ * does not fit) and returns buf: for messages. */
+bool hf_i_name_is_bare(const char *name);
+const char *hf_i_name_quote(const char *name, char *buf, size_t cap);
+/* Write the name, quoted if needed, to a stream. Returns false on a write error. */
+bool hf_i_name_write(FILE *out, const char *name);
+
+/* Bitsets of 64-bit words. */
+typedef uint64_t hf_word;
+#define HF_WORD_BITS 64u
+static inline size_t hf_i_words(size_t nbits) { return (nbits + HF_WORD_BITS - 1) / HF_WORD_BITS; }
+static inline void hf_i_bit_set(hf_word *w, size_t i) { w[i / 64] |= (hf_word)1 << (i % 64); }
+static inline void hf_i_bit_clear(hf_word *w, size_t i) { w[i / 64] &= ~((hf_word)1 << (i % 64)); }
+static inline bool hf_i_bit_test(const hf_word *w, size_t i)
+{
+    return (w[i / 64] >> (i % 64)) & 1u;
+}
+
+/* The poset layout. Hasse diagram in compressed rows, both directions, sorted by id. */
+struct hf_poset {
+    hf_ctx *ctx;
+    uint32_t n;
+    char *name_data;       /* all names, NUL-terminated, one after another */
+    size_t *name_off;      /* n offsets into name_data */
+    uint32_t *name_slots;  /* open-addressing hash table of ids (HF_NO_EVENT = empty) */
+    size_t name_mask;      /* table size - 1 (a power of two) */
+    size_t edge_count;
+    size_t *succ_off;      /* n + 1 */
+    uint32_t *succ;
+    size_t *pred_off;      /* n + 1 */
+    uint32_t *pred;
+    uint32_t *topo;        /* lexicographically smallest topological order */
+    uint32_t *rank;        /* rank[v] = position of v in topo */
+    uint32_t height;
+    unsigned shape;
+    /* Forest views (forest or in-forest; for an in-forest, the tree is the reversed order:
+     * parents are Hasse successors). tin/tout are DFS entry/exit times on that tree. */
+    bool dual;             /* the views describe the in-forest */
+    uint32_t *parent;      /* forest parent (only when shape has HF_SHAPE_FOREST) */
+    uint32_t *depth;
+    uint32_t *subtree;
+    uint32_t *tin;
+    uint32_t *tout;
+    uint32_t *dfs_order;   /* events by tin */
+    /* Closure of other orders: below[v] (closure_words words) has bit u iff u < v. */
+    hf_word *closure;
+    size_t closure_words;
+    uint32_t *focus;
+    uint32_t focus_count;
+};
+
+static inline const char *hf_i_name(const hf_poset *p, uint32_t id)
+{
+    return p->name_data + p->name_off[id];
+}
+
+/* Strictly below, O(1) (every finished poset has forest views or a closure). */
+bool hf_i_less(const hf_poset *p, uint32_t a, uint32_t b);
+
+/* OR the strict down-set of v ({u : u < v}) into the bitset `set` (n bits). `set` must be
+ * down-closed already (for forests the walk stops at the first bit already set).
+ * O(depth) for forests, O(n/64) with a closure, O(|down-set| + edges) for in-forests. */
+void hf_i_or_down_set(const hf_poset *p, uint32_t v, hf_word *set);
+
+/* Check that s is a permutation of 0..n-1 and respects the order; explains in err. The schedule
+ * is named "schedule <index+1>" and, if line > 0, located at that line. */
+hf_status hf_i_schedule_check(const hf_poset *p, const uint32_t *s, size_t index, int line,
+                              hf_error *err);
+
+/* Family internals, for the readers. */
+struct hf_family {
+    hf_ctx *ctx;
+    uint32_t n;
+    size_t m;
+    size_t cap;
+    uint32_t *rows; /* m * n ids */
+};
+
+#endif /* HITFAM_INTERNAL_H */

@@ -1,0 +1,125 @@
+/* Event names in text: which names DOT accepts bare, and the quoting used by every writer and
+ * every message, so that a name always reads back as itself. */
+#include <string.h>
+
+#include "internal.h"
+
+static bool is_id_start(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static bool is_keyword(const char *s)
+{
+    static const char *const kw[] = {"node", "edge", "graph", "digraph", "subgraph", "strict"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
+        const char *k = kw[i];
+        const char *t = s;
+        while (*k && *t && (*t | 0x20) == *k) {
+            k++;
+            t++;
+        }
+        if (!*k && !*t)
+            return true;
+    }
+    return false;
+}
+
+/* DOT numeral: [-]?(.[0-9]+|[0-9]+(.[0-9]*)?) */
+static bool is_numeral(const char *s)
+{
+    if (*s == '-')
+        s++;
+    size_t before = 0, after = 0;
+    while (is_digit((unsigned char)*s)) {
+        s++;
+        before++;
+    }
+    if (*s == '.') {
+        s++;
+        while (is_digit((unsigned char)*s)) {
+            s++;
+            after++;
+        }
+        return !*s && (before > 0 || after > 0);
+    }
+    return !*s && before > 0;
+}
+
+bool hf_i_name_is_bare(const char *name)
+{
+    const unsigned char *s = (const unsigned char *)name;
+    if (!*s)
+        return false;
+    if (is_id_start(*s)) {
+        for (s++; *s; s++)
+            if (!is_id_start(*s) && !is_digit(*s))
+                return false;
+        return !is_keyword(name);
+    }
+    return is_numeral(name);
+}
+
+/* Escape table shared by both quoting functions. */
+static const char *escape_of(char c)
+{
+    switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    default: return NULL;
+    }
+}
+
+const char *hf_i_name_quote(const char *name, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return buf;
+    if (hf_i_name_is_bare(name) && strlen(name) < cap) {
+        memcpy(buf, name, strlen(name) + 1);
+        return buf;
+    }
+    size_t k = 0;
+    const size_t room = cap > 6 ? cap - 5 : 0; /* keep space for `..."` and NUL */
+    if (k < room)
+        buf[k++] = '"';
+    bool cut = false;
+    for (const char *s = name; *s; s++) {
+        const char *e = escape_of(*s);
+        size_t len = e ? strlen(e) : 1;
+        if (k + len > room) {
+            cut = true;
+            break;
+        }
+        if (e) {
+            memcpy(buf + k, e, len);
+            k += len;
+        } else {
+            buf[k++] = *s;
+        }
+    }
+    if (cut && cap > 6) {
+        memcpy(buf + k, "...", 3);
+        k += 3;
+    }
+    if (k + 1 < cap)
+        buf[k++] = '"';
+    buf[k < cap ? k : cap - 1] = '\0';
+    return buf;
+}
+
+bool hf_i_name_write(FILE *out, const char *name)
+{
+    if (hf_i_name_is_bare(name))
+        return fputs(name, out) >= 0;
+    if (putc('"', out) == EOF)
+        return false;
+    for (const char *s = name; *s; s++) {
+        const char *e = escape_of(*s);
+        if (e ? fputs(e, out) < 0 : putc(*s, out) == EOF)
+            return false;
+    }
+    return putc('"', out) != EOF;
+}

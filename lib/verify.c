@@ -1,0 +1,2 @@
+/* placeholder: replaced by the module implementation. */
+#include "internal.h"

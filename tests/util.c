@@ -1,0 +1,179 @@
+/* Test helpers: see util.h. */
+#include "util.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t tu_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+uint32_t tu_below(uint64_t *s, uint32_t bound) { return (uint32_t)(tu_next(s) % bound); }
+
+hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_status *st,
+                       hf_error *err)
+{
+    hf_poset_builder *b = NULL;
+    hf_poset *p = NULL;
+    *st = hf_poset_builder_new(NULL, &b);
+    char name[32];
+    for (uint32_t i = 0; i < n && !*st; i++) {
+        snprintf(name, sizeof name, "e%u", (unsigned)i);
+        *st = hf_poset_builder_add_event(b, name, NULL);
+    }
+    for (size_t i = 0; i < m && !*st; i++)
+        *st = hf_poset_builder_add_order(b, edges[i][0], edges[i][1]);
+    if (!*st)
+        *st = hf_poset_builder_finish(b, &p, err);
+    hf_poset_builder_free(b);
+    return p;
+}
+
+hf_poset *tu_poset(uint32_t n, const uint32_t (*edges)[2], size_t m)
+{
+    hf_status st;
+    hf_error err;
+    hf_poset *p = tu_poset_try(n, edges, m, &st, &err);
+    cr_assert(p != NULL, "building a test poset failed: %s (%s)", hf_strerror(st), err.text);
+    return p;
+}
+
+static uint32_t *permutation(uint32_t n, uint64_t *rng)
+{
+    uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = tu_below(rng, i);
+        uint32_t t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    return perm;
+}
+
+hf_poset *tu_random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng)
+{
+    uint32_t *perm = permutation(n, rng);
+    size_t cap = 16, m = 0;
+    uint32_t(*e)[2] = malloc(cap * sizeof *e);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++)
+            if (tu_below(rng, den) < num) {
+                if (m == cap)
+                    e = realloc(e, (cap *= 2) * sizeof *e);
+                e[m][0] = perm[i];
+                e[m][1] = perm[j];
+                m++;
+            }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    free(perm);
+    return p;
+}
+
+static hf_poset *random_forest(uint32_t n, uint32_t roots, uint64_t *rng, int reverse)
+{
+    uint32_t *perm = permutation(n, rng);
+    uint32_t(*e)[2] = malloc((n ? n : 1) * sizeof *e);
+    size_t m = 0;
+    if (roots == 0)
+        roots = 1;
+    for (uint32_t i = roots; i < n; i++) {
+        uint32_t parent = tu_below(rng, i);
+        e[m][reverse] = perm[parent];
+        e[m][!reverse] = perm[i];
+        m++;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    free(perm);
+    return p;
+}
+
+hf_poset *tu_random_forest(uint32_t n, uint32_t roots, uint64_t *rng)
+{
+    return random_forest(n, roots, rng, 0);
+}
+
+hf_poset *tu_random_inforest(uint32_t n, uint32_t roots, uint64_t *rng)
+{
+    return random_forest(n, roots, rng, 1);
+}
+
+hf_poset *tu_chain(uint32_t n)
+{
+    uint32_t(*e)[2] = malloc((n ? n : 1) * sizeof *e);
+    for (uint32_t i = 0; i + 1 < n; i++) {
+        e[i][0] = i;
+        e[i][1] = i + 1;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, n ? n - 1 : 0);
+    free(e);
+    return p;
+}
+
+hf_poset *tu_antichain(uint32_t n) { return tu_poset(n, NULL, 0); }
+
+hf_poset *tu_complete_binary(uint32_t h)
+{
+    uint32_t n = (1u << (h + 1)) - 1;
+    uint32_t(*e)[2] = malloc(n * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        e[m][0] = (i - 1) / 2;
+        e[m][1] = i;
+        m++;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}
+
+hf_poset *tu_double_tree(uint32_t k)
+{
+    /* down nodes: heap ids 0..2^k-2 (strings shorter than k); leaves: 2^k-1..2^(k+1)-2 (heap
+     * order continues); up nodes: offset by 2^(k+1)-1, same heap index as the down node. */
+    uint32_t inner = (1u << k) - 1, all = (1u << (k + 1)) - 1;
+    uint32_t n = all + inner;
+    uint32_t(*e)[2] = malloc((2 * all + 2) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 1; i < all; i++) {
+        uint32_t parent = (i - 1) / 2;
+        e[m][0] = parent; /* down edge */
+        e[m][1] = i;
+        m++;
+        e[m][0] = i < inner ? all + i : i; /* up edge: child (up copy or leaf) -> parent up */
+        e[m][1] = all + parent;
+        m++;
+    }
+    hf_poset *p = tu_poset(k == 0 ? 1 : n, (const uint32_t(*)[2])e, k == 0 ? 0 : m);
+    free(e);
+    return p;
+}
+
+hf_poset *tu_tree_from_levels(const char *levels)
+{
+    uint32_t n = (uint32_t)strlen(levels);
+    uint32_t(*e)[2] = malloc((n ? n : 1) * sizeof *e);
+    uint32_t stack[64];
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t depth = (uint32_t)(levels[i] - '0');
+        stack[depth] = i;
+        if (depth > 0) {
+            e[m][0] = stack[depth - 1];
+            e[m][1] = i;
+            m++;
+        }
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}

@@ -1,0 +1,39 @@
+/* Test helpers: a deterministic PRNG and builders for the orders the suites draw from (random
+ * DAGs, forests, in-forests, chains, antichains, complete binary trees, double trees). */
+#ifndef HITFAM_TESTS_UTIL_H
+#define HITFAM_TESTS_UTIL_H
+
+#include <stdint.h>
+
+#include "hitfam/hitfam.h"
+
+/* splitmix64 */
+uint64_t tu_next(uint64_t *state);
+/* uniform in [0, bound) (bound > 0) */
+uint32_t tu_below(uint64_t *state, uint32_t bound);
+
+/* Build a poset with events named by `name_fmt` (printf with the id, e.g. "e%u") and the given
+ * pairs (before, after). Aborts the test (via Criterion) on failure. */
+hf_poset *tu_poset(uint32_t n, const uint32_t (*edges)[2], size_t m);
+/* Same, but returns NULL with the status in *st (for expected failures). */
+hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_status *st,
+                       hf_error *err);
+
+/* Random DAG: for i < j in a random permutation, an edge with probability num/den. */
+hf_poset *tu_random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng);
+/* Random forest: each event after the first `roots` picks a parent among earlier ones
+ * (random recursive forest); ids are shuffled. */
+hf_poset *tu_random_forest(uint32_t n, uint32_t roots, uint64_t *rng);
+/* The same forest with every edge reversed (an in-forest). */
+hf_poset *tu_random_inforest(uint32_t n, uint32_t roots, uint64_t *rng);
+hf_poset *tu_chain(uint32_t n);
+hf_poset *tu_antichain(uint32_t n);
+/* Complete binary tree T_h: strings of length <= h, 2^(h+1) - 1 events, root id 0, children of
+ * id i are 2i+1 and 2i+2 (heap order). */
+hf_poset *tu_complete_binary(uint32_t h);
+/* Double tree D_k of MATH.md: 3 * 2^k - 2 events. */
+hf_poset *tu_double_tree(uint32_t k);
+/* A tree from a canonical level sequence ("0122"). */
+hf_poset *tu_tree_from_levels(const char *levels);
+
+#endif
