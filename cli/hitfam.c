@@ -1,1 +1,620 @@
-int main(void) { return 0; }
+/* hitfam: the command-line tool. Builds (gen), checks (verify) and measures (stats) hitting
+ * families of schedules; a client of the public library API like any other. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/count.h>
+#include <hitfam/hitfam.h>
+
+enum { EXIT_HIT = 0, EXIT_NOT_HIT = 1, EXIT_BAD = 2 };
+
+static const char *command = "hitfam";
+
+/* ------------------------------------------------------------------------------------------ */
+/* Messages                                                                                   */
+
+static void die_usage(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "hitfam: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry '%s --help'.\n", command);
+    exit(EXIT_BAD);
+}
+
+/* "hitfam: FILE:LINE: message" (LINE when known). */
+static void report(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (file && line > 0)
+        fprintf(stderr, "hitfam: %s:%d: ", file, line);
+    else if (file)
+        fprintf(stderr, "hitfam: %s: ", file);
+    else
+        fprintf(stderr, "hitfam: ");
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static void report_error(const char *file, hf_status st, const hf_error *err)
+{
+    report(file, err->line, "%s", err->text[0] ? err->text : hf_strerror(st));
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Input                                                                                      */
+
+/* Read a whole file ("-" = standard input). Exits with a message on failure. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    if (!in) {
+        report(path, 0, "cannot open: %s", strerror(errno));
+        exit(EXIT_BAD);
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            report(path, 0, "out of memory");
+            exit(EXIT_BAD);
+        }
+        n += fread(buf + n, 1, cap - n, in);
+        if (n < cap)
+            break;
+        cap *= 2;
+        buf = realloc(buf, cap);
+    }
+    if (ferror(in)) {
+        report(path, 0, "cannot read: %s", strerror(errno));
+        exit(EXIT_BAD);
+    }
+    if (in != stdin)
+        fclose(in);
+    *len = n;
+    return buf;
+}
+
+static hf_poset *read_poset(const char *path)
+{
+    size_t len;
+    char *data = slurp(path, &len);
+    hf_poset *p = NULL;
+    hf_error err;
+    hf_status st = hf_dot_read_mem(NULL, data, len, &p, &err);
+    free(data);
+    if (st) {
+        report_error(path, st, &err);
+        exit(EXIT_BAD);
+    }
+    return p;
+}
+
+/* The line of the k-th schedule of a text family (0-based k), 0 if unknown. */
+static int schedule_line(const char *data, size_t len, size_t k)
+{
+    int line = 1;
+    size_t seen = 0;
+    for (size_t i = 0; i < len;) {
+        size_t j = i;
+        while (j < len && (data[j] == ' ' || data[j] == '\t' || data[j] == '\r'))
+            j++;
+        bool content = j < len && data[j] != '\n' && data[j] != '#';
+        if (content && seen++ == k)
+            return line;
+        while (i < len && data[i] != '\n')
+            i++;
+        i++;
+        line++;
+    }
+    return 0;
+}
+
+/* A focus file: one event name per line (optionally DOT-quoted), `#` comments, blank lines. */
+static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
+{
+    size_t len;
+    char *data = slurp(path, &len);
+    uint32_t *ids = malloc((len + 1) * sizeof *ids);
+    size_t k = 0;
+    int line = 0;
+    for (size_t i = 0; i < len;) {
+        line++;
+        size_t end = i;
+        while (end < len && data[end] != '\n')
+            end++;
+        size_t a = i, b = end;
+        while (a < b && (data[a] == ' ' || data[a] == '\t'))
+            a++;
+        while (b > a && (data[b - 1] == ' ' || data[b - 1] == '\t' || data[b - 1] == '\r'))
+            b--;
+        i = end + 1;
+        if (a == b || data[a] == '#')
+            continue;
+        char *name = malloc(b - a + 1);
+        size_t nl = 0;
+        if (data[a] == '"' && b - a >= 2 && data[b - 1] == '"') {
+            for (size_t j = a + 1; j + 1 < b; j++) {
+                if (data[j] == '\\' && j + 2 < b && (data[j + 1] == '"' || data[j + 1] == '\\')) {
+                    name[nl++] = data[++j];
+                } else if (data[j] == '\\' && j + 2 < b && data[j + 1] == 'n') {
+                    name[nl++] = '\n';
+                    j++;
+                } else {
+                    name[nl++] = data[j];
+                }
+            }
+        } else {
+            memcpy(name, data + a, b - a);
+            nl = b - a;
+        }
+        name[nl] = '\0';
+        if (strlen(name) != nl || hf_poset_find(p, name, &ids[k]) != HF_OK) {
+            report(path, line, "unknown event \"%s\" in the focus set", name);
+            exit(EXIT_BAD);
+        }
+        free(name);
+        k++;
+    }
+    free(data);
+    *count = k;
+    return ids;
+}
+
+static unsigned parse_d(const char *s)
+{
+    char *end;
+    errno = 0;
+    unsigned long d = strtoul(s, &end, 10);
+    if (errno || *end || end == s || d < 1 || d > HF_MAX_D)
+        die_usage("--d must be an integer from 1 to %u (got '%s')", HF_MAX_D, s);
+    return (unsigned)d;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* gen                                                                                        */
+
+static const char gen_usage[] =
+    "Usage: hitfam gen --d D [options] POSET.dot\n"
+    "Write a d-hitting family of schedules of the partial order in POSET.dot ('-' = stdin):\n"
+    "every admissible d-tuple of events appears in that order in some schedule.\n"
+    "\n"
+    "  -d, --d D            tuple size, 1..8 (required)\n"
+    "  -m, --method M       auto (default: the smallest family that applies), dfs, simple,\n"
+    "                       doubletree, pattern, random, greedy\n"
+    "  -s, --seed S         seed of randomised methods (default 0)\n"
+    "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
+    "                       default: the nodes marked focus=true, if any\n"
+    "      --format F       text (default) or json\n"
+    "  -o, --output FILE    write the family to FILE instead of standard output\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 written, 2 invalid input or no method applies.\n";
+
+static int cmd_gen(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"d", required_argument, NULL, 'd'},      {"method", required_argument, NULL, 'm'},
+        {"seed", required_argument, NULL, 's'},   {"focus", required_argument, NULL, 'f'},
+        {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    unsigned d = 0;
+    const char *focus_path = NULL, *out_path = NULL;
+    hf_format format = HF_FORMAT_TEXT;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:m:s:f:o:h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': d = parse_d(optarg); break;
+        case 'm':
+            if (hf_method_from_name(optarg, &opt.method) != HF_OK)
+                die_usage("unknown method '%s'", optarg);
+            break;
+        case 's': {
+            char *end;
+            errno = 0;
+            opt.seed = strtoull(optarg, &end, 0);
+            if (errno || *end || end == optarg)
+                die_usage("--seed needs an unsigned integer (got '%s')", optarg);
+            break;
+        }
+        case 'f': focus_path = optarg; break;
+        case 'F':
+            if (strcmp(optarg, "text") == 0)
+                format = HF_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                format = HF_FORMAT_JSON;
+            else
+                die_usage("--format must be text or json (got '%s')", optarg);
+            break;
+        case 'o': out_path = optarg; break;
+        case 'h': fputs(gen_usage, stdout); return 0;
+        default: die_usage("invalid option");
+        }
+    }
+    if (optind + 1 != argc)
+        die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
+    if (d == 0)
+        die_usage("--d is required");
+    const char *poset_path = argv[optind];
+    hf_poset *p = read_poset(poset_path);
+    uint32_t *focus = NULL;
+    size_t focus_count = 0;
+    if (focus_path) {
+        focus = read_focus(p, focus_path, &focus_count);
+        opt.focus = focus;
+        opt.focus_count = focus_count;
+    } else {
+        uint32_t fc;
+        const uint32_t *marked = hf_poset_focus(p, &fc);
+        if (fc) {
+            opt.focus = marked;
+            opt.focus_count = fc;
+        }
+    }
+    opt.d = d;
+    hf_error err;
+    uint64_t predicted = 0;
+    hf_method chosen;
+    hf_status st = hf_method_predict(p, &opt, &predicted, &chosen, &err);
+    bool known = st == HF_OK;
+    if (st == HF_ETOOLARGE) { /* still generate: only the header's count is unknown */
+        st = HF_OK;
+        known = false;
+        mpz_t size;
+        mpz_init(size);
+        st = hf_method_predict_mpz(p, &opt, size, &chosen, &err);
+        mpz_clear(size);
+    }
+    if (st) {
+        report_error(poset_path, st, &err);
+        exit(EXIT_BAD);
+    }
+    FILE *out = stdout;
+    if (out_path && !(out = fopen(out_path, "wb"))) {
+        report(out_path, 0, "cannot create: %s", strerror(errno));
+        exit(EXIT_BAD);
+    }
+    hf_family_header header = {.d = d, .method = hf_method_name(chosen),
+                               .schedules_known = known, .schedules = predicted};
+    hf_writer *w;
+    if ((st = hf_writer_new(p, out, format, &header, &w))) {
+        report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    hf_method used;
+    st = hf_generate(p, &opt, hf_writer_sink(w), &used, &err);
+    uint64_t written = hf_writer_count(w);
+    hf_status close_st = hf_writer_close(w);
+    if (out != stdout && fclose(out) != 0 && !close_st)
+        close_st = HF_EIO;
+    int rc = 0;
+    if (st) {
+        report_error(poset_path, st, &err);
+        rc = EXIT_BAD;
+    } else if (close_st) {
+        report(out_path ? out_path : "stdout", 0, "write failed: %s", hf_strerror(close_st));
+        rc = EXIT_BAD;
+    } else if (known && written != predicted) {
+        report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
+               hf_method_name(used), written, predicted);
+        rc = EXIT_BAD;
+    }
+    if (rc && out_path)
+        remove(out_path);
+    free(focus);
+    hf_poset_free(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* verify                                                                                     */
+
+static const char verify_usage[] =
+    "Usage: hitfam verify [--d D] [options] POSET.dot FAMILY\n"
+    "Check that FAMILY (text or JSON, '-' = stdin) is a d-hitting family of the order in\n"
+    "POSET.dot: every schedule is a linear extension, and every admissible d-tuple appears in\n"
+    "that order in some schedule. Without --d, the d of the family's header is used.\n"
+    "\n"
+    "  -d, --d D            tuple size, 1..8\n"
+    "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
+    "                       default: the nodes marked focus=true, if any\n"
+    "  -c, --count          also count the uncovered admissible tuples (exact)\n"
+    "  -q, --quiet          print nothing on success\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 d-hitting, 1 not d-hitting (one uncovered tuple is printed),\n"
+    "2 invalid input (unknown or missing event, a schedule that violates the order, ...).\n";
+
+static int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"d", required_argument, NULL, 'd'}, {"focus", required_argument, NULL, 'f'},
+        {"count", no_argument, NULL, 'c'},   {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},    {NULL, 0, NULL, 0}};
+    unsigned d = 0;
+    const char *focus_path = NULL;
+    bool count = false, quiet = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:f:cqh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': d = parse_d(optarg); break;
+        case 'f': focus_path = optarg; break;
+        case 'c': count = true; break;
+        case 'q': quiet = true; break;
+        case 'h': fputs(verify_usage, stdout); return 0;
+        default: die_usage("invalid option");
+        }
+    }
+    if (argc - optind != 2)
+        die_usage(argc - optind < 2 ? "missing POSET.dot or FAMILY" : "too many arguments");
+    const char *poset_path = argv[optind], *family_path = argv[optind + 1];
+    if (strcmp(poset_path, "-") == 0 && strcmp(family_path, "-") == 0)
+        die_usage("the order and the family cannot both be read from standard input");
+    hf_poset *p = read_poset(poset_path);
+    size_t len;
+    char *data = slurp(family_path, &len);
+    hf_family *f = NULL;
+    hf_family_header header;
+    hf_error err;
+    hf_status st = hf_family_read_mem(p, data, len, &f, &header, &err);
+    if (st) {
+        report_error(family_path, st, &err);
+        exit(EXIT_BAD);
+    }
+    if (d == 0) {
+        if (header.d < 1 || header.d > HF_MAX_D)
+            die_usage("--d is required: %s has no d in its header", family_path);
+        d = header.d;
+    }
+    uint32_t *focus = NULL;
+    size_t focus_count = 0;
+    hf_verify_options vopt = {.d = d, .focus = NULL, .focus_count = 0};
+    if (focus_path) {
+        focus = read_focus(p, focus_path, &focus_count);
+        vopt.focus = focus;
+        vopt.focus_count = focus_count;
+    } else {
+        uint32_t fc;
+        const uint32_t *marked = hf_poset_focus(p, &fc);
+        if (fc) {
+            vopt.focus = marked;
+            vopt.focus_count = fc;
+        }
+    }
+    hf_verify_result res;
+    st = hf_verify(p, f, &vopt, &res, &err);
+    if (st) {
+        int line = 0;
+        const char *sched = strstr(err.text, "schedule ");
+        if (st == HF_ESCHEDULE && sched) {
+            size_t k = strtoul(sched + 9, NULL, 10);
+            size_t first = 0;
+            while (first < len && (data[first] == ' ' || data[first] == '\n' ||
+                                   data[first] == '\t' || data[first] == '\r'))
+                first++;
+            if (k > 0 && !(first < len && data[first] == '{'))
+                line = schedule_line(data, len, k - 1);
+        }
+        report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    int rc;
+    if (res.hitting) {
+        if (!quiet)
+            printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %" PRIu32
+                   " events%s\n",
+                   d, hf_family_size(f), d, hf_poset_size(p), vopt.focus ? " (focus set)" : "");
+        rc = EXIT_HIT;
+    } else {
+        printf("not %u-hitting: no schedule orders", d);
+        for (unsigned i = 0; i < res.d; i++) {
+            fputs(i ? " before " : " ", stdout);
+            hf_name_write(stdout, hf_poset_name(p, res.witness[i]));
+        }
+        printf("\nuncovered:");
+        for (unsigned i = 0; i < res.d; i++) {
+            putchar(' ');
+            hf_name_write(stdout, hf_poset_name(p, res.witness[i]));
+        }
+        putchar('\n');
+        rc = EXIT_NOT_HIT;
+    }
+    if (count) {
+        mpz_t un;
+        mpz_init(un);
+        if ((st = hf_verify_count_uncovered(p, f, &vopt, un, &err))) {
+            report_error(family_path, st, &err);
+            exit(EXIT_BAD);
+        }
+        gmp_printf("uncovered tuples: %Zd\n", un);
+        mpz_clear(un);
+    }
+    free(focus);
+    free(data);
+    hf_family_free(f);
+    hf_poset_free(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* stats                                                                                      */
+
+static const char stats_usage[] =
+    "Usage: hitfam stats [--d D] [--json] POSET.dot\n"
+    "Describe the order in POSET.dot ('-' = stdin): events, Hasse edges, height, shape, the\n"
+    "exact number of linear extensions, and for each d (default: 2 and 3) the exact number of\n"
+    "admissible d-tuples, a lower bound on every d-hitting family, and the exact family size\n"
+    "each method would produce.\n"
+    "\n"
+    "  -d, --d D            only this d (1..8)\n"
+    "  -j, --json           JSON output\n"
+    "  -h, --help           show this help\n";
+
+static const char *shape_name(unsigned shape)
+{
+    if (shape & HF_SHAPE_CHAIN)
+        return "chain";
+    if (shape & HF_SHAPE_ANTICHAIN)
+        return "antichain";
+    if (shape & HF_SHAPE_TREE)
+        return "tree";
+    if (shape & HF_SHAPE_FOREST)
+        return "forest";
+    if (shape & HF_SHAPE_INFOREST)
+        return "in-forest";
+    return "general";
+}
+
+/* An exact count, or the reason there is none (JSON: null), as text. Caller frees. */
+static char *count_text(hf_status st, mpz_t v, const hf_error *err, bool json)
+{
+    if (st == HF_OK)
+        return mpz_get_str(NULL, 10, v);
+    const char *why = err->text[0] ? err->text : hf_strerror(st);
+    size_t n = strlen(why) + 16;
+    char *s = malloc(n);
+    snprintf(s, n, json ? "null" : "unknown (%s)", why);
+    return s;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+    static const struct option opts[] = {{"d", required_argument, NULL, 'd'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    unsigned only_d = 0;
+    bool json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': only_d = parse_d(optarg); break;
+        case 'j': json = true; break;
+        case 'h': fputs(stats_usage, stdout); return 0;
+        default: die_usage("invalid option");
+        }
+    }
+    if (optind + 1 != argc)
+        die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
+    hf_poset *p = read_poset(argv[optind]);
+    unsigned shape = hf_poset_shape(p);
+    mpz_t v;
+    mpz_init(v);
+    hf_error err;
+    hf_status st = hf_count_linear_extensions(p, v, &err);
+    char *linext = count_text(st, v, &err, json);
+    if (json)
+        printf("{\"events\": %" PRIu32 ", \"hasse_edges\": %zu, \"height\": %" PRIu32
+               ", \"shape\": \"%s\", \"forest\": %s, \"in_forest\": %s, "
+               "\"linear_extensions\": %s, \"d\": [",
+               hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
+               shape_name(shape), shape & HF_SHAPE_FOREST ? "true" : "false",
+               shape & HF_SHAPE_INFOREST ? "true" : "false", linext);
+    else
+        printf("events: %" PRIu32 "\nhasse edges: %zu\nheight: %" PRIu32
+               "\nshape: %s\nlinear extensions: %s\n",
+               hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
+               shape_name(shape), linext);
+    free(linext);
+    unsigned first = only_d ? only_d : 2, last = only_d ? only_d : 3;
+    for (unsigned d = first; d <= last; d++) {
+        st = hf_count_admissible(p, d, NULL, 0, v, &err);
+        char *tuples = count_text(st, v, &err, json);
+        st = hf_count_lower_bound(p, d, v, &err);
+        char *bound = count_text(st, v, &err, json);
+        if (json)
+            printf("%s{\"d\": %u, \"admissible_tuples\": %s, \"lower_bound\": %s, \"methods\": {",
+                   d > first ? ", " : "", d, tuples, bound);
+        else
+            printf("d=%u:\n  admissible tuples: %s\n  lower bound: %s\n  methods:\n", d, tuples,
+                   bound);
+        free(tuples);
+        free(bound);
+        for (int m = HF_METHOD_DFS; m <= HF_METHOD_GREEDY; m++) {
+            hf_gen_options opt;
+            hf_gen_options_init(&opt);
+            opt.d = d;
+            opt.method = (hf_method)m;
+            st = hf_method_predict_mpz(p, &opt, v, NULL, &err);
+            if (json) {
+                printf("%s\"%s\": ", m > HF_METHOD_DFS ? ", " : "", hf_method_name((hf_method)m));
+                if (st == HF_OK)
+                    gmp_printf("%Zd", v);
+                else
+                    printf("null");
+            } else if (st == HF_OK) {
+                gmp_printf("    %-10s %Zd\n", hf_method_name((hf_method)m), v);
+            } else {
+                printf("    %-10s -  (%s)\n", hf_method_name((hf_method)m),
+                       err.text[0] ? err.text : hf_strerror(st));
+            }
+        }
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = d;
+        hf_method chosen;
+        st = hf_method_predict_mpz(p, &opt, v, &chosen, &err);
+        if (json)
+            printf("}, \"auto\": %s%s%s}", st ? "null" : "\"", st ? "" : hf_method_name(chosen),
+                   st ? "" : "\"");
+        else
+            printf("  auto: %s\n", st ? "no method applies" : hf_method_name(chosen));
+    }
+    if (json)
+        printf("]}\n");
+    mpz_clear(v);
+    hf_poset_free(p);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+
+static const char main_usage[] =
+    "Usage: hitfam COMMAND [options] ...\n"
+    "Build, check and measure hitting families of schedules for partial orders of events.\n"
+    "\n"
+    "Commands:\n"
+    "  gen      write a d-hitting family for an order given in DOT\n"
+    "  verify   check that a family is d-hitting (exit 0), or print an uncovered tuple (1)\n"
+    "  stats    describe an order: counts, bounds, and the size each method would give\n"
+    "\n"
+    "  -h, --help      show this help ('hitfam COMMAND --help' for a command)\n"
+    "  -V, --version   show the version\n";
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        die_usage("missing command");
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        fputs(main_usage, stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("hitfam %s\n", hf_version_string());
+        return 0;
+    }
+    static char name[64];
+    snprintf(name, sizeof name, "hitfam %s", cmd);
+    command = name;
+    if (strcmp(cmd, "gen") == 0)
+        return cmd_gen(argc - 1, argv + 1);
+    if (strcmp(cmd, "verify") == 0)
+        return cmd_verify(argc - 1, argv + 1);
+    if (strcmp(cmd, "stats") == 0)
+        return cmd_stats(argc - 1, argv + 1);
+    command = "hitfam";
+    die_usage("unknown command '%s'", cmd);
+    return EXIT_BAD;
+}

@@ -1,2 +1,336 @@
-/* placeholder: replaced by the module implementation. */
-#include "internal.h"
+/* Forest normalisation: the one place that turns forests and in-forests of any degree into a
+ * single rooted out-tree (virtual root, duality, focus restriction, binary gadgets) and maps
+ * the tree's schedules back to the order. */
+#include <math.h>
+#include <string.h>
+
+#include "forest.h"
+
+void hf_i_tree_free(hf_i_tree *t)
+{
+    if (!t)
+        return;
+    hf_i_free(t->ctx, t->parent);
+    hf_i_free(t->ctx, t->child_off);
+    hf_i_free(t->ctx, t->child);
+    hf_i_free(t->ctx, t->orig);
+    hf_i_free(t->ctx, t);
+}
+
+/* The parent of v in tree space: its Hasse predecessor in a forest, successor in an in-forest. */
+static uint32_t up_of(const hf_poset *p, bool forest, uint32_t v)
+{
+    const size_t *off = forest ? p->pred_off : p->succ_off;
+    const uint32_t *adj = forest ? p->pred : p->succ;
+    return off[v] < off[v + 1] ? adj[off[v]] : HF_NO_EVENT;
+}
+
+/* Scratch of the construction, freed together. */
+typedef struct build {
+    uint32_t *near;     /* nearest kept ancestor-or-self in tree space */
+    uint32_t *node_of;  /* event -> node of the unbinarized tree */
+    uint32_t *order;    /* nodes of the unbinarized tree, top-down */
+    uint32_t *off0;     /* children of the unbinarized tree (CSR) */
+    uint32_t *kids0;
+    uint32_t *slot;     /* position of a node among its parent's children */
+    uint32_t *h;        /* binarized height below a node */
+    double *prefix;     /* prefix sums of child weights */
+    uint32_t *stack;    /* gadget intervals: lo, hi, attach node, depth */
+} build;
+
+static void build_free(hf_ctx *ctx, build *b)
+{
+    hf_i_free(ctx, b->near);
+    hf_i_free(ctx, b->node_of);
+    hf_i_free(ctx, b->order);
+    hf_i_free(ctx, b->off0);
+    hf_i_free(ctx, b->kids0);
+    hf_i_free(ctx, b->slot);
+    hf_i_free(ctx, b->h);
+    hf_i_free(ctx, b->prefix);
+    hf_i_free(ctx, b->stack);
+}
+
+/* Where to split children lo..hi-1 (2 or more): the point where the prefix weight is closest
+ * to half. With weights 2^height every child then ends up at most about
+ * log2(total / own weight) + 2 levels below, so the binarized height stays within 2 of the
+ * best possible for this child order. */
+static uint32_t split_point(const double *prefix, uint32_t lo, uint32_t hi, bool by_count)
+{
+    if (by_count)
+        return lo + (hi - lo) / 2;
+    double half = (prefix[lo] + prefix[hi]) / 2;
+    uint32_t best = lo + 1;
+    double best_gap = fabs(prefix[best] - half);
+    for (uint32_t m = lo + 2; m < hi; m++) { /* linear scan: children are seen O(depth) times */
+        double gap = fabs(prefix[m] - half);
+        if (gap < best_gap) {
+            best = m;
+            best_gap = gap;
+        }
+    }
+    return best;
+}
+
+hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tree **out,
+                        hf_error *err)
+{
+    *out = NULL;
+    hf_i_tree_options defaults = {HF_I_GADGET_NONE, NULL, 0};
+    if (!opt)
+        opt = &defaults;
+    bool forest = p->shape & HF_SHAPE_FOREST;
+    if (!forest && !(p->shape & HF_SHAPE_INFOREST))
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "the order is neither a forest nor an in-forest");
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    build b = {0};
+    hf_i_tree *t = hf_i_calloc(ctx, 1, sizeof *t);
+    if (!t)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    t->ctx = ctx;
+    t->poset = p;
+    t->n_orig = n;
+    t->reversed = !forest;
+    /* Kept events get nodes 0..K-1 in id order; then the virtual root; then gadget nodes,
+     * fewer than K of them. */
+    size_t cap = 2 * (size_t)n + 2;
+    b.near = hf_i_alloc_array(ctx, n + 1, sizeof *b.near);
+    b.node_of = hf_i_alloc_array(ctx, n + 1, sizeof *b.node_of);
+    b.order = hf_i_alloc_array(ctx, n + 2, sizeof *b.order);
+    b.off0 = hf_i_calloc(ctx, n + 3, sizeof *b.off0);
+    b.kids0 = hf_i_alloc_array(ctx, n + 1, sizeof *b.kids0);
+    b.slot = hf_i_alloc_array(ctx, cap, sizeof *b.slot);
+    b.h = hf_i_alloc_array(ctx, cap, sizeof *b.h);
+    b.prefix = hf_i_alloc_array(ctx, n + 2, sizeof *b.prefix);
+    b.stack = hf_i_alloc_array(ctx, 4 * (n + 2), sizeof *b.stack);
+    t->parent = hf_i_alloc_array(ctx, cap, sizeof *t->parent);
+    t->orig = hf_i_alloc_array(ctx, cap, sizeof *t->orig);
+    if (!b.near || !b.node_of || !b.order || !b.off0 || !b.kids0 || !b.slot || !b.h ||
+        !b.prefix || !b.stack || !t->parent || !t->orig)
+        goto nomem;
+
+    /* keep[] via node_of: HF_NO_EVENT = dropped */
+    if (opt->focus) {
+        memset(b.node_of, 0xff, (size_t)n * sizeof *b.node_of);
+        for (size_t i = 0; i < opt->focus_count; i++)
+            b.node_of[opt->focus[i]] = 0;
+    } else {
+        memset(b.node_of, 0, (size_t)n * sizeof *b.node_of);
+    }
+    uint32_t K = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (b.node_of[v] != HF_NO_EVENT) {
+            b.node_of[v] = K;
+            t->orig[K++] = v;
+        }
+    t->restricted = K < n;
+    /* nearest kept ancestor-or-self, top-down in tree space */
+    uint32_t roots = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = p->topo[forest ? i : n - 1 - i];
+        uint32_t u = up_of(p, forest, v);
+        uint32_t above = u == HF_NO_EVENT ? HF_NO_EVENT : b.near[u];
+        b.near[v] = b.node_of[v] != HF_NO_EVENT ? v : above;
+        if (b.node_of[v] != HF_NO_EVENT) {
+            t->parent[b.node_of[v]] = above == HF_NO_EVENT ? HF_NO_EVENT : b.node_of[above];
+            roots += above == HF_NO_EVENT;
+        }
+    }
+    uint32_t N = K;
+    if (roots != 1) {
+        t->root = N;
+        t->orig[N] = HF_NO_EVENT;
+        t->parent[N] = HF_NO_EVENT;
+        for (uint32_t v = 0; v < K; v++)
+            if (t->parent[v] == HF_NO_EVENT)
+                t->parent[v] = N;
+        N++;
+    } else {
+        for (uint32_t v = 0; v < K; v++)
+            if (t->parent[v] == HF_NO_EVENT)
+                t->root = v;
+    }
+    uint32_t N0 = N; /* nodes of the unbinarized tree */
+    /* its children, in node (= id) order, and a top-down order by BFS */
+    for (uint32_t v = 0; v < N0; v++)
+        if (t->parent[v] != HF_NO_EVENT)
+            b.off0[t->parent[v] + 2]++;
+    for (uint32_t v = 0; v < N0; v++)
+        b.off0[v + 2] += b.off0[v + 1];
+    for (uint32_t v = 0; v < N0; v++)
+        if (t->parent[v] != HF_NO_EVENT) {
+            uint32_t par = t->parent[v];
+            b.kids0[b.off0[par + 1]++] = v;
+        }
+    for (uint32_t v = 0; v < N0; v++)
+        for (uint32_t i = b.off0[v]; i < b.off0[v + 1]; i++)
+            b.slot[b.kids0[i]] = i - b.off0[v];
+    uint32_t head = 0, tail = 0;
+    b.order[tail++] = t->root;
+    while (head < tail) {
+        uint32_t v = b.order[head++];
+        for (uint32_t i = b.off0[v]; i < b.off0[v + 1]; i++)
+            b.order[tail++] = b.kids0[i];
+    }
+
+    /* bottom-up: heights, and gadgets for nodes with more than two children */
+    for (uint32_t i = N0; i-- > 0;) {
+        uint32_t v = b.order[i];
+        uint32_t lo = b.off0[v], k = b.off0[v + 1] - lo;
+        uint32_t hmax = 0;
+        for (uint32_t j = 0; j < k; j++)
+            hmax = b.h[b.kids0[lo + j]] > hmax ? b.h[b.kids0[lo + j]] : hmax;
+        if (k <= 2 || opt->gadget == HF_I_GADGET_NONE) {
+            b.h[v] = k ? hmax + 1 : 0;
+            continue;
+        }
+        const uint32_t *kids = b.kids0 + lo;
+        b.prefix[0] = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            int e = (int)b.h[kids[j]] - (int)hmax;
+            b.prefix[j + 1] = b.prefix[j] + ldexp(1.0, e < -1000 ? -1000 : e);
+        }
+        uint32_t sp = 0, hv = 0;
+        b.stack[sp++] = 0;
+        b.stack[sp++] = k;
+        b.stack[sp++] = v;
+        b.stack[sp++] = 0;
+        while (sp > 0) {
+            uint32_t depth = b.stack[--sp], at = b.stack[--sp];
+            uint32_t hi = b.stack[--sp], l = b.stack[--sp];
+            uint32_t m = split_point(b.prefix, l, hi, opt->gadget == HF_I_GADGET_BALANCED);
+            uint32_t parts[2][2] = {{l, m}, {m, hi}};
+            for (uint32_t s = 0; s < 2; s++) {
+                uint32_t a = parts[s][0], z = parts[s][1];
+                if (z - a == 1) {
+                    uint32_t c = kids[a];
+                    t->parent[c] = at;
+                    b.slot[c] = s;
+                    hv = b.h[c] + depth + 1 > hv ? b.h[c] + depth + 1 : hv;
+                } else {
+                    uint32_t g = N++;
+                    t->parent[g] = at;
+                    t->orig[g] = HF_NO_EVENT;
+                    b.slot[g] = s;
+                    b.stack[sp++] = a;
+                    b.stack[sp++] = z;
+                    b.stack[sp++] = g;
+                    b.stack[sp++] = depth + 1;
+                }
+            }
+        }
+        b.h[v] = hv;
+    }
+    t->n = N;
+    t->height = b.h[t->root];
+
+    /* final children lists from parent + slot */
+    t->child_off = hf_i_calloc(ctx, (size_t)N + 1, sizeof *t->child_off);
+    t->child = hf_i_alloc_array(ctx, N, sizeof *t->child);
+    if (!t->child_off || !t->child)
+        goto nomem;
+    for (uint32_t v = 0; v < N; v++)
+        if (t->parent[v] != HF_NO_EVENT)
+            t->child_off[t->parent[v] + 1]++;
+    for (uint32_t v = 0; v < N; v++)
+        t->child_off[v + 1] += t->child_off[v];
+    for (uint32_t v = 0; v < N; v++)
+        if (t->parent[v] != HF_NO_EVENT)
+            t->child[t->child_off[t->parent[v]] + b.slot[v]] = v;
+    build_free(ctx, &b);
+    *out = t;
+    return HF_OK;
+nomem:
+    build_free(ctx, &b);
+    hf_i_tree_free(t);
+    return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Mapping schedules back                                                                     */
+
+struct hf_i_emitter {
+    const hf_i_tree *t;
+    uint32_t *out;
+    uint32_t *mark; /* mark[v] == epoch: v is placed in the current schedule */
+    uint32_t epoch;
+    uint32_t *stack;
+};
+
+void hf_i_emitter_free(hf_i_emitter *e)
+{
+    if (!e)
+        return;
+    hf_ctx *ctx = e->t->ctx;
+    hf_i_free(ctx, e->out);
+    hf_i_free(ctx, e->mark);
+    hf_i_free(ctx, e->stack);
+    hf_i_free(ctx, e);
+}
+
+hf_status hf_i_emitter_new(const hf_i_tree *t, hf_i_emitter **out)
+{
+    *out = NULL;
+    hf_i_emitter *e = hf_i_calloc(t->ctx, 1, sizeof *e);
+    if (!e)
+        return HF_ENOMEM;
+    e->t = t;
+    e->out = hf_i_alloc_array(t->ctx, t->n_orig, sizeof *e->out);
+    e->mark = hf_i_calloc(t->ctx, t->n_orig, sizeof *e->mark);
+    e->stack = hf_i_alloc_array(t->ctx, t->n_orig, sizeof *e->stack);
+    if (!e->out || !e->mark || !e->stack) {
+        hf_i_emitter_free(e);
+        return HF_ENOMEM;
+    }
+    *out = e;
+    return HF_OK;
+}
+
+hf_status hf_i_emit(hf_i_emitter *e, const uint32_t *schedule, hf_sink sink)
+{
+    const hf_i_tree *t = e->t;
+    const hf_poset *p = t->poset;
+    uint32_t n = t->n_orig, k = 0;
+    bool forest = !t->reversed;
+    if (!t->restricted) {
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t v = t->orig[schedule[i]];
+            if (v != HF_NO_EVENT)
+                e->out[k++] = v;
+        }
+    } else {
+        if (++e->epoch == 0) { /* wrapped: clear the marks once every 2^32 schedules */
+            memset(e->mark, 0, (size_t)n * sizeof *e->mark);
+            e->epoch = 1;
+        }
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t v = t->orig[schedule[i]];
+            if (v == HF_NO_EVENT)
+                continue;
+            uint32_t sp = 0;
+            for (uint32_t u = v; u != HF_NO_EVENT && e->mark[u] != e->epoch; u = up_of(p, forest, u))
+                e->stack[sp++] = u;
+            while (sp > 0) {
+                uint32_t w = e->stack[--sp];
+                e->mark[w] = e->epoch;
+                e->out[k++] = w;
+            }
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = p->topo[forest ? i : n - 1 - i];
+            if (e->mark[v] != e->epoch) {
+                e->mark[v] = e->epoch;
+                e->out[k++] = v;
+            }
+        }
+    }
+    if (t->reversed)
+        for (uint32_t i = 0; i < k / 2; i++) {
+            uint32_t x = e->out[i];
+            e->out[i] = e->out[k - 1 - i];
+            e->out[k - 1 - i] = x;
+        }
+    return sink.put(sink.user, e->out, k);
+}

@@ -1,2 +1,189 @@
-/* placeholder: replaced by the module implementation. */
-#include "internal.h"
+/* The method registry: names, applicability checks with advice, exact size prediction, and the
+ * `auto` choice of the smallest applicable family. */
+#include <string.h>
+
+#include "gen.h"
+#include "hitfam/count.h"
+
+static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubletree",
+                                           "pattern", "random", "greedy"};
+#define N_METHODS (sizeof method_names / sizeof method_names[0])
+
+/* Implemented methods, in the order auto prefers them on equal predicted size. */
+static const hf_i_method *const implemented[] = {&hf_i_method_dfs, &hf_i_method_simple};
+#define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
+
+const char *hf_method_name(hf_method m)
+{
+    return (unsigned)m < N_METHODS ? method_names[m] : NULL;
+}
+
+hf_status hf_method_from_name(const char *name, hf_method *m)
+{
+    if (!name || !m)
+        return HF_EINVAL;
+    for (unsigned i = 0; i < N_METHODS; i++)
+        if (strcmp(name, method_names[i]) == 0) {
+            *m = (hf_method)i;
+            return HF_OK;
+        }
+    return HF_ENOTFOUND;
+}
+
+void hf_gen_options_init(hf_gen_options *opt)
+{
+    if (!opt)
+        return;
+    memset(opt, 0, sizeof *opt);
+    opt->d = 2;
+    opt->method = HF_METHOD_AUTO;
+}
+
+static const hf_i_method *find_impl(hf_method m)
+{
+    for (unsigned i = 0; i < N_IMPLEMENTED; i++)
+        if (implemented[i]->id == m)
+            return implemented[i];
+    return NULL;
+}
+
+static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
+{
+    if (!p || !opt)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    if (opt->d < 1 || opt->d > HF_MAX_D)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D,
+                         opt->d);
+    if ((unsigned)opt->method >= N_METHODS)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d", (int)opt->method);
+    if (opt->focus_count && !opt->focus)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
+    for (size_t i = 0; i < opt->focus_count; i++)
+        if (opt->focus[i] >= p->n)
+            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
+                             opt->focus[i]);
+    return HF_OK;
+}
+
+/* Why nothing applies, and what to use: the advice auto gives. */
+static hf_status no_method(const hf_poset *p, unsigned d, hf_error *err)
+{
+    (void)p;
+    return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                     "this order is neither a forest nor an in-forest, and hitfam %s has no "
+                     "method for general orders yet (random and greedy are planned: "
+                     "docs/ROADMAP.md); the tree methods dfs (d<=2) and simple (d>=3) apply to "
+                     "forests and in-forests, and dfs to d=1 on any order (d=%u asked)",
+                     hf_version_string(), d);
+}
+
+/* The method to run: the explicit one, or auto's smallest prediction. */
+static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_i_method **out,
+                         mpz_t size, hf_error *err)
+{
+    hf_status st = check_options(p, opt, err);
+    if (st)
+        return st;
+    if (opt->method != HF_METHOD_AUTO) {
+        const hf_i_method *m = find_impl(opt->method);
+        if (!m)
+            return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                             "method %s is not available in hitfam %s yet (docs/ROADMAP.md)",
+                             method_names[opt->method], hf_version_string());
+        if ((st = m->check(p, opt, err)) || (st = m->predict(p, opt, size, err)))
+            return st;
+        *out = m;
+        return HF_OK;
+    }
+    const hf_i_method *best = NULL;
+    mpz_t s;
+    mpz_init(s);
+    for (unsigned i = 0; i < N_IMPLEMENTED; i++) {
+        const hf_i_method *m = implemented[i];
+        if (m->check(p, opt, NULL) != HF_OK)
+            continue;
+        /* a size too large to predict is a family too large to prefer */
+        if ((st = m->predict(p, opt, s, NULL)) == HF_ETOOLARGE) {
+            st = HF_OK;
+            continue;
+        }
+        if (st)
+            break;
+        if (!best || mpz_cmp(s, size) < 0) {
+            best = m;
+            mpz_set(size, s);
+        }
+    }
+    mpz_clear(s);
+    if (st)
+        return st;
+    if (!best)
+        return no_method(p, opt->d, err);
+    *out = best;
+    return HF_OK;
+}
+
+hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
+{
+    hf_i_error_clear(err);
+    const hf_i_method *m;
+    mpz_t size;
+    mpz_init(size);
+    hf_status st = resolve(p, opt, &m, size, err);
+    mpz_clear(size);
+    return st;
+}
+
+hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
+                                hf_method *chosen, hf_error *err)
+{
+    hf_i_error_clear(err);
+    const hf_i_method *m;
+    hf_status st = resolve(p, opt, &m, size, err);
+    if (!st && chosen)
+        *chosen = m->id;
+    return st;
+}
+
+hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64_t *size,
+                            hf_method *chosen, hf_error *err)
+{
+    if (!size)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    mpz_t s;
+    mpz_init(s);
+    hf_status st = hf_method_predict_mpz(p, opt, s, chosen, err);
+    if (!st) {
+        if (mpz_sizeinbase(s, 2) > 64)
+            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0, "the family would have more than 2^64 "
+                                                    "schedules");
+        else {
+            uint64_t v = 0; /* mpz_export is exact whatever the width of unsigned long */
+            mpz_export(&v, NULL, -1, sizeof v, 0, 0, s);
+            *size = v;
+        }
+    }
+    mpz_clear(s);
+    return st;
+}
+
+hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                      hf_method *used, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!sink.put)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "sink without a put function");
+    const hf_i_method *m;
+    mpz_t size;
+    mpz_init(size);
+    hf_status st = resolve(p, opt, &m, size, err);
+    mpz_clear(size);
+    if (st)
+        return st;
+    if (used)
+        *used = m->id;
+    st = m->generate(p, opt, sink, err);
+    if (st && err && !err->text[0])
+        hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+    return st;
+}

@@ -1,2 +1,1189 @@
-/* placeholder: replaced by the module implementation. */
+/* Family text and JSON formats: a streaming writer for both, and one reader that detects the
+ * format, resolves event names through the poset and checks that each schedule is a permutation. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "internal.h"
+
+/* ========================================================================================== */
+/* Writer                                                                                     */
+
+struct hf_writer {
+    const hf_poset *p;
+    FILE *out;
+    hf_format format;
+    uint64_t count;
+    bool failed;   /* a write failed: every later put and the close report HF_EIO */
+    hf_word *seen; /* n bits, all clear between puts */
+};
+
+/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them. */
+static bool is_permutation(hf_word *seen, const uint32_t *s, uint32_t n)
+{
+    uint32_t i = 0;
+    bool ok = true;
+    for (; i < n; i++) {
+        if (s[i] >= n || hf_i_bit_test(seen, s[i])) {
+            ok = false;
+            break;
+        }
+        hf_i_bit_set(seen, s[i]);
+    }
+    for (uint32_t j = 0; j < i; j++)
+        hf_i_bit_clear(seen, s[j]);
+    return ok;
+}
+
+static bool json_write_string(FILE *out, const char *s)
+{
+    if (putc('"', out) == EOF)
+        return false;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = NULL;
+        char hex[8];
+        switch (c) {
+        case '"':
+            e = "\\\"";
+            break;
+        case '\\':
+            e = "\\\\";
+            break;
+        case '\n':
+            e = "\\n";
+            break;
+        case '\t':
+            e = "\\t";
+            break;
+        case '\r':
+            e = "\\r";
+            break;
+        case '\b':
+            e = "\\b";
+            break;
+        case '\f':
+            e = "\\f";
+            break;
+        default:
+            if (c < 0x20) {
+                snprintf(hex, sizeof hex, "\\u%04x", (unsigned)c);
+                e = hex;
+            }
+            break;
+        }
+        /* Bytes >= 0x80 go out unchanged: names are byte strings, usually UTF-8 already. */
+        if (e ? fputs(e, out) < 0 : putc(c, out) == EOF)
+            return false;
+    }
+    return putc('"', out) != EOF;
+}
+
+/* A method name goes into the text header bare unless it would break the key=value tokens. */
+static bool text_write_method(FILE *out, const char *m)
+{
+    bool plain = *m != '\0';
+    for (const char *c = m; *c && plain; c++) {
+        unsigned char b = (unsigned char)*c;
+        plain = b > 0x20 && b != '"' && b != '\\' && b != 0x7f;
+    }
+    return plain ? fputs(m, out) >= 0 : hf_i_name_write(out, m);
+}
+
+static bool write_header(const hf_poset *p, FILE *out, hf_format format, const hf_family_header *h)
+{
+    const char *method = h->method ? h->method : "unknown";
+    if (format == HF_FORMAT_TEXT) {
+        if (fprintf(out, "# hitfam %s d=%u method=", hf_version_string(), h->d) < 0 ||
+            !text_write_method(out, method) || fprintf(out, " events=%" PRIu32, p->n) < 0)
+            return false;
+        if (h->schedules_known && fprintf(out, " schedules=%" PRIu64, h->schedules) < 0)
+            return false;
+        return putc('\n', out) != EOF;
+    }
+    if (fputs("{\"hitfam\": ", out) < 0 || !json_write_string(out, hf_version_string()) ||
+        fprintf(out, ", \"d\": %u, \"method\": ", h->d) < 0 || !json_write_string(out, method) ||
+        fputs(", \"events\": [", out) < 0)
+        return false;
+    for (uint32_t v = 0; v < p->n; v++)
+        if ((v > 0 && fputs(", ", out) < 0) || !json_write_string(out, hf_i_name(p, v)))
+            return false;
+    return fputs("], \"schedules\": [", out) >= 0;
+}
+
+hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
+                        const hf_family_header *header, hf_writer **w)
+{
+    if (!w)
+        return HF_EINVAL;
+    *w = NULL;
+    if (!p || !out || (format != HF_FORMAT_TEXT && format != HF_FORMAT_JSON))
+        return HF_EINVAL;
+    hf_writer *wr = hf_i_calloc(p->ctx, 1, sizeof *wr);
+    if (!wr)
+        return HF_ENOMEM;
+    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
+    if (!wr->seen) {
+        hf_i_free(p->ctx, wr);
+        return HF_ENOMEM;
+    }
+    wr->p = p;
+    wr->out = out;
+    wr->format = format;
+    const hf_family_header none = {0, NULL, false, 0};
+    if (!write_header(p, out, format, header ? header : &none)) {
+        hf_i_free(p->ctx, wr->seen);
+        hf_i_free(p->ctx, wr);
+        return HF_EIO;
+    }
+    *w = wr;
+    return HF_OK;
+}
+
+static bool write_text_row(const hf_poset *p, FILE *out, const uint32_t *s)
+{
+    for (uint32_t i = 0; i < p->n; i++)
+        if ((i > 0 && putc(' ', out) == EOF) || !hf_i_name_write(out, hf_i_name(p, s[i])))
+            return false;
+    return putc('\n', out) != EOF;
+}
+
+/* JSON rows are long runs of small numbers: format them into a local buffer rather than pay
+ * one fprintf per id. */
+static bool write_json_row(FILE *out, const uint32_t *s, uint32_t n, bool first)
+{
+    char buf[4096];
+    size_t k = 0;
+    const char *open = first ? "\n[" : ",\n[";
+    size_t olen = strlen(open);
+    memcpy(buf, open, olen);
+    k = olen;
+    for (uint32_t i = 0; i < n; i++) {
+        if (k > sizeof buf - 16) {
+            if (fwrite(buf, 1, k, out) != k)
+                return false;
+            k = 0;
+        }
+        if (i > 0)
+            buf[k++] = ',';
+        char digits[10];
+        int d = 0;
+        uint32_t v = s[i];
+        do {
+            digits[d++] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v);
+        while (d)
+            buf[k++] = digits[--d];
+    }
+    buf[k++] = ']';
+    return fwrite(buf, 1, k, out) == k;
+}
+
+static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
+{
+    hf_writer *w = user;
+    if (!w || (!s && n > 0))
+        return HF_EINVAL;
+    if (w->failed)
+        return HF_EIO;
+    if (n != w->p->n || !is_permutation(w->seen, s, n))
+        return HF_ESCHEDULE;
+    bool ok = w->format == HF_FORMAT_TEXT ? write_text_row(w->p, w->out, s)
+                                          : write_json_row(w->out, s, n, w->count == 0);
+    if (!ok || ferror(w->out)) {
+        w->failed = true;
+        return HF_EIO;
+    }
+    w->count++;
+    return HF_OK;
+}
+
+hf_sink hf_writer_sink(hf_writer *w) { return (hf_sink){.put = writer_put, .user = w}; }
+
+uint64_t hf_writer_count(const hf_writer *w) { return w ? w->count : 0; }
+
+hf_status hf_writer_close(hf_writer *w)
+{
+    if (!w)
+        return HF_OK;
+    bool ok = !w->failed;
+    if (ok && w->format == HF_FORMAT_JSON)
+        ok = fputs(w->count ? "\n]}\n" : "]}\n", w->out) >= 0;
+    if (fflush(w->out) != 0 || ferror(w->out))
+        ok = false;
+    hf_ctx *ctx = w->p->ctx;
+    hf_i_free(ctx, w->seen);
+    hf_i_free(ctx, w);
+    return ok ? HF_OK : HF_EIO;
+}
+
+hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_format format,
+                          const hf_family_header *header)
+{
+    if (!p || !f || !out)
+        return HF_EINVAL;
+    if (f->n != p->n)
+        return HF_EMISMATCH;
+    /* The count is known here, and writing it lets a reader detect a truncated file. */
+    hf_family_header h = header ? *header : (hf_family_header){0, NULL, false, 0};
+    h.schedules_known = true;
+    h.schedules = f->m;
+    hf_writer *w = NULL;
+    hf_status st = hf_writer_new(p, out, format, &h, &w);
+    if (st)
+        return st;
+    /* Check every schedule before the first is written, so a bad family leaves no output but
+     * the header. */
+    for (size_t i = 0; i < f->m && !st; i++)
+        if (!is_permutation(w->seen, hf_family_schedule(f, i), f->n))
+            st = HF_ESCHEDULE;
+    for (size_t i = 0; i < f->m && !st; i++)
+        st = writer_put(w, hf_family_schedule(f, i), f->n);
+    hf_status cst = hf_writer_close(w);
+    return st ? st : cst;
+}
+
+/* ========================================================================================== */
+/* Reader: shared state                                                                       */
+
+typedef struct reader {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    const char *s;
+    size_t len;
+    size_t pos;
+    size_t line;       /* 1-based line of pos */
+    size_t line_start; /* offset of the first byte of that line */
+    hf_error *err;
+    char *name; /* the last decoded name, NUL-terminated, at most HF_MAX_NAME bytes */
+    size_t name_len;
+    bool name_bad; /* too long or holds a NUL byte: no event can have that name */
+    uint32_t *row; /* the schedule being read */
+    hf_word *seen; /* ids already in row */
+    uint32_t *map; /* JSON "events": index -> id */
+    bool have_map;
+    hf_family *f;
+    unsigned d;
+} reader;
+
+/* A saved position, to come back to a JSON value after the whole object is known. */
+typedef struct mark {
+    bool set;
+    size_t pos, line, line_start;
+} mark;
+
+static int clamp_int(size_t v) { return v > (size_t)INT_MAX ? INT_MAX : (int)v; }
+
+static size_t column_of(const reader *r, size_t pos) { return pos - r->line_start + 1; }
+
+static hf_status fail_at(reader *r, hf_status st, size_t line, size_t column, const char *fmt, ...)
+    HF_I_PRINTF(5, 6);
+
+static hf_status fail_at(reader *r, hf_status st, size_t line, size_t column, const char *fmt, ...)
+{
+    char msg[280];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int l = clamp_int(line), c = clamp_int(column);
+    return hf_i_fail(r->err, st, l, c, "%s", msg);
+}
+
+static hf_status fail_here(reader *r, hf_status st, const char *what)
+{
+    return fail_at(r, st, r->line, column_of(r, r->pos), "%s", what);
+}
+
+static hf_status fail_nomem(reader *r)
+{
+    return hf_i_fail(r->err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+static void name_reset(reader *r)
+{
+    r->name_len = 0;
+    r->name_bad = false;
+    r->name[0] = '\0';
+}
+
+static void name_push(reader *r, char c)
+{
+    if (c == '\0' || r->name_len >= HF_MAX_NAME) {
+        r->name_bad = true;
+        return;
+    }
+    r->name[r->name_len++] = c;
+    r->name[r->name_len] = '\0';
+}
+
+static bool name_is(const reader *r, const char *lit)
+{
+    return !r->name_bad && strcmp(r->name, lit) == 0;
+}
+
+static bool name_find(const reader *r, uint32_t *id)
+{
+    return !r->name_bad && hf_poset_find(r->p, r->name, id) == HF_OK;
+}
+
+static hf_status unknown_name(reader *r, size_t line, size_t column)
+{
+    char q[96];
+    return fail_at(r, HF_ENOTFOUND, line, column, "unknown event %s%s",
+                   hf_i_name_quote(r->name, q, sizeof q),
+                   r->name_bad ? " (too long or holds a NUL byte)" : "");
+}
+
+/* Add id at position *k of the schedule numbered sched (1-based) unless it is already there. */
+static hf_status row_add(reader *r, uint32_t *k, uint32_t id, size_t sched, size_t line,
+                         size_t column)
+{
+    if (hf_i_bit_test(r->seen, id)) {
+        char q[96];
+        return fail_at(r, HF_ESCHEDULE, line, column, "schedule %zu repeats event %s", sched,
+                       hf_i_name_quote(hf_i_name(r->p, id), q, sizeof q));
+    }
+    hf_i_bit_set(r->seen, id);
+    r->row[(*k)++] = id;
+    return HF_OK;
+}
+
+/* A schedule ends: it must hold every event (k distinct ids were added). */
+static hf_status row_end(reader *r, uint32_t k, size_t sched, size_t line, size_t column)
+{
+    uint32_t n = r->p->n;
+    if (k < n) {
+        uint32_t v = 0;
+        while (hf_i_bit_test(r->seen, v))
+            v++;
+        char q[96];
+        return fail_at(r, HF_ESCHEDULE, line, column,
+                       "schedule %zu misses event %s (it lists %" PRIu32 " of %" PRIu32 " events)",
+                       sched, hf_i_name_quote(hf_i_name(r->p, v), q, sizeof q), k, n);
+    }
+    if (hf_family_append(r->f, r->row))
+        return fail_nomem(r);
+    for (uint32_t i = 0; i < k; i++)
+        hf_i_bit_clear(r->seen, r->row[i]);
+    return HF_OK;
+}
+
+/* Digits only, no sign, no overflow. */
+static bool parse_u64(const char *s, size_t len, uint64_t *v)
+{
+    if (len == 0)
+        return false;
+    uint64_t x = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned c = (unsigned char)s[i];
+        if (c < '0' || c > '9')
+            return false;
+        if (x > (UINT64_MAX - (c - '0')) / 10)
+            return false;
+        x = x * 10 + (c - '0');
+    }
+    *v = x;
+    return true;
+}
+
+/* ========================================================================================== */
+/* Reader: text                                                                               */
+
+/* A line ends at LF, CR LF, a CR that ends the input, or the end of the input. */
+static bool at_eol(const reader *r, size_t i)
+{
+    if (i >= r->len || r->s[i] == '\n')
+        return true;
+    return r->s[i] == '\r' && (i + 1 >= r->len || r->s[i + 1] == '\n');
+}
+
+static void new_line(reader *r, size_t next)
+{
+    r->pos = next;
+    r->line++;
+    r->line_start = next;
+}
+
+static void skip_eol(reader *r)
+{
+    if (r->pos < r->len && r->s[r->pos] == '\r')
+        r->pos++;
+    if (r->pos < r->len && r->s[r->pos] == '\n')
+        new_line(r, r->pos + 1);
+}
+
+static void skip_blanks(reader *r)
+{
+    while (r->pos < r->len && (r->s[r->pos] == ' ' || r->s[r->pos] == '\t'))
+        r->pos++;
+}
+
+static void skip_line(reader *r)
+{
+    while (!at_eol(r, r->pos))
+        r->pos++;
+    skip_eol(r);
+}
+
+/* A DOT-style quoted name: \" \\ \n are escapes, backslash-newline continues the line, any
+ * other backslash pair stays as it is. A raw newline inside the quotes is an error: a schedule
+ * is one line, and the writer always escapes newlines. */
+static hf_status text_quoted(reader *r)
+{
+    size_t ql = r->line, qc = column_of(r, r->pos);
+    const char *s = r->s;
+    r->pos++;
+    name_reset(r);
+    for (;;) {
+        size_t i = r->pos;
+        if (i >= r->len || s[i] == '\n' || (s[i] == '\r' && i + 1 < r->len && s[i + 1] == '\n'))
+            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
+        char c = s[i];
+        if (c == '"') {
+            r->pos = i + 1;
+            return HF_OK;
+        }
+        if (c != '\\') {
+            name_push(r, c);
+            r->pos = i + 1;
+            continue;
+        }
+        if (i + 1 >= r->len)
+            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
+        char e = s[i + 1];
+        if (e == '"' || e == '\\') {
+            name_push(r, e);
+            r->pos = i + 2;
+        } else if (e == 'n') {
+            name_push(r, '\n');
+            r->pos = i + 2;
+        } else if (e == '\n') {
+            new_line(r, i + 2);
+        } else if (e == '\r' && i + 2 < r->len && s[i + 2] == '\n') {
+            new_line(r, i + 3);
+        } else {
+            name_push(r, '\\');
+            name_push(r, e);
+            r->pos = i + 2;
+        }
+    }
+}
+
+static void text_bare(reader *r)
+{
+    name_reset(r);
+    while (!at_eol(r, r->pos)) {
+        char c = r->s[r->pos];
+        if (c == ' ' || c == '\t' || c == '"')
+            break;
+        name_push(r, c);
+        r->pos++;
+    }
+}
+
+static hf_status text_schedule(reader *r)
+{
+    size_t sched = r->f->m + 1;
+    size_t sl = r->line, sc = column_of(r, r->pos);
+    uint32_t k = 0;
+    while (!at_eol(r, r->pos)) {
+        char c = r->s[r->pos];
+        if (c == ' ' || c == '\t') {
+            r->pos++;
+            continue;
+        }
+        size_t tl = r->line, tc = column_of(r, r->pos);
+        if (c == '"') {
+            hf_status st = text_quoted(r);
+            if (st)
+                return st;
+        } else {
+            text_bare(r);
+        }
+        uint32_t id;
+        if (!name_find(r, &id))
+            return unknown_name(r, tl, tc);
+        hf_status st = row_add(r, &k, id, sched, tl, tc);
+        if (st)
+            return st;
+    }
+    hf_status st = row_end(r, k, sched, sl, sc);
+    if (st)
+        return st;
+    skip_eol(r);
+    return HF_OK;
+}
+
+/* What the header line announced. */
+typedef struct text_header {
+    bool have_count;
+    uint64_t count;
+    size_t count_line, count_column;
+} text_header;
+
+/* `# hitfam VERSION key=value...`: the version and unknown keys are ignored; d=, events= and
+ * schedules= must be numbers. A quoted value (method="a b") is skipped as one token. */
+static hf_status text_header_line(reader *r, text_header *th)
+{
+    const char *s = r->s;
+    r->pos += strlen("# hitfam ");
+    for (;;) {
+        skip_blanks(r);
+        if (at_eol(r, r->pos))
+            break;
+        size_t ts = r->pos;
+        while (!at_eol(r, r->pos) && s[r->pos] != ' ' && s[r->pos] != '\t') {
+            if (s[r->pos] != '"') {
+                r->pos++;
+                continue;
+            }
+            r->pos++;
+            while (!at_eol(r, r->pos) && s[r->pos] != '"')
+                r->pos += (s[r->pos] == '\\' && !at_eol(r, r->pos + 1)) ? 2 : 1;
+            if (!at_eol(r, r->pos))
+                r->pos++;
+        }
+        static const char *const keys[] = {"d=", "events=", "schedules="};
+        for (int key = 0; key < 3; key++) {
+            size_t kl = strlen(keys[key]);
+            if (r->pos - ts < kl || memcmp(s + ts, keys[key], kl) != 0)
+                continue;
+            size_t vs = ts + kl, vc = column_of(r, vs);
+            uint64_t v;
+            if (!parse_u64(s + vs, r->pos - vs, &v) || (key == 0 && v > UINT_MAX))
+                return fail_at(r, HF_EPARSE, r->line, vc, "header: %s needs a number", keys[key]);
+            if (key == 0) {
+                r->d = (unsigned)v;
+            } else if (key == 1) {
+                if (v != r->p->n)
+                    return fail_at(r, HF_EMISMATCH, r->line, vc,
+                                   "family has %" PRIu64 " events, the order has %" PRIu32, v,
+                                   r->p->n);
+            } else {
+                th->have_count = true;
+                th->count = v;
+                th->count_line = r->line;
+                th->count_column = vc;
+            }
+        }
+    }
+    skip_eol(r);
+    return HF_OK;
+}
+
+static hf_status text_read(reader *r)
+{
+    static const char magic[] = "# hitfam ";
+    const size_t mlen = sizeof magic - 1;
+    text_header th = {false, 0, 0, 0};
+    bool first_comment = true, schedule_seen = false;
+    while (r->pos < r->len) {
+        skip_blanks(r);
+        if (at_eol(r, r->pos)) {
+            if (r->pos >= r->len)
+                break;
+            skip_eol(r);
+            continue;
+        }
+        if (r->s[r->pos] == '#') {
+            bool header = first_comment && !schedule_seen && r->len - r->pos >= mlen &&
+                          memcmp(r->s + r->pos, magic, mlen) == 0;
+            first_comment = false;
+            hf_status st = header ? text_header_line(r, &th) : HF_OK;
+            if (st)
+                return st;
+            if (!header)
+                skip_line(r);
+            continue;
+        }
+        schedule_seen = true;
+        hf_status st = text_schedule(r);
+        if (st)
+            return st;
+    }
+    if (!th.have_count)
+        return HF_OK;
+    /* Over zero events every schedule is an empty line, which the format ignores: the header's
+     * count is the only record of how many there are. */
+    if (r->p->n == 0 && r->f->m == 0) {
+        if (th.count > SIZE_MAX)
+            return fail_at(r, HF_ETOOLARGE, th.count_line, th.count_column,
+                           "header says %" PRIu64 " schedules, more than can be stored", th.count);
+        r->f->m = (size_t)th.count;
+        return HF_OK;
+    }
+    if (th.count != r->f->m)
+        return fail_at(r, HF_ESCHEDULE, th.count_line, th.count_column,
+                       "header says %" PRIu64 " schedules, found %zu (truncated file?)", th.count,
+                       r->f->m);
+    return HF_OK;
+}
+
+/* ========================================================================================== */
+/* Reader: JSON                                                                               */
+
+/* Deeper nesting can only be in values the reader skips; the limit bounds the recursion. */
+#define JSON_MAX_DEPTH 256
+
+static void json_ws(reader *r)
+{
+    while (r->pos < r->len) {
+        char c = r->s[r->pos];
+        if (c == ' ' || c == '\t' || c == '\r')
+            r->pos++;
+        else if (c == '\n')
+            new_line(r, r->pos + 1);
+        else
+            break;
+    }
+}
+
+static bool json_at(const reader *r, char c) { return r->pos < r->len && r->s[r->pos] == c; }
+
+static hf_status json_expected(reader *r, const char *what)
+{
+    if (r->pos >= r->len)
+        return fail_here(r, HF_EPARSE, "unexpected end of input");
+    unsigned char c = (unsigned char)r->s[r->pos];
+    char msg[96];
+    if (c > 0x20 && c < 0x7f)
+        snprintf(msg, sizeof msg, "expected %s, found '%c'", what, c);
+    else
+        snprintf(msg, sizeof msg, "expected %s, found byte 0x%02x", what, (unsigned)c);
+    return fail_here(r, HF_EPARSE, msg);
+}
+
+static hf_status json_expect(reader *r, char c, const char *what)
+{
+    if (!json_at(r, c))
+        return json_expected(r, what);
+    r->pos++;
+    return HF_OK;
+}
+
+static bool hex4(const reader *r, size_t i, uint32_t *v)
+{
+    if (i + 4 > r->len)
+        return false;
+    uint32_t x = 0;
+    for (size_t k = i; k < i + 4; k++) {
+        char c = r->s[k];
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else
+            return false;
+        x = x * 16 + d;
+    }
+    *v = x;
+    return true;
+}
+
+static void push_utf8(reader *r, uint32_t cp)
+{
+    if (cp < 0x80) {
+        name_push(r, (char)cp);
+    } else if (cp < 0x800) {
+        name_push(r, (char)(0xc0 | (cp >> 6)));
+        name_push(r, (char)(0x80 | (cp & 0x3f)));
+    } else if (cp < 0x10000) {
+        name_push(r, (char)(0xe0 | (cp >> 12)));
+        name_push(r, (char)(0x80 | ((cp >> 6) & 0x3f)));
+        name_push(r, (char)(0x80 | (cp & 0x3f)));
+    } else {
+        name_push(r, (char)(0xf0 | (cp >> 18)));
+        name_push(r, (char)(0x80 | ((cp >> 12) & 0x3f)));
+        name_push(r, (char)(0x80 | ((cp >> 6) & 0x3f)));
+        name_push(r, (char)(0x80 | (cp & 0x3f)));
+    }
+}
+
+/* A JSON string at pos, decoded into r->name. */
+static hf_status json_string(reader *r)
+{
+    size_t sl = r->line, sc = column_of(r, r->pos);
+    const char *s = r->s;
+    r->pos++;
+    name_reset(r);
+    for (;;) {
+        size_t i = r->pos;
+        if (i >= r->len)
+            return fail_at(r, HF_EPARSE, sl, sc, "unterminated string");
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"') {
+            r->pos = i + 1;
+            return HF_OK;
+        }
+        if (c < 0x20)
+            return fail_here(r, HF_EPARSE, "control character in a string (escape it)");
+        if (c != '\\') {
+            name_push(r, (char)c);
+            r->pos = i + 1;
+            continue;
+        }
+        if (i + 1 >= r->len)
+            return fail_at(r, HF_EPARSE, sl, sc, "unterminated string");
+        char e = s[i + 1];
+        const char *simple = strchr("\"\\/bfnrt", e);
+        if (e != '\0' && simple) {
+            static const char decoded[] = "\"\\/\b\f\n\r\t";
+            name_push(r, decoded[simple - "\"\\/bfnrt"]);
+            r->pos = i + 2;
+            continue;
+        }
+        if (e != 'u')
+            return fail_here(r, HF_EPARSE, "invalid escape in a string");
+        uint32_t cp;
+        if (!hex4(r, i + 2, &cp))
+            return fail_here(r, HF_EPARSE, "\\u needs four hexadecimal digits");
+        r->pos = i + 6;
+        if (cp >= 0xdc00 && cp <= 0xdfff)
+            return fail_at(r, HF_EPARSE, r->line, column_of(r, i),
+                           "unpaired low surrogate \\u%04" PRIx32, cp);
+        if (cp >= 0xd800 && cp <= 0xdbff) {
+            uint32_t lo;
+            size_t j = r->pos;
+            if (j + 1 >= r->len || s[j] != '\\' || s[j + 1] != 'u' || !hex4(r, j + 2, &lo) ||
+                lo < 0xdc00 || lo > 0xdfff)
+                return fail_at(r, HF_EPARSE, r->line, column_of(r, i),
+                               "unpaired high surrogate \\u%04" PRIx32, cp);
+            cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+            r->pos = j + 6;
+        }
+        push_utf8(r, cp);
+    }
+}
+
+/* A JSON number at pos. *is_index tells whether it is a non-negative integer; *index is then
+ * its value, saturated at UINT64_MAX. */
+static hf_status json_number(reader *r, uint64_t *index, bool *is_index)
+{
+    const char *s = r->s;
+    bool neg = false, frac = false;
+    uint64_t v = 0;
+    if (json_at(r, '-')) {
+        neg = true;
+        r->pos++;
+    }
+    if (r->pos >= r->len || s[r->pos] < '0' || s[r->pos] > '9')
+        return json_expected(r, "a digit");
+    if (s[r->pos] == '0') {
+        r->pos++;
+        if (r->pos < r->len && s[r->pos] >= '0' && s[r->pos] <= '9')
+            return fail_here(r, HF_EPARSE, "leading zeros are not allowed in numbers");
+    } else {
+        while (r->pos < r->len && s[r->pos] >= '0' && s[r->pos] <= '9') {
+            unsigned dgt = (unsigned)(s[r->pos] - '0');
+            /* Too large for 64 bits: saturate, so it reads as out of range, not malformed. */
+            v = v > (UINT64_MAX - dgt) / 10 ? UINT64_MAX : v * 10 + dgt;
+            r->pos++;
+        }
+    }
+    if (json_at(r, '.')) {
+        frac = true;
+        r->pos++;
+        if (r->pos >= r->len || s[r->pos] < '0' || s[r->pos] > '9')
+            return json_expected(r, "a digit after '.'");
+        while (r->pos < r->len && s[r->pos] >= '0' && s[r->pos] <= '9')
+            r->pos++;
+    }
+    if (json_at(r, 'e') || json_at(r, 'E')) {
+        frac = true;
+        r->pos++;
+        if (json_at(r, '+') || json_at(r, '-'))
+            r->pos++;
+        if (r->pos >= r->len || s[r->pos] < '0' || s[r->pos] > '9')
+            return json_expected(r, "a digit in the exponent");
+        while (r->pos < r->len && s[r->pos] >= '0' && s[r->pos] <= '9')
+            r->pos++;
+    }
+    *is_index = !neg && !frac;
+    *index = v;
+    return HF_OK;
+}
+
+static hf_status json_literal(reader *r, const char *lit)
+{
+    size_t n = strlen(lit);
+    if (r->len - r->pos < n || memcmp(r->s + r->pos, lit, n) != 0)
+        return json_expected(r, "a value");
+    r->pos += n;
+    return HF_OK;
+}
+
+/* Check the syntax of one value and step over it. */
+static hf_status json_skip(reader *r, int depth)
+{
+    if (depth > JSON_MAX_DEPTH)
+        return fail_here(r, HF_EPARSE, "values nested too deeply");
+    if (r->pos >= r->len)
+        return json_expected(r, "a value");
+    hf_status st;
+    uint64_t num;
+    bool is_index;
+    switch (r->s[r->pos]) {
+    case '{':
+        r->pos++;
+        json_ws(r);
+        if (json_at(r, '}')) {
+            r->pos++;
+            return HF_OK;
+        }
+        for (;;) {
+            if (!json_at(r, '"'))
+                return json_expected(r, "a key string");
+            if ((st = json_string(r)))
+                return st;
+            json_ws(r);
+            if ((st = json_expect(r, ':', "':'")))
+                return st;
+            json_ws(r);
+            if ((st = json_skip(r, depth + 1)))
+                return st;
+            json_ws(r);
+            if (json_at(r, '}')) {
+                r->pos++;
+                return HF_OK;
+            }
+            if ((st = json_expect(r, ',', "',' or '}'")))
+                return st;
+            json_ws(r);
+        }
+    case '[':
+        r->pos++;
+        json_ws(r);
+        if (json_at(r, ']')) {
+            r->pos++;
+            return HF_OK;
+        }
+        for (;;) {
+            if ((st = json_skip(r, depth + 1)))
+                return st;
+            json_ws(r);
+            if (json_at(r, ']')) {
+                r->pos++;
+                return HF_OK;
+            }
+            if ((st = json_expect(r, ',', "',' or ']'")))
+                return st;
+            json_ws(r);
+        }
+    case '"':
+        return json_string(r);
+    case 't':
+        return json_literal(r, "true");
+    case 'f':
+        return json_literal(r, "false");
+    case 'n':
+        return json_literal(r, "null");
+    default:
+        if (r->s[r->pos] == '-' || (r->s[r->pos] >= '0' && r->s[r->pos] <= '9'))
+            return json_number(r, &num, &is_index);
+        return json_expected(r, "a value");
+    }
+}
+
+static void mark_here(const reader *r, mark *m)
+{
+    m->set = true;
+    m->pos = r->pos;
+    m->line = r->line;
+    m->line_start = r->line_start;
+}
+
+static void mark_go(reader *r, const mark *m)
+{
+    r->pos = m->pos;
+    r->line = m->line;
+    r->line_start = m->line_start;
+}
+
+/* "events": every event of the poset, each once; index i of the array becomes map[i]. */
+static hf_status json_events(reader *r)
+{
+    uint32_t n = r->p->n;
+    size_t al = r->line, ac = column_of(r, r->pos);
+    if (!json_at(r, '['))
+        return fail_here(r, HF_EPARSE, "\"events\" must be an array of event names");
+    r->pos++;
+    r->map = hf_i_alloc_array(r->ctx, n, sizeof *r->map);
+    if (!r->map)
+        return fail_nomem(r);
+    r->have_map = true;
+    uint32_t count = 0;
+    hf_status st;
+    json_ws(r);
+    if (json_at(r, ']'))
+        r->pos++;
+    else
+        for (;;) {
+            size_t el = r->line, ec = column_of(r, r->pos);
+            if (!json_at(r, '"'))
+                return fail_here(r, HF_EPARSE, "\"events\" must hold event names (strings)");
+            if ((st = json_string(r)))
+                return st;
+            uint32_t id;
+            if (!name_find(r, &id))
+                return unknown_name(r, el, ec);
+            if (hf_i_bit_test(r->seen, id)) {
+                char q[96];
+                return fail_at(r, HF_ESCHEDULE, el, ec, "event %s is listed twice in \"events\"",
+                               hf_i_name_quote(r->name, q, sizeof q));
+            }
+            hf_i_bit_set(r->seen, id);
+            r->map[count++] = id;
+            json_ws(r);
+            if (json_at(r, ']')) {
+                r->pos++;
+                break;
+            }
+            if ((st = json_expect(r, ',', "',' or ']'")))
+                return st;
+            json_ws(r);
+        }
+    if (count != n)
+        return fail_at(r, HF_EMISMATCH, al, ac,
+                       "family has %" PRIu32 " events, the order has %" PRIu32, count, n);
+    for (uint32_t i = 0; i < count; i++)
+        hf_i_bit_clear(r->seen, r->map[i]);
+    return HF_OK;
+}
+
+/* One event of a schedule: an index (into "events", or an id without it) or a name. */
+static hf_status json_entry(reader *r, uint32_t *id)
+{
+    uint32_t n = r->p->n;
+    size_t el = r->line, ec = column_of(r, r->pos);
+    hf_status st;
+    if (json_at(r, '"')) {
+        if ((st = json_string(r)))
+            return st;
+        if (!name_find(r, id))
+            return unknown_name(r, el, ec);
+        return HF_OK;
+    }
+    if (r->pos < r->len && (r->s[r->pos] == '-' || (r->s[r->pos] >= '0' && r->s[r->pos] <= '9'))) {
+        uint64_t index;
+        bool is_index;
+        if ((st = json_number(r, &index, &is_index)))
+            return st;
+        if (!is_index)
+            return fail_at(r, HF_EPARSE, el, ec, "an event index must be a non-negative integer");
+        if (index >= n)
+            return fail_at(r, HF_ENOTFOUND, el, ec,
+                           "event index %" PRIu64 " out of range (the order has %" PRIu32
+                           " events)",
+                           index, n);
+        *id = r->have_map ? r->map[index] : (uint32_t)index;
+        return HF_OK;
+    }
+    return json_expected(r, "an event index or name");
+}
+
+static hf_status json_schedules(reader *r)
+{
+    if (!json_at(r, '['))
+        return fail_here(r, HF_EPARSE, "\"schedules\" must be an array of schedules");
+    r->pos++;
+    hf_status st;
+    json_ws(r);
+    if (json_at(r, ']')) {
+        r->pos++;
+        return HF_OK;
+    }
+    for (;;) {
+        size_t sched = r->f->m + 1;
+        size_t sl = r->line, sc = column_of(r, r->pos);
+        if (!json_at(r, '['))
+            return json_expected(r, "a schedule (an array of events)");
+        r->pos++;
+        uint32_t k = 0;
+        json_ws(r);
+        if (json_at(r, ']'))
+            r->pos++;
+        else
+            for (;;) {
+                size_t el = r->line, ec = column_of(r, r->pos);
+                uint32_t id;
+                if ((st = json_entry(r, &id)) || (st = row_add(r, &k, id, sched, el, ec)))
+                    return st;
+                json_ws(r);
+                if (json_at(r, ']')) {
+                    r->pos++;
+                    break;
+                }
+                if ((st = json_expect(r, ',', "',' or ']'")))
+                    return st;
+                json_ws(r);
+            }
+        if ((st = row_end(r, k, sched, sl, sc)))
+            return st;
+        json_ws(r);
+        if (json_at(r, ']')) {
+            r->pos++;
+            return HF_OK;
+        }
+        if ((st = json_expect(r, ',', "',' or ']'")))
+            return st;
+        json_ws(r);
+    }
+}
+
+/* The object is read once for its syntax and its small fields, remembering where "events" and
+ * "schedules" start; they are then read in that order, whatever order the keys came in. */
+static hf_status json_read(reader *r)
+{
+    hf_status st;
+    mark events = {0}, schedules = {0};
+    bool have_d = false;
+    json_ws(r);
+    size_t ol = r->line, oc = column_of(r, r->pos);
+    if ((st = json_expect(r, '{', "'{'")))
+        return st;
+    json_ws(r);
+    if (json_at(r, '}'))
+        r->pos++;
+    else
+        for (;;) {
+            size_t kl = r->line, kc = column_of(r, r->pos);
+            if (!json_at(r, '"'))
+                return json_expected(r, "a key string");
+            if ((st = json_string(r)))
+                return st;
+            int key = name_is(r, "d")           ? 1
+                      : name_is(r, "events")    ? 2
+                      : name_is(r, "schedules") ? 3
+                                                : 0;
+            json_ws(r);
+            if ((st = json_expect(r, ':', "':'")))
+                return st;
+            json_ws(r);
+            if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set))
+                return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name);
+            if (key == 1) {
+                size_t vl = r->line, vc = column_of(r, r->pos);
+                uint64_t d = 0;
+                bool is_index = false;
+                if (r->pos < r->len &&
+                    (r->s[r->pos] == '-' || (r->s[r->pos] >= '0' && r->s[r->pos] <= '9'))) {
+                    if ((st = json_number(r, &d, &is_index)))
+                        return st;
+                }
+                if (!is_index || d > UINT_MAX)
+                    return fail_at(r, HF_EPARSE, vl, vc, "\"d\" must be a non-negative integer");
+                r->d = (unsigned)d;
+                have_d = true;
+            } else {
+                if (key == 2)
+                    mark_here(r, &events);
+                else if (key == 3)
+                    mark_here(r, &schedules);
+                if ((st = json_skip(r, 1)))
+                    return st;
+            }
+            json_ws(r);
+            if (json_at(r, '}')) {
+                r->pos++;
+                break;
+            }
+            if ((st = json_expect(r, ',', "',' or '}'")))
+                return st;
+            json_ws(r);
+        }
+    json_ws(r);
+    if (r->pos < r->len)
+        return fail_here(r, HF_EPARSE, "unexpected data after the JSON object");
+    if (!schedules.set)
+        return fail_at(r, HF_EPARSE, ol, oc, "the JSON object has no \"schedules\"");
+    if (events.set) {
+        mark_go(r, &events);
+        if ((st = json_events(r)))
+            return st;
+    }
+    mark_go(r, &schedules);
+    return json_schedules(r);
+}
+
+/* ========================================================================================== */
+/* Reader: entry points                                                                       */
+
+hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf_family **out,
+                             hf_family_header *header, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (header)
+        *header = (hf_family_header){0, NULL, false, 0};
+    if (!p || !out || (!data && len > 0))
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    reader r = {.p = p, .ctx = p->ctx, .s = data, .len = len, .line = 1, .err = err};
+    hf_status st = HF_OK;
+    r.name = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
+    r.row = hf_i_alloc_array(r.ctx, p->n, sizeof *r.row);
+    r.seen = hf_i_calloc(r.ctx, hf_i_words(p->n), sizeof *r.seen);
+    if (!r.name || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
+        st = fail_nomem(&r);
+    if (!st) {
+        /* A UTF-8 byte order mark is not part of the first line's text. */
+        if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0)
+            r.pos = r.line_start = 3;
+        size_t i = r.pos;
+        while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+            i++;
+        st = (i < len && data[i] == '{') ? json_read(&r) : text_read(&r);
+    }
+    hf_i_free(r.ctx, r.name);
+    hf_i_free(r.ctx, r.row);
+    hf_i_free(r.ctx, r.seen);
+    hf_i_free(r.ctx, r.map);
+    if (st) {
+        hf_family_free(r.f);
+        return st;
+    }
+    if (header) {
+        header->d = r.d;
+        header->schedules_known = true;
+        header->schedules = r.f->m;
+    }
+    *out = r.f;
+    return HF_OK;
+}
+
+hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
+                              hf_family_header *header, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (header)
+        *header = (hf_family_header){0, NULL, false, 0};
+    if (!p || !in || !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    void *buf = NULL;
+    size_t cap = 0, len = 0;
+    const size_t chunk = 1u << 16;
+    for (;;) {
+        if (len > SIZE_MAX - chunk || hf_i_grow(p->ctx, &buf, &cap, len + chunk, 1) != HF_OK) {
+            hf_i_free(p->ctx, buf);
+            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        }
+        size_t got = fread((char *)buf + len, 1, cap - len, in);
+        len += got;
+        if (got == 0 || feof(in) || ferror(in))
+            break;
+    }
+    if (ferror(in)) {
+        hf_i_free(p->ctx, buf);
+        return hf_i_fail(err, HF_EIO, 0, 0, "reading the family failed");
+    }
+    hf_status st = hf_family_read_mem(p, buf, len, out, header, err);
+    hf_i_free(p->ctx, buf);
+    return st;
+}

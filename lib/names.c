@@ -123,3 +123,10 @@ bool hf_i_name_write(FILE *out, const char *name)
     }
     return putc('"', out) != EOF;
 }
+
+hf_status hf_name_write(FILE *out, const char *name)
+{
+    if (!out || !name)
+        return HF_EINVAL;
+    return hf_i_name_write(out, name) ? HF_OK : HF_EIO;
+}

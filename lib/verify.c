@@ -1,2 +1,528 @@
-/* placeholder: replaced by the module implementation. */
+/* Exact check that a family of schedules is d-hitting: the first uncovered admissible tuple as a
+ * witness (hf_verify), or the number of uncovered tuples as a GMP integer. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hitfam/count.h"
 #include "internal.h"
+
+/*
+ * How it works. An admissible d-tuple is an admissible (d-1)-prefix a1..a_{d-1} followed by any
+ * event that is neither in the prefix nor below one of its entries. The prefixes are enumerated
+ * depth-first in lexicographic id order (an explicit stack of at most HF_MAX_D - 1 levels),
+ * keeping per level
+ *   F_i = {a1..ai} plus their strict down-sets (down-closed, so hf_i_or_down_set applies), and
+ *   S_i = the schedules in which a1..ai appear in this order (one flag per schedule).
+ * For the last prefix entry the allowed continuations form a bitset `rem`; every schedule s of
+ * S_{d-1} hits exactly the continuations placed after a_{d-1} in s, so rem loses them. A schedule's
+ * "after a" set is read from precomputed suffix checkpoints: for each block boundary kB, the set
+ * of events at positions >= kB; the events between a and the next boundary (fewer than B) are
+ * cleared one by one. Schedules are consulted in increasing position of a_{d-1} (a per-event
+ * list sorted once): one that places a_{d-1} early hits nearly every continuation, so most
+ * prefixes see rem emptied after a few schedules, and the loop stops there (saturation). A
+ * prefix thus costs about (n/64 + B) word operations per schedule consulted instead of the
+ * n * m of a tuple-by-tuple check. The order of consultation changes only when the loop stops,
+ * never what is left: since prefixes come in lexicographic order and a continuation is chosen
+ * as the lowest id left in rem, the first non-empty rem gives the lexicographically first
+ * uncovered tuple, which makes the witness deterministic.
+ *
+ * Repeated schedules are dropped first: a copy never hits anything new, yet the sorted lists
+ * would put all copies of a schedule side by side and consult each.
+ *
+ * Cost. Setup: the schedule checks O(m * (n + e)), dropping copies O(m * n + m log m),
+ * positions and the per-event sorted lists O(m * n), checkpoints O(m * (n/B) * n/64). Enumeration, for each admissible prefix:
+ * O(n/64 + down-set work) for F, O(m) per intermediate level for S (none for d <= 3), then
+ * O(1) per schedule examined in the sorted list and O(n/64 + B) per schedule of S_{d-1}
+ * consulted before saturation (all of them when the prefix has an uncovered continuation, which
+ * is what the count pays and what hf_verify pays once). Memory: 3 * m * n 32-bit ids (positions
+ * (d >= 3 only) and the sorted lists), m * (n/B) * n/64 checkpoint words, d * n/64 words and d * m bytes for
+ * the levels.
+ * B is the smallest power of two >= n/64, at most 64 (so the single clears never cost more than
+ * the word operations; smaller blocks measured faster for n < 4096), unless the checkpoints would
+ * exceed CHECKPOINT_BUDGET words; then B doubles until they fit, trading memory for the
+ * per-schedule cost.
+ */
+
+/* 2^25 words = 256 MiB of checkpoints before blocks grow beyond 64 positions. */
+#define CHECKPOINT_BUDGET ((size_t)1 << 25)
+
+static inline unsigned lowest_bit(hf_word x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned i = 0;
+    while (!(x & 1u)) {
+        x >>= 1;
+        i++;
+    }
+    return i;
+#endif
+}
+
+static inline unsigned bit_count(hf_word x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    unsigned c = 0;
+    for (; x; x &= x - 1)
+        c++;
+    return c;
+#endif
+}
+
+struct ver {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    uint32_t n;
+    size_t m; /* distinct schedules: copies add nothing and would only be consulted again */
+    unsigned d;
+    size_t W;   /* words of an event bitset */
+    uint32_t B; /* positions per checkpoint block (a power of two) */
+    unsigned B_log;
+    uint32_t nb; /* blocks: ceil(n / B); checkpoints exist for boundaries 1..nb-1 */
+    const uint32_t *rows;
+    uint32_t *orig; /* orig[s]: the family's index of distinct schedule s */
+    uint32_t *pos; /* pos[x * m + s]: position of event x in schedule s */
+    uint32_t *by_pos; /* by_pos[x * m + i]: the schedules sorted by the position of x */
+    uint32_t *by_pos_at; /* by_pos_at[x * m + i]: the position of x in schedule by_pos[x*m+i] */
+    hf_word *ck;   /* schedule s, boundary k: ck + (s * (nb - 1) + k - 1) * W */
+    hf_word *focus;
+    uint32_t focus_events; /* distinct focus events */
+    hf_word *F;   /* d levels of W words; level 0 is empty */
+    uint8_t *S;   /* d levels of m flags (S_i[s]: s keeps a1..ai in order); level 0: all 1 */
+    hf_word *rem; /* W */
+};
+
+static void ver_free(struct ver *v)
+{
+    hf_i_free(v->ctx, v->orig);
+    hf_i_free(v->ctx, v->pos);
+    hf_i_free(v->ctx, v->by_pos);
+    hf_i_free(v->ctx, v->by_pos_at);
+    hf_i_free(v->ctx, v->ck);
+    hf_i_free(v->ctx, v->focus);
+    hf_i_free(v->ctx, v->F);
+    hf_i_free(v->ctx, v->S);
+    hf_i_free(v->ctx, v->rem);
+}
+
+/* Number of checkpoint words for block size B, or SIZE_MAX when it does not fit in size_t. */
+static size_t checkpoint_words(size_t m, uint32_t n, uint32_t B, size_t W)
+{
+    size_t boundaries = n == 0 ? 0 : ((size_t)n + B - 1) / B - 1;
+    if (boundaries == 0 || m == 0)
+        return 0;
+    if (boundaries > SIZE_MAX / W || m > SIZE_MAX / (boundaries * W))
+        return SIZE_MAX;
+    return m * boundaries * W;
+}
+
+/* Arguments, d, event counts, focus ids, then every schedule; the first problem is reported. */
+static hf_status validate(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                          hf_error *err)
+{
+    if (!p || !f || !opt)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    if (opt->d < 1 || opt->d > HF_MAX_D)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u, got %u", HF_MAX_D,
+                         opt->d);
+    if (f->n != p->n)
+        return hf_i_fail(err, HF_EMISMATCH, 0, 0,
+                         "family has %" PRIu32 " events, order has %" PRIu32, f->n, p->n);
+    if (opt->focus)
+        for (size_t i = 0; i < opt->focus_count; i++)
+            if (opt->focus[i] >= p->n)
+                return hf_i_fail(err, HF_EINVAL, 0, 0,
+                                 "focus event id %" PRIu32 " out of range (the order has %" PRIu32
+                                 " events)",
+                                 opt->focus[i], p->n);
+    static const uint32_t none[1] = {0};
+    for (size_t i = 0; i < f->m; i++) {
+        /* With n = 0 the rows may be absent; the check then reads nothing. */
+        const uint32_t *row = p->n ? f->rows + i * (size_t)p->n : none;
+        hf_status st = hf_i_schedule_check(p, row, i, 0, err);
+        if (st)
+            return st;
+    }
+    return HF_OK;
+}
+
+static const uint32_t *row_of(const struct ver *v, size_t s)
+{
+    return v->rows + (size_t)v->orig[s] * v->n;
+}
+
+struct keyed {
+    uint64_t hash;
+    uint32_t index;
+};
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const struct keyed *x = a, *y = b;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* v->orig = the family's schedules without repeats, first copies in family order. Hashing and
+ * sorting: O(m * n + m log m). */
+static hf_status distinct_schedules(struct ver *v, size_t m)
+{
+    uint32_t n = v->n;
+    struct keyed *key = hf_i_alloc_array(v->ctx, m, sizeof *key);
+    uint8_t *copy = hf_i_calloc(v->ctx, m, 1);
+    v->orig = hf_i_alloc_array(v->ctx, m, sizeof *v->orig);
+    if (!key || !copy || !v->orig) {
+        hf_i_free(v->ctx, key);
+        hf_i_free(v->ctx, copy);
+        return HF_ENOMEM;
+    }
+    for (size_t s = 0; s < m; s++) {
+        const uint32_t *row = v->rows + s * n;
+        uint64_t h = 0x243f6a8885a308d3u;
+        for (uint32_t q = 0; q < n; q++) {
+            h = (h ^ row[q]) * 0x9e3779b97f4a7c15u;
+            h ^= h >> 29;
+        }
+        key[s].hash = h;
+        key[s].index = (uint32_t)s;
+    }
+    qsort(key, m, sizeof *key, keyed_cmp);
+    for (size_t i = 0, run = 0; i < m; i++) {
+        if (key[i].hash != key[run].hash)
+            run = i;
+        const uint32_t *row = v->rows + (size_t)key[i].index * n;
+        for (size_t j = run; j < i && !copy[key[i].index]; j++)
+            if (!copy[key[j].index] &&
+                memcmp(v->rows + (size_t)key[j].index * n, row, n * sizeof *row) == 0)
+                copy[key[i].index] = 1;
+    }
+    v->m = 0;
+    for (size_t s = 0; s < m; s++)
+        if (!copy[s])
+            v->orig[v->m++] = (uint32_t)s;
+    hf_i_free(v->ctx, key);
+    hf_i_free(v->ctx, copy);
+    return HF_OK;
+}
+
+/* Everything but the enumeration levels' content. Needs a validated input. */
+static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
+                          const hf_verify_options *opt, hf_error *err)
+{
+    memset(v, 0, sizeof *v);
+    v->p = p;
+    v->ctx = p->ctx;
+    v->n = p->n;
+    v->m = f->m;
+    v->d = opt->d;
+    v->rows = f->rows;
+    v->W = hf_i_words(v->n);
+    hf_ctx *ctx = v->ctx;
+    size_t W = v->W ? v->W : 1;
+
+    v->focus = hf_i_calloc(ctx, W, sizeof *v->focus);
+    if (!v->focus)
+        goto nomem;
+    if (opt->focus) {
+        for (size_t i = 0; i < opt->focus_count; i++)
+            hf_i_bit_set(v->focus, opt->focus[i]);
+    } else {
+        for (uint32_t x = 0; x < v->n; x++)
+            hf_i_bit_set(v->focus, x);
+    }
+    for (size_t w = 0; w < v->W; w++)
+        v->focus_events += bit_count(v->focus[w]);
+    /* With fewer (focus) events than d there are no d-tuples; a d-hitting family must still be
+     * d'-hitting for every d' <= d (docs/bounds.md, "Convention"), so the check falls back to
+     * the longest tuples there are. d <= 1 is decided without the tables. */
+    if (v->d > v->focus_events)
+        v->d = (unsigned)v->focus_events;
+    if (v->d <= 1)
+        return HF_OK;
+
+    uint32_t n = v->n;
+    /* schedule indices are stored in 32 bits; so many schedules would not fit in memory */
+    if (v->m > UINT32_MAX || distinct_schedules(v, v->m))
+        goto nomem;
+    size_t m = v->m;
+    v->B = 1;
+    while (v->B < 64 && v->B < W)
+        v->B *= 2;
+    while (v->B < n && checkpoint_words(m, n, v->B, W) > CHECKPOINT_BUDGET)
+        v->B *= 2;
+    while (((uint32_t)1 << v->B_log) < v->B)
+        v->B_log++;
+    v->nb = (uint32_t)(((uint64_t)n + v->B - 1) / v->B);
+    size_t ckw = checkpoint_words(m, n, v->B, W);
+    if (ckw == SIZE_MAX || (m && n > SIZE_MAX / m))
+        goto nomem;
+
+    /* positions by schedule are needed only to order two prefix entries */
+    if (v->d >= 3 && !(v->pos = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->pos)))
+        goto nomem;
+    v->by_pos = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->by_pos);
+    v->by_pos_at = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->by_pos_at);
+    v->ck = hf_i_alloc_array(ctx, ckw, sizeof *v->ck);
+    v->F = hf_i_calloc(ctx, (size_t)v->d * W, sizeof *v->F);
+    v->S = hf_i_alloc_array(ctx, v->d, m);
+    v->rem = hf_i_calloc(ctx, W, sizeof *v->rem);
+    uint32_t *fill = hf_i_calloc(ctx, n, sizeof *fill);
+    if (!v->by_pos || !v->by_pos_at || !v->ck || !v->F || !v->S || !v->rem || !fill) {
+        hf_i_free(ctx, fill);
+        goto nomem;
+    }
+    /* position by position, so that each event's list comes out sorted */
+    for (uint32_t q = 0; q < n; q++)
+        for (size_t s = 0; s < m; s++) {
+            uint32_t x = row_of(v, s)[q];
+            v->by_pos_at[(size_t)x * m + fill[x]] = q;
+            v->by_pos[(size_t)x * m + fill[x]++] = (uint32_t)s;
+        }
+    hf_i_free(ctx, fill);
+
+    for (size_t s = 0; s < m; s++) {
+        const uint32_t *row = row_of(v, s);
+        for (uint32_t q = 0; q < n && v->pos; q++)
+            v->pos[(size_t)row[q] * m + s] = q;
+        /* suffix sets from the end; rem serves as the running set */
+        memset(v->rem, 0, W * sizeof *v->rem);
+        for (uint32_t k = v->nb - 1; k >= 1; k--) {
+            uint64_t end = (uint64_t)(k + 1) * v->B;
+            for (uint32_t q = k * v->B; q < end && q < n; q++)
+                hf_i_bit_set(v->rem, row[q]);
+            memcpy(v->ck + (s * (v->nb - 1) + k - 1) * W, v->rem, W * sizeof *v->rem);
+        }
+        v->S[s] = 1;
+    }
+    return HF_OK;
+nomem:
+    ver_free(v);
+    return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory verifying a family of %zu schedules",
+                     f->m);
+}
+
+/* The lowest allowed (focus, not in F) event with id >= from, or HF_NO_EVENT. */
+static uint32_t next_allowed(const struct ver *v, const hf_word *F, uint32_t from)
+{
+    size_t w = from / HF_WORD_BITS;
+    if (w >= v->W)
+        return HF_NO_EVENT;
+    hf_word x = ~F[w] & v->focus[w] & (~(hf_word)0 << (from % HF_WORD_BITS));
+    while (!x) {
+        if (++w == v->W)
+            return HF_NO_EVENT;
+        x = ~F[w] & v->focus[w];
+    }
+    return (uint32_t)(w * HF_WORD_BITS + lowest_bit(x));
+}
+
+/* rem &= ~(events after position p in schedule s), on the non-zero word range [*lo, *hi].
+ * Returns false when rem became empty. */
+static bool cut_after(const struct ver *v, size_t s, uint32_t p, size_t *lo, size_t *hi)
+{
+    hf_word *rem = v->rem;
+    uint32_t k = (p >> v->B_log) + 1;
+    uint64_t end = k < v->nb ? (uint64_t)k * v->B : v->n;
+    const uint32_t *row = row_of(v, s);
+    for (uint32_t q = p + 1; q < end; q++)
+        hf_i_bit_clear(rem, row[q]);
+    size_t l = *lo, h = *hi;
+    if (k < v->nb) {
+        const hf_word *c = v->ck + (s * (v->nb - 1) + k - 1) * v->W;
+        for (size_t w = l; w <= h; w++)
+            rem[w] &= ~c[w];
+    }
+    while (l <= h && rem[l] == 0)
+        l++;
+    if (l > h)
+        return false;
+    while (rem[h] == 0)
+        h--;
+    *lo = l;
+    *hi = h;
+    return true;
+}
+
+static void mpz_add_u64(mpz_t z, uint64_t x)
+{
+#if ULONG_MAX >= UINT64_MAX
+    mpz_add_ui(z, z, (unsigned long)x);
+#else
+    mpz_t t;
+    mpz_init_set_ui(t, (unsigned long)(x >> 32));
+    mpz_mul_2exp(t, t, 32);
+    mpz_add_ui(t, t, (unsigned long)(x & 0xffffffffu));
+    mpz_add(z, z, t);
+    mpz_clear(t);
+#endif
+}
+
+/* Enumerate admissible (d-1)-prefixes (d >= 2). With first_only, stop at the first uncovered
+ * tuple, store it in witness and return true; otherwise add the number of uncovered tuples to
+ * total and return false. */
+static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t total)
+{
+    const unsigned last = v->d - 1; /* prefix length */
+    const size_t W = v->W, m = v->m;
+    uint32_t a[HF_MAX_D], cursor[HF_MAX_D];
+    const uint8_t *S[HF_MAX_D];
+    S[0] = v->S;
+    uint64_t acc = 0;
+    uint32_t step = v->n / 100 ? v->n / 100 : 1;
+    unsigned lvl = 1;
+    cursor[1] = 0;
+    for (;;) {
+        const hf_word *Fprev = v->F + (lvl - 1) * W;
+        uint32_t c = next_allowed(v, Fprev, cursor[lvl]);
+        if (c == HF_NO_EVENT) {
+            if (--lvl == 0)
+                break;
+            continue;
+        }
+        cursor[lvl] = c + 1;
+        a[lvl] = c;
+        if (lvl == 1 && c % step == 0)
+            hf_i_log(v->ctx, HF_LOG_PROGRESS, "verify d=%u: first event %" PRIu32 " of %" PRIu32,
+                     v->d, c, v->n);
+        hf_word *Fcur = v->F + lvl * W;
+        memcpy(Fcur, Fprev, W * sizeof *Fcur);
+        hf_i_or_down_set(v->p, c, Fcur);
+        hf_i_bit_set(Fcur, c);
+        if (lvl < last) {
+            /* the schedules keeping a1..a_lvl in order */
+            if (lvl == 1) {
+                S[1] = S[0];
+            } else {
+                const uint32_t *pp = v->pos + (size_t)a[lvl - 1] * m;
+                const uint32_t *pc = v->pos + (size_t)c * m;
+                const uint8_t *Sprev = S[lvl - 1];
+                uint8_t *Scur = v->S + lvl * m;
+                for (size_t s = 0; s < m; s++)
+                    Scur[s] = Sprev[s] & (pp[s] < pc[s]);
+                S[lvl] = Scur;
+            }
+            lvl++;
+            cursor[lvl] = 0;
+            continue;
+        }
+
+        /* last prefix entry: the continuations, minus those some schedule of S_last hits */
+        size_t lo = SIZE_MAX, hi = 0;
+        for (size_t w = 0; w < W; w++) {
+            v->rem[w] = ~Fcur[w] & v->focus[w];
+            if (v->rem[w]) {
+                lo = lo == SIZE_MAX ? w : lo;
+                hi = w;
+            }
+        }
+        if (lo == SIZE_MAX)
+            continue;
+        bool open = true;
+        const uint32_t *order = v->by_pos + (size_t)c * m, *at = v->by_pos_at + (size_t)c * m;
+        const uint32_t *pp = lvl > 1 ? v->pos + (size_t)a[lvl - 1] * m : NULL;
+        const uint8_t *Sprev = S[lvl - 1];
+        /* 64 schedules at a time: the membership tests (in S_{last-1}, a_{last-1} before c)
+         * without branches, then the cuts; most prefixes stop within the first chunks */
+        for (size_t base = 0; base < m && open; base += HF_WORD_BITS) {
+            const uint32_t *chunk = order + base, *chunk_at = at + base;
+            size_t len = m - base < HF_WORD_BITS ? m - base : HF_WORD_BITS;
+            hf_word use = len == HF_WORD_BITS ? ~(hf_word)0 : ((hf_word)1 << len) - 1;
+            if (pp) {
+                use = 0;
+                for (size_t j = 0; j < len; j++) {
+                    uint32_t s = chunk[j];
+                    use |= (hf_word)(Sprev[s] & (pp[s] < chunk_at[j])) << j;
+                }
+            }
+            for (; use && open; use &= use - 1) {
+                unsigned j = lowest_bit(use);
+                open = cut_after(v, chunk[j], chunk_at[j], &lo, &hi);
+            }
+        }
+        if (!open)
+            continue;
+        if (first_only) {
+            for (unsigned i = 1; i <= last; i++)
+                witness[i - 1] = a[i];
+            witness[last] = (uint32_t)(lo * HF_WORD_BITS + lowest_bit(v->rem[lo]));
+            return true;
+        }
+        if (acc > UINT64_MAX - v->n) {
+            mpz_add_u64(total, acc);
+            acc = 0;
+        }
+        for (size_t w = lo; w <= hi; w++)
+            acc += bit_count(v->rem[w]);
+    }
+    if (!first_only)
+        mpz_add_u64(total, acc);
+    return false;
+}
+
+/* The lowest focus event, or HF_NO_EVENT. */
+static uint32_t first_focus(const struct ver *v)
+{
+    for (size_t w = 0; w < v->W; w++)
+        if (v->focus[w])
+            return (uint32_t)(w * HF_WORD_BITS + lowest_bit(v->focus[w]));
+    return HF_NO_EVENT;
+}
+
+hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                    hf_verify_result *result, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!result)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    hf_status st = validate(p, f, opt, err);
+    if (st)
+        return st;
+    struct ver v;
+    if ((st = ver_init(&v, p, f, opt, err)))
+        return st;
+    result->d = v.d;
+    result->hitting = true;
+    for (unsigned i = 0; i < HF_MAX_D; i++)
+        result->witness[i] = HF_NO_EVENT;
+    if (v.d == 0) {
+        /* no (focus) event: nothing to hit */
+    } else if (v.d == 1) {
+        if (v.m == 0) {
+            result->hitting = false;
+            result->witness[0] = first_focus(&v);
+        }
+    } else if (enumerate(&v, true, result->witness, NULL)) {
+        result->hitting = false;
+    }
+    ver_free(&v);
+    return HF_OK;
+}
+
+hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
+                                    const hf_verify_options *opt, mpz_t out, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    hf_status st = validate(p, f, opt, err);
+    if (st)
+        return st;
+    struct ver v;
+    if ((st = ver_init(&v, p, f, opt, err)))
+        return st;
+    mpz_set_ui(out, 0);
+    if (v.d == 0) {
+        /* no (focus) event */
+    } else if (v.d == 1) {
+        if (v.m == 0)
+            mpz_set_ui(out, v.focus_events);
+    } else {
+        enumerate(&v, false, NULL, out);
+    }
+    ver_free(&v);
+    return HF_OK;
+}

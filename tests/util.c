@@ -6,6 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
+void tu_leak_check(void)
+{
+    if (__lsan_do_recoverable_leak_check && __lsan_do_recoverable_leak_check())
+        abort();
+}
+
 uint64_t tu_next(uint64_t *s)
 {
     uint64_t z = (*s += 0x9e3779b97f4a7c15u);

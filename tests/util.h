@@ -36,4 +36,11 @@ hf_poset *tu_double_tree(uint32_t k);
 /* A tree from a canonical level sequence ("0122"). */
 hf_poset *tu_tree_from_levels(const char *levels);
 
+/* Leak check after every test of a suite: Criterion's workers end without running
+ * LeakSanitizer, so each suite declares TU_SUITE(name) and a leak aborts the worker, which fails
+ * the test binary's run (under --tap the report itself is not shown: run the binary without
+ * --tap to read it). A no-op in builds without LeakSanitizer. */
+void tu_leak_check(void);
+#define TU_SUITE(name) TestSuite(name, .fini = tu_leak_check)
+
 #endif

@@ -221,9 +221,16 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * attribute `focus=true` (or 1/yes) marks a focus event. Errors (with @p err filled, line when
  * known): HF_EPARSE (syntax error, empty input, no events, undirected graph, several graphs),
  * HF_ESELFLOOP, HF_ECYCLE, HF_ETOOLARGE, HF_ENOMEM. Caller owns `*out`.
- * Limit: libcgraph keeps its error state in process-wide variables; hitfam serialises its own DOT
+ * In quoted names `\\` and `\n` are read as a backslash and a newline (the family format's
+ * escapes), so that every name reads back as itself. Also refused (HF_EPARSE): names starting
+ * with `%` (Graphviz rewrites them), input Graphviz only warns about (such as `12a`, which it
+ * would split in two), bare tokens longer than HF_MAX_NAME; and (HF_ETOOLARGE) one edge chain
+ * of more than about 2,200 nodes or subgraphs nested more than about 2,200 deep, beyond which
+ * Graphviz's parser overflows its fixed stack.
+ * Limits: libcgraph's parser and error state are process-wide; hitfam serialises its own DOT
  * reads with a lock and restores libcgraph's error settings, but another thread calling libcgraph
- * directly at the same time may see or disturb those messages. */
+ * directly at the same time may disturb them. libcgraph allocates with malloc, not through the
+ * context's allocator. */
 HF_API hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
                                  hf_error *err);
 /** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;
@@ -297,6 +304,11 @@ HF_API uint64_t hf_writer_count(const hf_writer *w);
  * failed. NULL is a no-op returning HF_OK. */
 HF_API hf_status hf_writer_close(hf_writer *w);
 
+/** Write an event name as the family text format does: bare when it is a DOT identifier or
+ * numeral (and no DOT keyword), otherwise in double quotes with \" \\ and \n escapes.
+ * HF_EIO when the stream fails. */
+HF_API hf_status hf_name_write(FILE *out, const char *name);
+
 /** Write a whole family. */
 HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out,
                                  hf_format format, const hf_family_header *header);
@@ -305,7 +317,9 @@ HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *ou
  * non-blank character (`{` is JSON). Every schedule must list each event exactly once, by name
  * (text) or by name or index (JSON). Errors with line and column in @p err: HF_EPARSE,
  * HF_ENOTFOUND (unknown event), HF_ESCHEDULE (missing or repeated event; a header whose
- * `schedules=` or `events=` disagrees with the content), HF_ENOMEM. The order itself is not
+ * `schedules=` disagrees with the content), HF_EMISMATCH (a header `events=` or a JSON "events"
+ * list that does not match the order's events), HF_ENOMEM. The message does not repeat the
+ * position, which is in err->line and err->column. The order itself is not
  * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
  * there (method is set to NULL). Caller owns `*out`. */
 HF_API hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
@@ -329,7 +343,8 @@ typedef struct hf_verify_options {
 /** Outcome of a verification that ran to the end. */
 typedef struct hf_verify_result {
     bool hitting;                /**< every admissible (focus) d-tuple is hit */
-    unsigned d;                  /**< the d checked */
+    unsigned d;                  /**< the tuple length checked: min(d, number of (focus)
+                                      events), see hf_verify */
     uint32_t witness[HF_MAX_D];  /**< if !hitting: the first uncovered admissible tuple in
                                       lexicographic order of ids */
 } hf_verify_result;
@@ -339,7 +354,9 @@ typedef struct hf_verify_result {
  * d-hitting. Time about (number of admissible (d-1)-prefixes) * (n/64 + 64) * s word operations,
  * where s is the number of schedules consulted before the prefix's continuations are all hit
  * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is
- * non-empty or n = 0. */
+ * non-empty or n = 0. With fewer (focus) events than d no d-tuple exists; since a d-hitting
+ * family must be d'-hitting for every d' <= d (docs/bounds.md), the check is then made for the
+ * longest tuples there are, and result->d says which length was checked. */
 HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                            hf_verify_result *result, hf_error *err);
 

@@ -1,0 +1,473 @@
+/* Benchmark of hf_verify and hf_verify_count_uncovered: large trees (d=2), random orders (d=3),
+ * and the tuple-by-tuple check on the sizes it can do, timed in the same run. Prints a table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hitfam/count.h"
+#include "hitfam/hitfam.h"
+
+static uint64_t next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static uint32_t below(uint64_t *s, uint32_t bound) { return (uint32_t)(next_u64(s) % bound); }
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void die(const char *what, hf_status st, const hf_error *err)
+{
+    fprintf(stderr, "bench_verify: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
+    exit(1);
+}
+
+static hf_poset *build(uint32_t n, const uint32_t *pairs, size_t m)
+{
+    hf_poset_builder *b;
+    hf_status st = hf_poset_builder_new(NULL, &b);
+    char name[32];
+    for (uint32_t i = 0; i < n && !st; i++) {
+        snprintf(name, sizeof name, "e%u", (unsigned)i);
+        st = hf_poset_builder_add_event(b, name, NULL);
+    }
+    for (size_t i = 0; i < m && !st; i++)
+        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
+    hf_poset *p = NULL;
+    hf_error err = {0};
+    if (!st)
+        st = hf_poset_builder_finish(b, &p, &err);
+    hf_poset_builder_free(b);
+    if (st)
+        die("building an order", st, &err);
+    return p;
+}
+
+/* Random recursive tree: event i hangs below a uniformly chosen earlier event. */
+static hf_poset *random_tree(uint32_t n, uint64_t *rng)
+{
+    uint32_t *pairs = malloc(2 * (size_t)n * sizeof *pairs);
+    for (uint32_t i = 1; i < n; i++) {
+        pairs[2 * (i - 1)] = below(rng, i);
+        pairs[2 * (i - 1) + 1] = i;
+    }
+    hf_poset *p = build(n, pairs, n ? n - 1 : 0);
+    free(pairs);
+    return p;
+}
+
+/* Random DAG: for i < j in a random permutation, an edge with probability num/den. */
+static hf_poset *random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng)
+{
+    uint32_t *perm = malloc((size_t)n * sizeof *perm);
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = below(rng, i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    size_t cap = 1024, m = 0;
+    uint32_t *pairs = malloc(2 * cap * sizeof *pairs);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++)
+            if (below(rng, den) < num) {
+                if (m == cap)
+                    pairs = realloc(pairs, 2 * (cap *= 2) * sizeof *pairs);
+                pairs[2 * m] = perm[i];
+                pairs[2 * m + 1] = perm[j];
+                m++;
+            }
+    hf_poset *p = build(n, pairs, m);
+    free(pairs);
+    free(perm);
+    return p;
+}
+
+/* DFS preorder of a tree, children by increasing (or decreasing) id. */
+static void preorder(const hf_poset *p, int reverse, uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p), k = 0, sp = 0;
+    uint32_t *stack = malloc((size_t)n * sizeof *stack);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = reverse ? i : n - 1 - i, c;
+        hf_poset_hasse_pred(p, r, &c);
+        if (c == 0)
+            stack[sp++] = r;
+    }
+    while (sp > 0) {
+        uint32_t v = stack[--sp], c;
+        out[k++] = v;
+        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
+        for (uint32_t i = 0; i < c; i++)
+            stack[sp++] = succ[reverse ? i : c - 1 - i];
+    }
+    free(stack);
+}
+
+/* A random topological sort; events in `placed` are taken as already scheduled (out receives
+ * only the others). */
+static uint32_t random_completion(const hf_poset *p, uint64_t *rng, unsigned char *placed,
+                                  uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p), na = 0, k = 0;
+    uint32_t *indeg = calloc(n, sizeof *indeg), *avail = malloc((size_t)n * sizeof *avail);
+    for (uint32_t v = 0; v < n; v++) {
+        if (placed[v])
+            continue;
+        uint32_t c;
+        const uint32_t *pred = hf_poset_hasse_pred(p, v, &c);
+        for (uint32_t i = 0; i < c; i++)
+            indeg[v] += !placed[pred[i]];
+        if (indeg[v] == 0)
+            avail[na++] = v;
+    }
+    while (na > 0) {
+        uint32_t i = below(rng, na), v = avail[i], c;
+        avail[i] = avail[--na];
+        out[k++] = v;
+        placed[v] = 1;
+        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
+        for (uint32_t j = 0; j < c; j++)
+            if (--indeg[succ[j]] == 0)
+                avail[na++] = succ[j];
+    }
+    free(indeg);
+    free(avail);
+    return k;
+}
+
+static void random_extension(const hf_poset *p, uint64_t *rng, uint32_t *out)
+{
+    unsigned char *placed = calloc(hf_poset_size(p) + 1, 1);
+    random_completion(p, rng, placed, out);
+    free(placed);
+}
+
+/* A linear extension that hits the admissible tuple t: each entry right after the part of its
+ * down-set not yet scheduled, then a random completion. */
+static void extension_hitting(const hf_poset *p, const uint32_t *t, unsigned d, uint64_t *rng,
+                              uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p), k = 0;
+    const uint32_t *topo = hf_poset_topological_order(p);
+    unsigned char *placed = calloc(n + 1, 1);
+    for (unsigned i = 0; i < d; i++) {
+        for (uint32_t j = 0; j < n; j++) {
+            uint32_t v = topo[j];
+            if (!placed[v] && hf_poset_less(p, v, t[i])) {
+                placed[v] = 1;
+                out[k++] = v;
+            }
+        }
+        placed[t[i]] = 1;
+        out[k++] = t[i];
+    }
+    random_completion(p, rng, placed, out + k);
+    free(placed);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Timing                                                                                     */
+
+typedef struct timing {
+    double verify_ms, count_ms;
+    int hitting;
+    uint32_t witness[HF_MAX_D];
+    char uncovered[64];
+} timing;
+
+/* Each call is repeated until 0.3 s have passed (at least 3 times, or once if a call takes
+ * longer); the fastest run is reported, which is the figure least disturbed by other load. */
+static timing time_library(const hf_poset *p, const hf_family *f, unsigned d)
+{
+    timing t;
+    hf_verify_options opt = {.d = d};
+    hf_verify_result res;
+    hf_error err;
+    double best = 1e30, start = now();
+    for (int reps = 0; reps < 3 || now() - start < 0.3; reps++) {
+        double t0 = now();
+        hf_status st = hf_verify(p, f, &opt, &res, &err);
+        double t1 = now();
+        if (st)
+            die("hf_verify", st, &err);
+        best = t1 - t0 < best ? t1 - t0 : best;
+        if (t1 - t0 > 0.3)
+            break;
+    }
+    t.verify_ms = 1e3 * best;
+    t.hitting = res.hitting;
+    memcpy(t.witness, res.witness, sizeof t.witness);
+    mpz_t c;
+    mpz_init(c);
+    best = 1e30;
+    start = now();
+    for (int reps = 0; reps < 3 || now() - start < 0.3; reps++) {
+        double t0 = now();
+        hf_status st = hf_verify_count_uncovered(p, f, &opt, c, &err);
+        double t1 = now();
+        if (st)
+            die("hf_verify_count_uncovered", st, &err);
+        best = t1 - t0 < best ? t1 - t0 : best;
+        if (t1 - t0 > 0.3)
+            break;
+    }
+    t.count_ms = 1e3 * best;
+    gmp_snprintf(t.uncovered, sizeof t.uncovered, "%Zd", c);
+    mpz_clear(c);
+    return t;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The tuple-by-tuple check, d = 2 and 3                                                      */
+
+typedef struct naive {
+    uint64_t uncovered;
+    int hitting;
+} naive;
+
+static uint32_t *positions(const hf_family *f, uint32_t n)
+{
+    size_t m = hf_family_size(f);
+    uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
+    for (size_t s = 0; s < m; s++) {
+        const uint32_t *row = hf_family_schedule(f, s);
+        for (uint32_t q = 0; q < n; q++)
+            pos[s * n + row[q]] = q;
+    }
+    return pos;
+}
+
+/* Every ordered pair in lexicographic order, admissibility by hf_poset_less (O(1) on forests),
+ * hit by scanning the schedules. first_only stops at the first uncovered pair. */
+static naive naive_check2(const hf_poset *p, const hf_family *f, int first_only)
+{
+    uint32_t n = hf_poset_size(p);
+    size_t m = hf_family_size(f);
+    uint32_t *pos = positions(f, n);
+    naive r = {0, 1};
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++) {
+            if (b == a || hf_poset_less(p, b, a))
+                continue;
+            size_t s = 0;
+            while (s < m && pos[s * n + a] > pos[s * n + b])
+                s++;
+            if (s == m) {
+                r.uncovered++;
+                r.hitting = 0;
+                if (first_only)
+                    goto done;
+            }
+        }
+done:
+    free(pos);
+    return r;
+}
+
+/* Every ordered triple in lexicographic order; admissibility from an n*n closure table, hit by
+ * scanning the schedules. */
+static naive naive_check3(const hf_poset *p, const hf_family *f, int first_only)
+{
+    uint32_t n = hf_poset_size(p);
+    size_t m = hf_family_size(f);
+    unsigned char *lt = malloc((size_t)n * n);
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++)
+            lt[(size_t)a * n + b] = hf_poset_less(p, a, b);
+    uint32_t *pos = positions(f, n);
+    naive r = {0, 1};
+    for (uint32_t a = 0; a < n; a++)
+        for (uint32_t b = 0; b < n; b++) {
+            if (b == a || lt[(size_t)b * n + a])
+                continue;
+            for (uint32_t c = 0; c < n; c++) {
+                if (c == a || c == b || lt[(size_t)c * n + a] || lt[(size_t)c * n + b])
+                    continue;
+                size_t s = 0;
+                while (s < m &&
+                       !(pos[s * n + a] < pos[s * n + b] && pos[s * n + b] < pos[s * n + c]))
+                    s++;
+                if (s == m) {
+                    r.uncovered++;
+                    r.hitting = 0;
+                    if (first_only)
+                        goto done;
+                }
+            }
+        }
+done:
+    free(lt);
+    free(pos);
+    return r;
+}
+
+/* Fastest of up to 3 runs within 0.5 s, in ms. */
+static double time_naive(const hf_poset *p, const hf_family *f, unsigned d, int first_only,
+                         naive *out)
+{
+    double best = 1e30, start = now();
+    for (int reps = 0; reps < 3 && (reps == 0 || now() - start < 0.5); reps++) {
+        double t0 = now();
+        *out = d == 2 ? naive_check2(p, f, first_only) : naive_check3(p, f, first_only);
+        double t1 = now();
+        best = t1 - t0 < best ? t1 - t0 : best;
+    }
+    return 1e3 * best;
+}
+
+/* Both sides must agree on hitting and on the count. */
+static void check_agree(const timing *t, const naive *nv, const naive *nc)
+{
+    char got[64];
+    snprintf(got, sizeof got, "%llu", (unsigned long long)nc->uncovered);
+    if (nv->hitting != t->hitting || strcmp(got, t->uncovered) != 0) {
+        fprintf(stderr, "bench_verify: the library and the naive check disagree\n");
+        exit(1);
+    }
+}
+
+static void header(void)
+{
+    printf("%-34s %6s %5s %2s %4s %10s %10s %12s %11s %11s %7s %7s\n", "case", "n", "m", "d",
+           "hit", "verify ms", "count ms", "uncovered", "naive v ms", "naive c ms", "v ratio",
+           "c ratio");
+}
+
+static void row(const char *what, const hf_poset *p, const hf_family *f, unsigned d,
+                const timing *t, double naive_v, double naive_c)
+{
+    printf("%-34s %6u %5zu %2u %4s %10.3f %10.3f %12s", what, hf_poset_size(p),
+           hf_family_size(f), d, t->hitting ? "yes" : "no", t->verify_ms, t->count_ms,
+           t->uncovered);
+    if (naive_v >= 0)
+        printf(" %11.3f %11.3f %7.1f %7.1f\n", naive_v, naive_c, naive_v / t->verify_ms,
+               naive_c / t->count_ms);
+    else
+        printf(" %11s %11s %7s %7s\n", "-", "-", "-", "-");
+    fflush(stdout);
+}
+
+static hf_family *new_family(uint32_t n)
+{
+    hf_family *f;
+    hf_status st = hf_family_new(NULL, n, &f);
+    if (st)
+        die("hf_family_new", st, NULL);
+    return f;
+}
+
+static void append(hf_family *f, const uint32_t *s)
+{
+    hf_status st = hf_family_append(f, s);
+    if (st)
+        die("hf_family_append", st, NULL);
+}
+
+int main(void)
+{
+    uint64_t rng = 20240601;
+    header();
+
+    /* d = 2, random recursive tree of 20,000 events with its two DFS preorders (2-hitting by
+     * Claim 3.1, so both sides run to the end) */
+    {
+        const uint32_t n = 20000;
+        hf_poset *p = random_tree(n, &rng);
+        uint32_t *s = malloc(2 * (size_t)n * sizeof *s);
+        preorder(p, 0, s);
+        preorder(p, 1, s + n);
+        hf_family *f = new_family(n);
+        append(f, s);
+        for (int k = 0; k < 2; k++) {
+            if (k == 1)
+                append(f, s + n);
+            timing t = time_library(p, f, 2);
+            naive nv, nc;
+            double nv_ms = time_naive(p, f, 2, 1, &nv), nc_ms = time_naive(p, f, 2, 0, &nc);
+            check_agree(&t, &nv, &nc);
+            row(k == 0 ? "tree, lambda only" : "tree, lambda + rho", p, f, 2, &t, nv_ms, nc_ms);
+        }
+        hf_family_free(f);
+        free(s);
+        hf_poset_free(p);
+    }
+
+    /* d = 3, random order of 2,000 events with random linear extensions */
+    {
+        const uint32_t n = 2000;
+        hf_poset *p = random_dag(n, 1, 400, &rng);
+        printf("# 2000-event order: %zu Hasse edges, height %u\n",
+                hf_poset_hasse_edge_count(p), hf_poset_height(p));
+        uint32_t *s = malloc((size_t)n * sizeof *s);
+        hf_family *f = new_family(n);
+        const size_t sizes[] = {10, 30, 100};
+        for (size_t k = 0; k < 3; k++) {
+            while (hf_family_size(f) < sizes[k]) {
+                random_extension(p, &rng, s);
+                append(f, s);
+            }
+            timing t = time_library(p, f, 3);
+            row("dag 1/400, random extensions", p, f, 3, &t, -1, -1);
+        }
+        hf_family_free(f);
+        free(s);
+        hf_poset_free(p);
+    }
+
+    /* d = 3, the tuple-by-tuple check beside the library: a family grown from witnesses until
+     * it is 3-hitting (both sides then run to the end; n = 100 only, since growing one for
+     * n = 200 takes minutes: thousands of schedules, one verification each), and 30 random
+     * extensions (n = 100, 200, 400; the counts run to the end) */
+    const uint32_t sizes[] = {100, 200, 400};
+    for (size_t k = 0; k < 3; k++) {
+        uint32_t n = sizes[k];
+        hf_poset *p = random_dag(n, 1, n / 10, &rng);
+        uint32_t *s = malloc((size_t)n * sizeof *s);
+        for (int fam = n <= 100 ? 0 : 1; fam < 2; fam++) {
+            hf_family *f = new_family(n);
+            if (fam == 0) {
+                double g0 = now();
+                for (;;) {
+                    hf_verify_options opt = {.d = 3};
+                    hf_verify_result res;
+                    hf_error err;
+                    hf_status st = hf_verify(p, f, &opt, &res, &err);
+                    if (st)
+                        die("hf_verify", st, &err);
+                    if (res.hitting)
+                        break;
+                    extension_hitting(p, res.witness, 3, &rng, s);
+                    append(f, s);
+                }
+                printf("# n=%u: grown to %zu schedules in %.1f s\n", n, hf_family_size(f),
+                        now() - g0);
+            } else {
+                for (int i = 0; i < 30; i++) {
+                    random_extension(p, &rng, s);
+                    append(f, s);
+                }
+            }
+            timing t = time_library(p, f, 3);
+            naive nv, nc;
+            double nv_ms = time_naive(p, f, 3, 1, &nv), nc_ms = time_naive(p, f, 3, 0, &nc);
+            check_agree(&t, &nv, &nc);
+            row(fam == 0 ? "dag 1/(n/10), grown to 3-hitting" : "dag 1/(n/10), 30 random ext.",
+                p, f, 3, &t, nv_ms, nc_ms);
+            hf_family_free(f);
+        }
+        free(s);
+        hf_poset_free(p);
+    }
+    return 0;
+}

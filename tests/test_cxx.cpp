@@ -1,0 +1,11 @@
+// The public headers compile as C++ and their declarations have C linkage.
+#include <hitfam/hitfam.h>
+#include <hitfam/count.h>
+
+int main()
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    const char *v = hf_version_string();
+    return (v != nullptr && opt.d == 2) ? 0 : 1;
+}

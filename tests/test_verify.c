@@ -1,0 +1,1104 @@
+/* Tests of hf_verify and hf_verify_count_uncovered against a brute-force oracle written here:
+ * closure by Floyd-Warshall, every d-permutation in lexicographic order, hit by scanning. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hitfam/count.h"
+#include "hitfam/hitfam.h"
+#include "util.h"
+
+TU_SUITE(verify);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Oracle                                                                                     */
+
+typedef struct order {
+    uint32_t n;
+    unsigned char *lt; /* lt[a * n + b]: a < b */
+} order;
+
+static order order_of(const hf_poset *p)
+{
+    order o;
+    o.n = hf_poset_size(p);
+    o.lt = calloc((size_t)o.n * o.n + 1, 1);
+    for (uint32_t a = 0; a < o.n; a++) {
+        uint32_t c;
+        const uint32_t *succ = hf_poset_hasse_succ(p, a, &c);
+        for (uint32_t i = 0; i < c; i++)
+            o.lt[(size_t)a * o.n + succ[i]] = 1;
+    }
+    for (uint32_t k = 0; k < o.n; k++)
+        for (uint32_t a = 0; a < o.n; a++)
+            if (o.lt[(size_t)a * o.n + k])
+                for (uint32_t b = 0; b < o.n; b++)
+                    if (o.lt[(size_t)k * o.n + b])
+                        o.lt[(size_t)a * o.n + b] = 1;
+    return o;
+}
+
+typedef struct naive {
+    uint64_t uncovered;
+    bool found;
+    uint32_t first[HF_MAX_D];
+} naive;
+
+/* The oracle proper: tuples of candidate events (ids in increasing order, so that tuples of
+ * candidate indices come in the lexicographic order of ids), lt over candidate indices. */
+typedef struct naive_run {
+    uint32_t n;            /* events of a schedule */
+    uint32_t k;            /* candidates */
+    const uint32_t *cand;  /* k ids, increasing */
+    const unsigned char *lt; /* lt[i * k + j]: cand[i] < cand[j] */
+    const uint32_t *pos;   /* pos[s * n + id] */
+    size_t m;
+    unsigned d;
+    uint32_t a[HF_MAX_D]; /* candidate indices */
+    unsigned char used[256];
+    naive *out;
+} naive_run;
+
+static void naive_rec(naive_run *r, unsigned t)
+{
+    if (t == r->d) {
+        for (unsigned i = 0; i < r->d; i++)
+            for (unsigned j = i + 1; j < r->d; j++)
+                if (r->lt[(size_t)r->a[j] * r->k + r->a[i]])
+                    return;
+        for (size_t s = 0; s < r->m; s++) {
+            const uint32_t *ps = r->pos + s * r->n;
+            unsigned i = 1;
+            while (i < r->d && ps[r->cand[r->a[i - 1]]] < ps[r->cand[r->a[i]]])
+                i++;
+            if (i == r->d)
+                return;
+        }
+        if (!r->out->found) {
+            r->out->found = true;
+            for (unsigned i = 0; i < r->d; i++)
+                r->out->first[i] = r->cand[r->a[i]];
+        }
+        r->out->uncovered++;
+        return;
+    }
+    for (uint32_t x = 0; x < r->k; x++) {
+        if (r->used[x])
+            continue;
+        r->used[x] = 1;
+        r->a[t] = x;
+        naive_rec(r, t + 1);
+        r->used[x] = 0;
+    }
+}
+
+static naive naive_core(uint32_t n, const uint32_t *cand, uint32_t k, const unsigned char *lt,
+                        const uint32_t *rows, size_t m, unsigned d)
+{
+    naive out = {0};
+    cr_assert(k <= 256);
+    uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
+    for (size_t s = 0; s < m; s++)
+        for (uint32_t q = 0; q < n; q++)
+            pos[s * n + rows[s * n + q]] = q;
+    naive_run r = {.n = n, .k = k, .cand = cand, .lt = lt, .pos = pos, .m = m, .d = d,
+                   .out = &out};
+    if (d <= k)
+        naive_rec(&r, 0);
+    free(pos);
+    return out;
+}
+
+/* Every (focus) d-tuple of a small order. focus: NULL or a flag per event. */
+static naive naive_check(const order *o, const uint32_t *rows, size_t m, unsigned d,
+                         const unsigned char *focus)
+{
+    uint32_t n = o->n, k = 0;
+    cr_assert(n <= 256);
+    uint32_t cand[256];
+    for (uint32_t x = 0; x < n; x++)
+        if (!focus || focus[x])
+            cand[k++] = x;
+    unsigned char *lt = malloc((size_t)k * k + 1);
+    for (uint32_t i = 0; i < k; i++)
+        for (uint32_t j = 0; j < k; j++)
+            lt[(size_t)i * k + j] = o->lt[(size_t)cand[i] * n + cand[j]];
+    naive out = naive_core(n, cand, k, lt, rows, m, d);
+    free(lt);
+    return out;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Schedules and families                                                                     */
+
+/* A random topological sort: any available event, uniformly. */
+static void random_extension(const hf_poset *p, uint64_t *rng, uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *indeg = malloc((n + 1) * sizeof *indeg), *avail = malloc((n + 1) * sizeof *avail);
+    uint32_t na = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        hf_poset_hasse_pred(p, v, &indeg[v]);
+        if (indeg[v] == 0)
+            avail[na++] = v;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        cr_assert(na > 0);
+        uint32_t i = tu_below(rng, na);
+        uint32_t v = avail[i];
+        avail[i] = avail[--na];
+        out[k] = v;
+        uint32_t c;
+        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
+        for (uint32_t j = 0; j < c; j++)
+            if (--indeg[succ[j]] == 0)
+                avail[na++] = succ[j];
+    }
+    free(indeg);
+    free(avail);
+}
+
+typedef struct rows {
+    uint32_t n;
+    size_t m, cap;
+    uint32_t *ids;
+} rows;
+
+static void rows_add(rows *r, const uint32_t *s)
+{
+    if (r->m == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 16;
+        r->ids = realloc(r->ids, r->cap * (r->n ? r->n : 1) * sizeof *r->ids);
+    }
+    memcpy(r->ids + r->m * r->n, s, r->n * sizeof *s);
+    r->m++;
+}
+
+typedef struct ext_run {
+    const hf_poset *p;
+    const order *o;
+    uint32_t *cur;
+    unsigned char *placed;
+    rows *out;
+    size_t cap;
+    bool over;
+} ext_run;
+
+static void ext_rec(ext_run *e, uint32_t k)
+{
+    uint32_t n = e->o->n;
+    if (e->over)
+        return;
+    if (k == n) {
+        if (e->out->m == e->cap)
+            e->over = true;
+        else
+            rows_add(e->out, e->cur);
+        return;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        if (e->placed[v])
+            continue;
+        bool ready = true;
+        for (uint32_t u = 0; u < n && ready; u++)
+            if (e->o->lt[(size_t)u * n + v] && !e->placed[u])
+                ready = false;
+        if (!ready)
+            continue;
+        e->placed[v] = 1;
+        e->cur[k] = v;
+        ext_rec(e, k + 1);
+        e->placed[v] = 0;
+    }
+}
+
+/* All linear extensions in lexicographic order, or false if there are more than cap. */
+static bool all_extensions(const hf_poset *p, const order *o, size_t cap, rows *out)
+{
+    ext_run e = {.p = p, .o = o, .out = out, .cap = cap};
+    e.cur = calloc(o->n + 1, sizeof *e.cur);
+    e.placed = calloc(o->n + 1, 1);
+    out->n = o->n;
+    out->m = 0;
+    ext_rec(&e, 0);
+    free(e.cur);
+    free(e.placed);
+    return !e.over;
+}
+
+static hf_family *family_of(uint32_t n, const uint32_t *ids, size_t m)
+{
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
+    static const uint32_t dummy[1] = {0};
+    for (size_t s = 0; s < m; s++)
+        cr_assert_eq(hf_family_append(f, n ? ids + s * n : dummy), HF_OK);
+    return f;
+}
+
+static uint64_t count_uncovered(const hf_poset *p, const hf_family *f, unsigned d,
+                                const uint32_t *focus, size_t fc)
+{
+    hf_verify_options opt = {.d = d, .focus = focus, .focus_count = fc};
+    hf_error err;
+    mpz_t c;
+    mpz_init(c);
+    hf_status st = hf_verify_count_uncovered(p, f, &opt, c, &err);
+    cr_assert_eq(st, HF_OK, "count_uncovered: %s", err.text);
+    cr_assert(mpz_fits_ulong_p(c));
+    uint64_t v = mpz_get_ui(c);
+    mpz_clear(c);
+    return v;
+}
+
+/* hf_verify and hf_verify_count_uncovered against the oracle. `what` names the case. */
+static void compare(const hf_poset *p, const order *o, const uint32_t *ids, size_t m,
+                    unsigned d_asked, const uint32_t *focus, size_t fc, const char *what)
+{
+    unsigned d = d_asked;
+    uint32_t n = o->n;
+    unsigned char fmask[256] = {0};
+    if (focus)
+        for (size_t i = 0; i < fc; i++)
+            fmask[focus[i]] = 1;
+    /* fewer (focus) events than d: the check is for the longest tuples there are */
+    unsigned k = focus ? 0 : n;
+    for (uint32_t x = 0; focus && x < n; x++)
+        k += fmask[x];
+    if (d > k)
+        d = k;
+    naive want = {0}; /* d = 0 (no focus event): nothing to hit */
+    if (d > 0)
+        want = naive_check(o, ids, m, d, focus ? fmask : NULL);
+    hf_family *f = family_of(n, ids, m);
+    hf_verify_options opt = {.d = d_asked, .focus = focus, .focus_count = fc};
+    hf_verify_result res;
+    hf_error err;
+    hf_status st = hf_verify(p, f, &opt, &res, &err);
+    cr_assert_eq(st, HF_OK, "%s: hf_verify failed: %s", what, err.text);
+    cr_assert_eq(res.d, d);
+    cr_assert_eq(res.hitting, !want.found, "%s (n=%u m=%zu d=%u focus=%zu): hitting %d, oracle %d",
+                 what, n, m, d, focus ? fc : (size_t)n, res.hitting, !want.found);
+    if (want.found)
+        for (unsigned i = 0; i < d; i++)
+            cr_assert_eq(res.witness[i], want.first[i],
+                         "%s (n=%u m=%zu d=%u): witness entry %u is %u, oracle %u", what, n, m, d,
+                         i, res.witness[i], want.first[i]);
+    uint64_t got = count_uncovered(p, f, d_asked, focus, fc);
+    cr_assert_eq(got, want.uncovered, "%s (n=%u m=%zu d=%u): %llu uncovered, oracle %llu", what,
+                 n, m, d, (unsigned long long)got, (unsigned long long)want.uncovered);
+    hf_family_free(f);
+}
+
+static hf_status verify_ids(const hf_poset *p, uint32_t n, const uint32_t *ids, size_t m,
+                            unsigned d, hf_verify_result *res, hf_error *err)
+{
+    hf_family *f = family_of(n, ids, m);
+    hf_verify_options opt = {.d = d};
+    hf_status st = hf_verify(p, f, &opt, res, err);
+    hf_family_free(f);
+    return st;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Random comparisons                                                                         */
+
+static hf_poset *random_small_order(uint64_t *rng, uint32_t n, const char **kind)
+{
+    switch (tu_below(rng, 9)) {
+    case 0: *kind = "sparse dag"; return tu_random_dag(n, 1, 6, rng);
+    case 1: *kind = "dag 1/3"; return tu_random_dag(n, 1, 3, rng);
+    case 2: *kind = "dense dag"; return tu_random_dag(n, 2, 3, rng);
+    case 3: *kind = "forest"; return tu_random_forest(n, 1 + tu_below(rng, 3), rng);
+    case 4: *kind = "in-forest"; return tu_random_inforest(n, 1 + tu_below(rng, 3), rng);
+    case 5: *kind = "antichain"; return tu_antichain(n);
+    case 6: *kind = "chain"; return tu_chain(n);
+    case 7: *kind = "tree"; return tu_random_forest(n, 1, rng);
+    default: *kind = "dag 1/2"; return tu_random_dag(n, 1, 2, rng);
+    }
+}
+
+/* A family for the order: random extensions, all of them, or all but one. */
+static void random_family(const hf_poset *p, const order *o, uint64_t *rng, rows *fam,
+                          const char **kind)
+{
+    fam->n = o->n;
+    fam->m = 0;
+    unsigned mode = tu_below(rng, 4);
+    if (mode >= 2) {
+        rows all = {.n = o->n};
+        if (all_extensions(p, o, 600, &all)) {
+            if (mode == 3 && all.m > 0) {
+                size_t drop = tu_below(rng, (uint32_t)all.m);
+                memmove(all.ids + drop * all.n, all.ids + (drop + 1) * all.n,
+                        (all.m - drop - 1) * all.n * sizeof *all.ids);
+                all.m--;
+                *kind = "all extensions but one";
+            } else {
+                *kind = "all extensions";
+            }
+            free(fam->ids);
+            *fam = all;
+            return;
+        }
+        free(all.ids);
+    }
+    *kind = "random extensions";
+    uint32_t k = tu_below(rng, 9);
+    uint32_t *s = malloc((o->n + 1) * sizeof *s);
+    for (uint32_t i = 0; i < k; i++) {
+        random_extension(p, rng, s);
+        rows_add(fam, s);
+    }
+    free(s);
+}
+
+Test(verify, random_small_orders_match_oracle)
+{
+    uint64_t rng = 0x5eed0001;
+    char what[160];
+    for (int iter = 0; iter < 4000; iter++) {
+        uint32_t n = tu_below(&rng, 9);
+        const char *okind, *fkind;
+        hf_poset *p = random_small_order(&rng, n, &okind);
+        order o = order_of(p);
+        rows fam = {.n = n};
+        random_family(p, &o, &rng, &fam, &fkind);
+        uint32_t focus[16];
+        for (unsigned d = 1; d <= 5; d++) {
+            snprintf(what, sizeof what, "iter %d, %s, %s", iter, okind, fkind);
+            compare(p, &o, fam.ids, fam.m, d, NULL, 0, what);
+            /* a random focus list, with repeats, sometimes empty */
+            size_t fc = tu_below(&rng, n + 3);
+            for (size_t i = 0; i < fc && n > 0; i++)
+                focus[i] = tu_below(&rng, n);
+            if (n == 0)
+                fc = 0;
+            snprintf(what, sizeof what, "iter %d, %s, %s, focus", iter, okind, fkind);
+            compare(p, &o, fam.ids, fam.m, d, focus, fc, what);
+        }
+        free(fam.ids);
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, long_tuples_match_oracle)
+{
+    /* d = 6..8 on 8 or 9 events: prefixes seven levels deep */
+    uint64_t rng = 0x5eed0006;
+    for (int iter = 0; iter < 24; iter++) {
+        uint32_t n = 8 + (uint32_t)(iter % 2);
+        const char *okind, *fkind;
+        hf_poset *p = random_small_order(&rng, n, &okind);
+        order o = order_of(p);
+        rows fam = {.n = n};
+        random_family(p, &o, &rng, &fam, &fkind);
+        for (unsigned d = 6; d <= HF_MAX_D; d++) {
+            compare(p, &o, fam.ids, fam.m, d, NULL, 0, okind);
+            uint32_t focus[7];
+            for (int i = 0; i < 7; i++)
+                focus[i] = tu_below(&rng, n);
+            compare(p, &o, fam.ids, fam.m, d, focus, 7, okind);
+        }
+        free(fam.ids);
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, double_tree_and_binary_tree_families_match_oracle)
+{
+    uint64_t rng = 0x5eed0002;
+    hf_poset *orders[] = {tu_double_tree(2), tu_complete_binary(2), tu_double_tree(1)};
+    for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
+        hf_poset *p = orders[k];
+        order o = order_of(p);
+        for (int iter = 0; iter < 40; iter++) {
+            rows fam = {.n = o.n};
+            const char *fkind;
+            random_family(p, &o, &rng, &fam, &fkind);
+            for (unsigned d = 1; d <= 4; d++) {
+                compare(p, &o, fam.ids, fam.m, d, NULL, 0, fkind);
+                uint32_t focus[6];
+                for (int i = 0; i < 6; i++)
+                    focus[i] = tu_below(&rng, o.n);
+                compare(p, &o, fam.ids, fam.m, d, focus, 6, fkind);
+            }
+            free(fam.ids);
+        }
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, larger_orders_match_oracle)
+{
+    /* n = 60 (one word per event set) and n = 130 (three words: checkpoints every 4 positions,
+     * so events between a position and the next boundary are cleared one by one) */
+    uint64_t rng = 0x5eed0003;
+    uint32_t s[130];
+    for (int iter = 0; iter < 12; iter++) {
+        uint32_t n = iter < 8 ? 60 : 130;
+        hf_poset *p = iter % 4 == 3 ? tu_random_forest(n, 2, &rng)
+                                    : tu_random_dag(n, 1 + (uint32_t)iter % 4, 40, &rng);
+        order o = order_of(p);
+        rows fam = {.n = n};
+        for (int i = 0; i < 20; i++) {
+            random_extension(p, &rng, s);
+            rows_add(&fam, s);
+        }
+        compare(p, &o, fam.ids, fam.m, 2, NULL, 0, "larger, d=2");
+        compare(p, &o, fam.ids, fam.m, 3, NULL, 0, "larger, d=3");
+        uint32_t focus[30];
+        for (int i = 0; i < 30; i++)
+            focus[i] = tu_below(&rng, n);
+        compare(p, &o, fam.ids, fam.m, 3, focus, 30, "larger, d=3, focus");
+        free(fam.ids);
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Facts from MATH.md                                                                         */
+
+static uint64_t admissible_count(const hf_poset *p, unsigned d)
+{
+    hf_family *f = family_of(hf_poset_size(p), NULL, 0);
+    uint64_t c = count_uncovered(p, f, d, NULL, 0);
+    hf_family_free(f);
+    return c;
+}
+
+Test(verify, empty_family_leaves_the_published_admissible_counts_uncovered)
+{
+    hf_poset *t2 = tu_complete_binary(2), *t3 = tu_complete_binary(3), *d2 = tu_double_tree(2);
+    cr_assert_eq(admissible_count(t2, 3), 102);
+    cr_assert_eq(admissible_count(t2, 4), 220);
+    cr_assert_eq(admissible_count(t3, 3), 1710);
+    cr_assert_eq(admissible_count(t3, 4), 13844);
+    cr_assert_eq(admissible_count(d2, 3), 280);
+    hf_poset_free(t2);
+    hf_poset_free(t3);
+    hf_poset_free(d2);
+}
+
+Test(verify, all_linear_extensions_are_hitting)
+{
+    /* T_2: all its linear extensions form a 4-hitting family; D_2 has 280 and they are
+     * 3-hitting. */
+    hf_poset *t2 = tu_complete_binary(2), *d2 = tu_double_tree(2);
+    order ot = order_of(t2), od = order_of(d2);
+    rows et = {0}, ed = {0};
+    cr_assert(all_extensions(t2, &ot, 100000, &et));
+    cr_assert(all_extensions(d2, &od, 100000, &ed));
+    cr_assert_eq(ed.m, 280);
+    hf_verify_result res;
+    hf_error err;
+    cr_assert_eq(verify_ids(t2, 7, et.ids, et.m, 4, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(res.hitting);
+    cr_assert_eq(verify_ids(d2, 10, ed.ids, ed.m, 3, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(res.hitting);
+    /* the oracle agrees on d = 4 for D_2 with all extensions, and on T_2 without one */
+    compare(d2, &od, ed.ids, ed.m, 4, NULL, 0, "D_2 all extensions");
+    compare(t2, &ot, et.ids + 7, et.m - 1, 4, NULL, 0, "T_2 all but the first");
+    free(et.ids);
+    free(ed.ids);
+    free(ot.lt);
+    free(od.lt);
+    hf_poset_free(t2);
+    hf_poset_free(d2);
+}
+
+Test(verify, chain_plus_free_event_needs_every_position)
+{
+    /* a chain of c events and one free event: its c + 1 linear extensions are 3-hitting and
+     * each one is needed */
+    for (uint32_t c = 1; c <= 6; c++) {
+        uint32_t(*e)[2] = malloc(c * sizeof *e);
+        for (uint32_t i = 0; i + 1 < c; i++) {
+            e[i][0] = i;
+            e[i][1] = i + 1;
+        }
+        hf_poset *p = tu_poset(c + 1, (const uint32_t(*)[2])e, c - 1);
+        order o = order_of(p);
+        rows all = {0};
+        cr_assert(all_extensions(p, &o, 1000, &all));
+        cr_assert_eq(all.m, c + 1);
+        hf_verify_result res;
+        hf_error err;
+        cr_assert_eq(verify_ids(p, c + 1, all.ids, all.m, 3, &res, &err), HF_OK);
+        cr_assert(res.hitting);
+        for (size_t drop = 0; drop < all.m; drop++) {
+            rows less = {.n = c + 1};
+            for (size_t s = 0; s < all.m; s++)
+                if (s != drop)
+                    rows_add(&less, all.ids + s * (c + 1));
+            cr_assert_eq(verify_ids(p, c + 1, less.ids, less.m, 3, &res, &err), HF_OK);
+            if (c >= 2)
+                cr_assert(!res.hitting, "c=%u: dropping schedule %zu kept the family hitting",
+                          c, drop);
+            compare(p, &o, less.ids, less.m, 3, NULL, 0, "chain plus free event");
+            free(less.ids);
+        }
+        free(all.ids);
+        free(o.lt);
+        free(e);
+        hf_poset_free(p);
+    }
+}
+
+/* Next k-subset of 0..total-1 in lexicographic order; false after the last. */
+static bool next_subset(uint32_t *c, uint32_t k, uint32_t total)
+{
+    uint32_t i = k;
+    while (i > 0 && c[i - 1] == total - k + i - 1)
+        i--;
+    if (i == 0)
+        return false;
+    c[i - 1]++;
+    for (uint32_t j = i; j < k; j++)
+        c[j] = c[j - 1] + 1;
+    return true;
+}
+
+/* Whether some family of k permutations of an antichain of 3 or 4 events, containing the
+ * identity (relabelling makes that no loss), is 3-hitting. */
+static bool antichain_has_hitting_family(hf_poset *p, const rows *perms, uint32_t k)
+{
+    uint32_t n = perms->n, c[8];
+    rows fam = {.n = n};
+    for (uint32_t i = 0; i + 1 < k; i++)
+        c[i] = i;
+    bool found = false;
+    do {
+        fam.m = 0;
+        rows_add(&fam, perms->ids);
+        for (uint32_t i = 0; i + 1 < k; i++)
+            rows_add(&fam, perms->ids + (size_t)(c[i] + 1) * n);
+        hf_verify_result res;
+        hf_error err;
+        cr_assert_eq(verify_ids(p, n, fam.ids, fam.m, 3, &res, &err), HF_OK);
+        found = res.hitting;
+    } while (!found && next_subset(c, k - 1, (uint32_t)perms->m - 1));
+    free(fam.ids);
+    return found;
+}
+
+Test(verify, antichain_optimal_three_hitting_sizes)
+{
+    /* MATH.md: the optimal 3-hitting families of A3 and A4 have 6 schedules. */
+    for (uint32_t n = 3; n <= 4; n++) {
+        hf_poset *p = tu_antichain(n);
+        order o = order_of(p);
+        rows perms = {0};
+        cr_assert(all_extensions(p, &o, 100, &perms));
+        cr_assert(!antichain_has_hitting_family(p, &perms, 5), "A%u: 5 schedules hit", n);
+        cr_assert(antichain_has_hitting_family(p, &perms, 6), "A%u: no 6 schedules hit", n);
+        free(perms.ids);
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, t1_and_d1_need_two_schedules)
+{
+    hf_poset *orders[] = {tu_complete_binary(1), tu_double_tree(1)};
+    for (int k = 0; k < 2; k++) {
+        hf_poset *p = orders[k];
+        order o = order_of(p);
+        rows all = {0};
+        cr_assert(all_extensions(p, &o, 100, &all));
+        cr_assert_eq(all.m, 2);
+        hf_verify_result res;
+        hf_error err;
+        cr_assert_eq(verify_ids(p, o.n, all.ids, 2, 3, &res, &err), HF_OK);
+        cr_assert(res.hitting);
+        for (size_t s = 0; s < 2; s++) {
+            cr_assert_eq(verify_ids(p, o.n, all.ids + s * o.n, 1, 3, &res, &err), HF_OK);
+            cr_assert(!res.hitting);
+        }
+        free(all.ids);
+        free(o.lt);
+        hf_poset_free(p);
+    }
+}
+
+/* Left-to-right (or right-to-left) DFS preorder of a forest: roots and children by id. */
+static void dfs_preorder(const hf_poset *p, bool reverse, uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p), k = 0, sp = 0;
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t r = reverse ? i : n - 1 - i; /* pushed so that the first root pops first */
+        uint32_t c;
+        hf_poset_hasse_pred(p, r, &c);
+        if (c == 0)
+            stack[sp++] = r;
+    }
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        out[k++] = v;
+        uint32_t c;
+        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
+        for (uint32_t i = 0; i < c; i++)
+            stack[sp++] = succ[reverse ? i : c - 1 - i];
+    }
+    cr_assert_eq(k, n);
+    free(stack);
+}
+
+Test(verify, dfs_preorders_of_a_forest_are_two_hitting)
+{
+    /* Claim 3.1: lambda and rho hit every admissible pair; one alone only for a chain. */
+    uint64_t rng = 0x5eed0004;
+    for (int iter = 0; iter < 60; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 30 ? 12 : 300);
+        hf_poset *p = iter % 7 == 0 ? tu_chain(n) : tu_random_forest(n, 1 + tu_below(&rng, 3), &rng);
+        uint32_t *ids = malloc(2 * n * sizeof *ids);
+        dfs_preorder(p, false, ids);
+        dfs_preorder(p, true, ids + n);
+        hf_verify_result res;
+        hf_error err;
+        cr_assert_eq(verify_ids(p, n, ids, 2, 2, &res, &err), HF_OK, "%s", err.text);
+        cr_assert(res.hitting);
+        cr_assert_eq(verify_ids(p, n, ids, 1, 2, &res, &err), HF_OK, "%s", err.text);
+        bool chain = hf_poset_shape(p) & HF_SHAPE_CHAIN;
+        cr_assert_eq(res.hitting, chain);
+        if (n <= 12) {
+            order o = order_of(p);
+            compare(p, &o, ids, 1, 2, NULL, 0, "lambda alone");
+            compare(p, &o, ids + n, 1, 3, NULL, 0, "rho alone, d=3");
+            compare(p, &o, ids, 2, 3, NULL, 0, "lambda and rho, d=3");
+            free(o.lt);
+        }
+        free(ids);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, copies_of_schedules_change_nothing)
+{
+    /* A large tree. lambda and rho, repeated, stay 2-hitting; lambda alone (repeated or not)
+     * leaves exactly the incomparable pairs uncovered, C(n,2) - sum of depths for a tree, and
+     * the first uncovered pair is found by a scan. */
+    uint64_t rng = 0x5eed0005;
+    const uint32_t n = 20000;
+    const size_t m = 30;
+    hf_poset *p = tu_random_forest(n, 1, &rng);
+    uint32_t *ids = malloc(m * n * sizeof *ids);
+    dfs_preorder(p, false, ids);
+    dfs_preorder(p, true, ids + n);
+    for (size_t s = 2; s < m; s++)
+        memcpy(ids + s * n, ids + (s % 2) * n, n * sizeof *ids);
+    hf_verify_result res;
+    hf_error err;
+    cr_assert_eq(verify_ids(p, n, ids, m, 2, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(res.hitting);
+
+    hf_family *f = family_of(n, ids, m);
+    hf_verify_options opt = {.d = 2};
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(mpz_cmp_ui(c, 0), 0);
+    hf_family_free(f);
+
+    for (size_t s = 1; s < m; s++)
+        memcpy(ids + s * n, ids, n * sizeof *ids);
+    uint64_t depth_sum = 0;
+    for (uint32_t v = 0; v < n; v++)
+        depth_sum += hf_poset_depth(p, v);
+    uint64_t want = (uint64_t)n * (n - 1) / 2 - depth_sum;
+    hf_verify_result once;
+    cr_assert_eq(verify_ids(p, n, ids, 1, 2, &once, &err), HF_OK, "%s", err.text);
+    f = family_of(n, ids, m);
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(!res.hitting);
+    cr_assert(!once.hitting);
+    cr_assert_eq(once.witness[0], res.witness[0]);
+    cr_assert_eq(once.witness[1], res.witness[1]);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(mpz_get_ui(c), want);
+    mpz_clear(c);
+    /* first uncovered pair (a, b): the smallest a preceded in lambda by a non-ancestor, then the
+     * smallest such b */
+    uint32_t *pos = malloc(n * sizeof *pos);
+    for (uint32_t q = 0; q < n; q++)
+        pos[ids[q]] = q;
+    uint32_t a = 0;
+    while (pos[a] == hf_poset_depth(p, a))
+        a++;
+    uint32_t b = UINT32_MAX;
+    for (uint32_t q = 0; q < pos[a]; q++)
+        if (!hf_poset_less(p, ids[q], a) && ids[q] < b)
+            b = ids[q];
+    cr_assert_eq(res.witness[0], a);
+    cr_assert_eq(res.witness[1], b);
+    free(pos);
+    hf_family_free(f);
+    free(ids);
+    hf_poset_free(p);
+}
+
+/* a < b in a forest (walk b's parents) or an in-forest (walk a's successors) */
+static bool forest_less(const hf_poset *p, uint32_t a, uint32_t b)
+{
+    uint32_t c;
+    bool in_forest = !(hf_poset_shape(p) & HF_SHAPE_FOREST);
+    for (uint32_t v = in_forest ? a : b;;) {
+        const uint32_t *next =
+            in_forest ? hf_poset_hasse_succ(p, v, &c) : hf_poset_hasse_pred(p, v, &c);
+        cr_assert(c <= 1);
+        if (c == 0)
+            return false;
+        v = next[0];
+        if (v == (in_forest ? b : a))
+            return true;
+    }
+}
+
+Test(verify, wide_family_with_focus_matches_oracle)
+{
+    /* 40,000 events and 100 distinct schedules: checkpoints every 64 positions would pass their
+     * memory budget, so the blocks are longer. The focus set keeps the prefixes few and lets
+     * the oracle run on 60 events. */
+    uint64_t rng = 0x5eed0007;
+    const uint32_t n = 40000, k = 60;
+    const size_t m = 100;
+    for (int shape = 0; shape < 2; shape++) {
+        hf_poset *p = shape == 0 ? tu_random_forest(n, 3, &rng) : tu_random_inforest(n, 3, &rng);
+        uint32_t *ids = malloc(m * n * sizeof *ids);
+        for (size_t s = 0; s < m; s++)
+            random_extension(p, &rng, ids + s * n);
+        unsigned char *chosen = calloc(n, 1);
+        uint32_t cand[60], focus[60];
+        for (uint32_t i = 0; i < k;) {
+            uint32_t x = tu_below(&rng, n);
+            if (!chosen[x]) {
+                chosen[x] = 1;
+                focus[i++] = x;
+            }
+        }
+        for (uint32_t x = 0, i = 0; x < n; x++)
+            if (chosen[x])
+                cand[i++] = x;
+        unsigned char lt[60 * 60];
+        for (uint32_t i = 0; i < k; i++)
+            for (uint32_t j = 0; j < k; j++)
+                lt[i * k + j] = i != j && forest_less(p, cand[i], cand[j]);
+        hf_family *f = family_of(n, ids, m);
+        for (unsigned d = 2; d <= 3; d++) {
+            naive want = naive_core(n, cand, k, lt, ids, m, d);
+            hf_verify_options opt = {.d = d, .focus = focus, .focus_count = k};
+            hf_verify_result res;
+            hf_error err;
+            cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK, "%s", err.text);
+            cr_assert_eq(res.hitting, !want.found, "d=%u", d);
+            for (unsigned i = 0; i < d && want.found; i++)
+                cr_assert_eq(res.witness[i], want.first[i], "d=%u entry %u", d, i);
+            cr_assert_eq(count_uncovered(p, f, d, focus, k), want.uncovered, "d=%u", d);
+        }
+        hf_family_free(f);
+        free(chosen);
+        free(ids);
+        hf_poset_free(p);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Errors and edge cases                                                                      */
+
+static hf_poset *small_order(void)
+{
+    static const uint32_t e[][2] = {{0, 1}, {1, 2}};
+    return tu_poset(4, e, 2); /* e0 < e1 < e2, e3 free */
+}
+
+Test(verify, schedule_errors_name_the_schedule_and_events)
+{
+    hf_poset *p = small_order();
+    hf_verify_result res;
+    hf_error err;
+    const uint32_t repeat[] = {0, 1, 2, 3, 0, 0, 2, 3};
+    cr_assert_eq(verify_ids(p, 4, repeat, 2, 2, &res, &err), HF_ESCHEDULE);
+    cr_assert(strstr(err.text, "schedule 2") && strstr(err.text, "e0"), "%s", err.text);
+    cr_assert(strstr(err.text, "twice"), "%s", err.text);
+
+    const uint32_t range[] = {0, 1, 7, 3};
+    cr_assert_eq(verify_ids(p, 4, range, 1, 2, &res, &err), HF_ESCHEDULE);
+    cr_assert(strstr(err.text, "schedule 1") && strstr(err.text, "7"), "%s", err.text);
+    cr_assert(strstr(err.text, "range"), "%s", err.text);
+
+    const uint32_t order_bad[] = {0, 1, 2, 3, 3, 0, 1, 2, 0, 2, 1, 3, 1, 0, 2, 3};
+    cr_assert_eq(verify_ids(p, 4, order_bad, 4, 3, &res, &err), HF_ESCHEDULE);
+    cr_assert(strstr(err.text, "schedule 3") && strstr(err.text, "e1") &&
+                  strstr(err.text, "e2"),
+              "%s", err.text);
+
+    /* d > n and d = 1 still check the schedules */
+    cr_assert_eq(verify_ids(p, 4, order_bad + 8, 1, 6, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(verify_ids(p, 4, order_bad + 8, 1, 1, &res, &err), HF_ESCHEDULE);
+    hf_family *f = family_of(4, range, 1);
+    hf_verify_options opt = {.d = 2};
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_ESCHEDULE);
+    cr_assert(strstr(err.text, "schedule 1"), "%s", err.text);
+    mpz_clear(c);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+Test(verify, family_of_another_size_is_a_mismatch)
+{
+    hf_poset *p = small_order();
+    hf_family *f = family_of(5, NULL, 0);
+    hf_verify_options opt = {.d = 2};
+    hf_verify_result res;
+    hf_error err;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_EMISMATCH);
+    cr_assert_str_eq(err.text, "family has 5 events, order has 4");
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_EMISMATCH);
+    mpz_clear(c);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+Test(verify, bad_arguments_are_rejected)
+{
+    hf_poset *p = small_order();
+    hf_family *f = family_of(4, NULL, 0);
+    hf_verify_result res;
+    hf_error err;
+    mpz_t c;
+    mpz_init(c);
+    unsigned bad[] = {0, HF_MAX_D + 1, 100};
+    for (int i = 0; i < 3; i++) {
+        hf_verify_options opt = {.d = bad[i]};
+        err.text[0] = '\0';
+        cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_EINVAL);
+        cr_assert(strstr(err.text, "d must be"), "%s", err.text);
+        cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_EINVAL);
+    }
+    hf_verify_options opt = {.d = 2};
+    cr_assert_eq(hf_verify(NULL, f, &opt, &res, &err), HF_EINVAL);
+    cr_assert_eq(hf_verify(p, NULL, &opt, &res, &err), HF_EINVAL);
+    cr_assert_eq(hf_verify(p, f, NULL, &res, &err), HF_EINVAL);
+    cr_assert_eq(hf_verify(p, f, &opt, NULL, &err), HF_EINVAL);
+    cr_assert_eq(hf_verify(p, f, &opt, NULL, NULL), HF_EINVAL);
+    const uint32_t focus[] = {1, 4};
+    hf_verify_options fo = {.d = 2, .focus = focus, .focus_count = 2};
+    cr_assert_eq(hf_verify(p, f, &fo, &res, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "focus") && strstr(err.text, "4"), "%s", err.text);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &fo, c, &err), HF_EINVAL);
+    mpz_clear(c);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+Test(verify, d_larger_than_n_checks_the_longest_tuples)
+{
+    /* no 5-tuple of 4 events exists; a "5-hitting" family must still hit every admissible
+     * 4-tuple (every linear extension), as d-hitting implies d'-hitting for d' <= d */
+    hf_poset *p = small_order();
+    hf_verify_result res;
+    hf_error err;
+    order o = order_of(p);
+    rows all = {0};
+    cr_assert(all_extensions(p, &o, 1000, &all));
+    for (unsigned d = 5; d <= HF_MAX_D; d++) {
+        cr_assert_eq(verify_ids(p, 4, NULL, 0, d, &res, &err), HF_OK);
+        cr_assert_not(res.hitting);
+        cr_assert_eq(res.d, 4);
+        cr_assert_eq(verify_ids(p, 4, all.ids, all.m, d, &res, &err), HF_OK);
+        cr_assert(res.hitting);
+        hf_family *f = family_of(4, NULL, 0);
+        cr_assert_eq(count_uncovered(p, f, d, NULL, 0), admissible_count(p, 4));
+        hf_family_free(f);
+    }
+    /* d = n = 4: the admissible 4-tuples are the linear extensions */
+    cr_assert_eq(verify_ids(p, 4, NULL, 0, 4, &res, &err), HF_OK);
+    cr_assert(!res.hitting);
+    cr_assert_eq(admissible_count(p, 4), 4);
+    free(all.ids);
+    free(o.lt);
+    hf_poset_free(p);
+}
+
+Test(verify, empty_order)
+{
+    hf_poset *p = tu_poset(0, NULL, 0);
+    hf_verify_result res;
+    hf_error err;
+    for (unsigned d = 1; d <= HF_MAX_D; d++) {
+        cr_assert_eq(verify_ids(p, 0, NULL, 0, d, &res, &err), HF_OK, "%s", err.text);
+        cr_assert(res.hitting);
+        cr_assert_eq(verify_ids(p, 0, NULL, 3, d, &res, &err), HF_OK, "%s", err.text);
+        cr_assert(res.hitting);
+        cr_assert_eq(admissible_count(p, d), 0);
+    }
+    hf_poset_free(p);
+}
+
+Test(verify, d_one_needs_one_schedule)
+{
+    hf_poset *p = small_order();
+    hf_verify_result res;
+    hf_error err;
+    cr_assert_eq(verify_ids(p, 4, NULL, 0, 1, &res, &err), HF_OK);
+    cr_assert(!res.hitting);
+    cr_assert_eq(res.witness[0], 0);
+    cr_assert_eq(admissible_count(p, 1), 4);
+    const uint32_t s[] = {3, 0, 1, 2};
+    cr_assert_eq(verify_ids(p, 4, s, 1, 1, &res, &err), HF_OK);
+    cr_assert(res.hitting);
+
+    hf_family *f = family_of(4, NULL, 0);
+    const uint32_t focus[] = {3, 2, 3};
+    hf_verify_options opt = {.d = 1, .focus = focus, .focus_count = 3};
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK);
+    cr_assert(!res.hitting);
+    cr_assert_eq(res.witness[0], 2);
+    cr_assert_eq(count_uncovered(p, f, 1, focus, 3), 2);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+Test(verify, empty_focus_list_needs_nothing)
+{
+    hf_poset *p = small_order();
+    hf_family *f = family_of(4, NULL, 0);
+    const uint32_t focus[1] = {0};
+    for (unsigned d = 1; d <= 4; d++) {
+        hf_verify_options opt = {.d = d, .focus = focus, .focus_count = 0};
+        hf_verify_result res;
+        hf_error err;
+        cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK);
+        cr_assert(res.hitting);
+        cr_assert_eq(count_uncovered(p, f, d, focus, 0), 0);
+    }
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+Test(verify, witness_is_the_first_uncovered_tuple)
+{
+    /* antichain {0,1,2}, schedules 012 and 210: the uncovered 3-tuples are the other four
+     * permutations, the first being (0,2,1) */
+    hf_poset *p = tu_antichain(3);
+    const uint32_t s[] = {0, 1, 2, 2, 1, 0};
+    hf_verify_result res;
+    hf_error err;
+    cr_assert_eq(verify_ids(p, 3, s, 2, 3, &res, &err), HF_OK);
+    cr_assert(!res.hitting);
+    cr_assert_eq(res.witness[0], 0);
+    cr_assert_eq(res.witness[1], 2);
+    cr_assert_eq(res.witness[2], 1);
+    for (unsigned i = 3; i < HF_MAX_D; i++)
+        cr_assert_eq(res.witness[i], HF_NO_EVENT);
+    hf_family *f = family_of(3, s, 2);
+    cr_assert_eq(count_uncovered(p, f, 3, NULL, 0), 4);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Out of memory                                                                              */
+
+typedef struct chaos {
+    long left; /* allocations allowed before failing; negative: never fail */
+    long live;
+} chaos;
+
+static void *chaos_malloc(size_t size, void *user)
+{
+    chaos *c = user;
+    if (c->left == 0)
+        return NULL;
+    if (c->left > 0)
+        c->left--;
+    void *p = malloc(size);
+    c->live += p != NULL;
+    return p;
+}
+
+static void *chaos_realloc(void *ptr, size_t size, void *user)
+{
+    chaos *c = user;
+    if (c->left == 0)
+        return NULL;
+    if (c->left > 0)
+        c->left--;
+    void *p = realloc(ptr, size);
+    c->live += ptr == NULL && p != NULL;
+    return p;
+}
+
+static void chaos_free(void *ptr, void *user)
+{
+    chaos *c = user;
+    c->live -= ptr != NULL;
+    free(ptr);
+}
+
+Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
+{
+    chaos ch = {.left = -1};
+    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &ch};
+    hf_ctx *ctx;
+    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    hf_poset_builder *b;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    for (int i = 0; i < 12; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "v%d", i);
+        cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+    }
+    for (uint32_t i = 0; i + 2 < 12; i += 2) {
+        cr_assert_eq(hf_poset_builder_add_order(b, i, i + 2), HF_OK);
+        cr_assert_eq(hf_poset_builder_add_order(b, i, i + 3), HF_OK);
+    }
+    hf_poset *p;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    uint64_t rng = 7;
+    uint32_t s[12];
+    hf_family *f = family_of(12, NULL, 0);
+    for (int i = 0; i < 5; i++) {
+        random_extension(p, &rng, s);
+        cr_assert_eq(hf_family_append(f, s), HF_OK);
+    }
+    long base = ch.live;
+    for (unsigned d = 1; d <= 4; d++) {
+        bool verify_done = false, count_done = false;
+        for (long k = 0; k < 200 && !(verify_done && count_done); k++) {
+            hf_verify_options opt = {.d = d};
+            hf_verify_result res;
+            hf_error err;
+            ch.left = k;
+            hf_status st = hf_verify(p, f, &opt, &res, &err);
+            ch.left = -1;
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "d=%u k=%ld: %s", d, k, hf_strerror(st));
+            cr_assert_eq(ch.live, base, "d=%u k=%ld: %ld blocks leaked", d, k, ch.live - base);
+            verify_done |= st == HF_OK;
+            mpz_t c;
+            mpz_init(c);
+            ch.left = k;
+            st = hf_verify_count_uncovered(p, f, &opt, c, &err);
+            ch.left = -1;
+            mpz_clear(c);
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "d=%u k=%ld: %s", d, k, hf_strerror(st));
+            cr_assert_eq(ch.live, base);
+            count_done |= st == HF_OK;
+        }
+        cr_assert(verify_done && count_done);
+    }
+    hf_family_free(f);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
