@@ -194,6 +194,9 @@ static const char gen_usage[] =
     "  -s, --seed S         seed of randomised methods (default 0)\n"
     "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
     "                       default: the nodes marked focus=true, if any\n"
+    "  -p, --focus-prefix   instead, hit every tuple whose first d-2 events are focus\n"
+    "                       events (the paper's pruning: method simple draws its prefixes\n"
+    "                       from the focus set)\n"
     "      --format F       text (default) or json\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "  -h, --help           show this help\n"
@@ -206,14 +209,15 @@ static int cmd_gen(int argc, char **argv)
         {"d", required_argument, NULL, 'd'},      {"method", required_argument, NULL, 'm'},
         {"seed", required_argument, NULL, 's'},   {"focus", required_argument, NULL, 'f'},
         {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"focus-prefix", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     hf_gen_options opt;
     hf_gen_options_init(&opt);
     unsigned d = 0;
     const char *focus_path = NULL, *out_path = NULL;
     hf_format format = HF_FORMAT_TEXT;
     int c;
-    while ((c = getopt_long(argc, argv, "d:m:s:f:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:m:s:f:o:ph", opts, NULL)) != -1) {
         switch (c) {
         case 'd': d = parse_d(optarg); break;
         case 'm':
@@ -238,6 +242,7 @@ static int cmd_gen(int argc, char **argv)
                 die_usage("--format must be text or json (got '%s')", optarg);
             break;
         case 'o': out_path = optarg; break;
+        case 'p': opt.focus_prefix = true; break;
         case 'h': fputs(gen_usage, stdout); return 0;
         default: die_usage("invalid option");
         }
@@ -263,6 +268,8 @@ static int cmd_gen(int argc, char **argv)
         }
     }
     opt.d = d;
+    if (opt.focus_prefix && !opt.focus)
+        die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
     hf_error err;
     uint64_t predicted = 0;
     hf_method chosen;
@@ -517,7 +524,7 @@ static int cmd_stats(int argc, char **argv)
     if (json)
         printf("{\"events\": %" PRIu32 ", \"hasse_edges\": %zu, \"height\": %" PRIu32
                ", \"shape\": \"%s\", \"forest\": %s, \"in_forest\": %s, "
-               "\"linear_extensions\": %s, \"d\": [",
+               "\"linear_extensions\": %s, ",
                hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
                shape_name(shape), shape & HF_SHAPE_FOREST ? "true" : "false",
                shape & HF_SHAPE_INFOREST ? "true" : "false", linext);
@@ -526,6 +533,15 @@ static int cmd_stats(int argc, char **argv)
                "\nshape: %s\nlinear extensions: %s\n",
                hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
                shape_name(shape), linext);
+    uint32_t tree_height;
+    if (hf_poset_tree_height(p, &tree_height) == HF_OK) {
+        if (json)
+            printf("\"binary_tree_height\": %" PRIu32 ", ", tree_height);
+        else
+            printf("binary tree height: %" PRIu32 "\n", tree_height);
+    }
+    if (json)
+        printf("\"d\": [");
     free(linext);
     unsigned first = only_d ? only_d : 2, last = only_d ? only_d : 3;
     for (unsigned d = first; d <= last; d++) {

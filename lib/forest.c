@@ -334,3 +334,17 @@ hf_status hf_i_emit(hf_i_emitter *e, const uint32_t *schedule, hf_sink sink)
         }
     return sink.put(sink.user, e->out, k);
 }
+
+hf_status hf_poset_tree_height(const hf_poset *p, uint32_t *height)
+{
+    if (!p || !height)
+        return HF_EINVAL;
+    hf_i_tree_options opt = {HF_I_GADGET_WEIGHTED, NULL, 0};
+    hf_i_tree *t;
+    hf_status st = hf_i_tree_new(p, &opt, &t, NULL);
+    if (st)
+        return st;
+    *height = t->height;
+    hf_i_tree_free(t);
+    return HF_OK;
+}

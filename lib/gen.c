@@ -10,7 +10,8 @@ static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubl
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
-static const hf_i_method *const implemented[] = {&hf_i_method_dfs, &hf_i_method_simple};
+static const hf_i_method *const implemented[] = {&hf_i_method_dfs, &hf_i_method_doubletree,
+                                                  &hf_i_method_simple};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
 const char *hf_method_name(hf_method m)
@@ -72,9 +73,21 @@ static hf_status no_method(const hf_poset *p, unsigned d, hf_error *err)
     return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                      "this order is neither a forest nor an in-forest, and hitfam %s has no "
                      "method for general orders yet (random and greedy are planned: "
-                     "docs/ROADMAP.md); the tree methods dfs (d<=2) and simple (d>=3) apply to "
-                     "forests and in-forests, and dfs to d=1 on any order (d=%u asked)",
+                     "docs/ROADMAP.md); the tree methods dfs (d<=2), doubletree (d=3) and "
+                     "simple (d>=3) apply to forests and in-forests, and dfs to d=1 on any order (d=%u asked)",
                      hf_version_string(), d);
+}
+
+/* Under focus_prefix only simple uses the focus set (as its prefixes); every other method
+ * hits every tuple of the whole order, which includes the tuples asked for. */
+static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options *opt)
+{
+    hf_gen_options o = *opt;
+    if (o.focus_prefix && m->id != HF_METHOD_SIMPLE) {
+        o.focus = NULL;
+        o.focus_count = 0;
+    }
+    return o;
 }
 
 /* The method to run: the explicit one, or auto's smallest prediction. */
@@ -90,7 +103,8 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
             return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                              "method %s is not available in hitfam %s yet (docs/ROADMAP.md)",
                              method_names[opt->method], hf_version_string());
-        if ((st = m->check(p, opt, err)) || (st = m->predict(p, opt, size, err)))
+        hf_gen_options o = method_options(m, opt);
+        if ((st = m->check(p, &o, err)) || (st = m->predict(p, &o, size, err)))
             return st;
         *out = m;
         return HF_OK;
@@ -100,10 +114,11 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     mpz_init(s);
     for (unsigned i = 0; i < N_IMPLEMENTED; i++) {
         const hf_i_method *m = implemented[i];
-        if (m->check(p, opt, NULL) != HF_OK)
+        hf_gen_options o = method_options(m, opt);
+        if (m->check(p, &o, NULL) != HF_OK)
             continue;
         /* a size too large to predict is a family too large to prefer */
-        if ((st = m->predict(p, opt, s, NULL)) == HF_ETOOLARGE) {
+        if ((st = m->predict(p, &o, s, NULL)) == HF_ETOOLARGE) {
             st = HF_OK;
             continue;
         }
@@ -182,7 +197,8 @@ hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink
         return st;
     if (used)
         *used = m->id;
-    st = m->generate(p, opt, sink, err);
+    hf_gen_options o = method_options(m, opt);
+    st = m->generate(p, &o, sink, err);
     if (st && err && !err->text[0])
         hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
     return st;

@@ -21,5 +21,6 @@ typedef struct hf_i_method {
 
 extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;
+extern const hf_i_method hf_i_method_doubletree;
 
 #endif

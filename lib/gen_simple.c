@@ -681,6 +681,11 @@ static hf_status simple_check(const hf_poset *p, const hf_gen_options *opt, hf_e
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method simple needs a forest or an in-forest; this order has an event "
                          "with two predecessors and one with two successors");
+    /* on the reversed tree of an in-forest the prefix would be the tuple's last entries */
+    if (opt->focus_prefix && !(p->shape & HF_SHAPE_FOREST))
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "the pruned simple family (focus events first) needs a forest; this "
+                         "order is an in-forest");
     return HF_OK;
 }
 
@@ -688,6 +693,8 @@ static hf_status simple_predict(const hf_poset *p, const hf_gen_options *opt, mp
                                 hf_error *err)
 {
     job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, PREDICT_MAX_VISITS};
+    if (opt->focus_prefix && opt->focus)
+        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, PREDICT_MAX_VISITS};
     return job_run(&j, (hf_sink){NULL, NULL}, size, err);
 }
 
@@ -695,6 +702,8 @@ static hf_status simple_generate(const hf_poset *p, const hf_gen_options *opt, h
                                  hf_error *err)
 {
     job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, 0};
+    if (opt->focus_prefix && opt->focus)
+        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, 0};
     return job_run(&j, sink, NULL, err);
 }
 

@@ -204,6 +204,13 @@ HF_API uint32_t hf_poset_depth(const hf_poset *p, uint32_t id);
  * the number of events below or equal to @p id. 0 for other orders. */
 HF_API uint32_t hf_poset_subtree_size(const hf_poset *p, uint32_t id);
 
+/** Height in edges of the binary tree the tree methods work on: the forest (or the reversed
+ * in-forest) under a virtual root when it has several roots, with every node of more than two
+ * children split by a weight-balanced gadget of virtual events. The doubletree family has at
+ * most 4 * this many schedules. HF_EUNSUPPORTED for orders that are neither forests nor
+ * in-forests. O(n log n) time, O(n) memory. */
+HF_API hf_status hf_poset_tree_height(const hf_poset *p, uint32_t *height);
+
 /** Events marked as focus events by hf_poset_builder_set_focus (DOT: `focus=true`), sorted by id.
  * NULL with `*count == 0` when none is marked (then every event is a focus event). */
 HF_API const uint32_t *hf_poset_focus(const hf_poset *p, uint32_t *count);
@@ -389,11 +396,18 @@ typedef struct hf_gen_options {
     unsigned d;            /**< 1..HF_MAX_D (default 2) */
     hf_method method;      /**< default HF_METHOD_AUTO */
     uint64_t seed;         /**< for randomised methods (default 0) */
-    const uint32_t *focus; /**< NULL: every event */
+    const uint32_t *focus; /**< NULL: every event; else only tuples of these events must be
+                                hit (the tree methods work on the order induced on them and
+                                extend each schedule to all events) */
     size_t focus_count;
+    bool focus_prefix;     /**< the paper's pruning (Section 6): hit every admissible d-tuple
+                                whose first d-2 events are focus events, whatever the others.
+                                Method simple then draws only its prefixes from the focus set
+                                (2|focus|^(d-2) schedules at most; forests only); the other
+                                methods ignore the focus set, which gives the same guarantee. */
 } hf_gen_options;
 
-/** Defaults: d = 2, auto, seed 0, no focus set. */
+/** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false. */
 HF_API void hf_gen_options_init(hf_gen_options *opt);
 
 /** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a

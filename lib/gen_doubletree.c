@@ -1,0 +1,352 @@
+/* d = 3 on forests and in-forests: the double-tree family U_k of Chistikov, Majumdar, Niksic
+ * (CAV 2016, Section 4), restricted to the binarized tree and generated row by row. */
+#include "forest.h"
+#include "gen.h"
+
+/*
+ * The rows on the tree.
+ *
+ * A binarized tree of height k embeds in T_k (a single child is taken as the 0-child) and T_k in
+ * the double tree D_k: a node of depth < k is a down event, a node of depth k a leaf; up events
+ * have no counterpart. Row i of a group of U_k is built from row i of the same group of U_{k-1},
+ * used on both halves D^0 and D^1, for i < 2(k-1), and is a traversal row for i = 2k-2, 2k-1.
+ * Unrolled, row i keeps recursing down to depth D = k-1-i/2, where it turns into one of the two
+ * traversal rows. On the tree this gives, for the row (variant, D), a first half F and a second
+ * half S:
+ *   F: the preorder of the nodes of depth <= D, children 0 then 1 in the upper group and 1 then
+ *      0 in the lower group; each node u of depth D is followed at once by a traversal of its
+ *      "first" child;
+ *   S: the nodes u of depth D in the reverse of that order, each giving a traversal of its
+ *      other child.
+ * The traversal is l (preorder, 0 before 1) in even rows and r (1 before 0) in odd rows. The
+ * four variants, by group and row parity:
+ *   A (upper, even): l, first child 0      B (upper, odd): r, first child 1
+ *   C (lower, even): l, first child 1      E (lower, odd): r, first child 0
+ * U_k lists A_D, B_D for D = k-1 .. 0, then C_D, E_D for D = k-1 .. 0; we emit in that order.
+ *
+ * Which rows coincide, exactly and without comparing rows.
+ *
+ * A row is a linear extension, so it is fixed by how it orders the pairs x, y split at a
+ * two-child node w (x under w's 0-child, y under its 1-child). Against l(root), which puts
+ * every x first, a row of the family puts y first for the pairs in S x sub(w1) with S a subset
+ * of sub(w0) (variants A, B), or in sub(w0) x T with T a subset of sub(w1) (C, E):
+ *   A_D: depth(w) >= D: none; else S = the subtrees of the 1-children of depth D+1 under w0.
+ *   B_D: depth(w) >= D: all;  else S = the subtrees of the 0-children of depth D+1 under w0.
+ *   C_D: depth(w) > D: none; = D: all; else T = sub(w1) minus the subtrees of its 0-children
+ *        of depth D+1.
+ *   E_D: depth(w) > D: all; = D: none; else T = sub(w1) minus the subtrees of its 1-children of
+ *        depth D+1.
+ * Call the row proper if some w gets a proper nonempty S or T. Such a set names its depth D+1,
+ * its side and the kind of children, so a proper row equals no other row. Every other row is
+ * "plain": each two-child node w is inverted wholly or not at all, depending on depth(w) only,
+ * and two plain rows are equal iff they invert the same set of branching depths (depths that
+ * hold a two-child node): A: none; B_D: those >= D; C_D: those <= D; E_D: all but D. These are
+ * prefixes, suffixes, or all but one, so a few flags per branching depth record which plain rows
+ * were emitted. Properness is local: A_D is proper iff some node u of depth D has two children
+ * and lies under the 0-child of a two-child strict ancestor; B_D the same with one child or
+ * two; C_D iff some u of depth D has a child and lies under a 1-child of a strict ancestor; E_D
+ * the same with two children. The tests check the rule against U_k built explicitly from its
+ * definition, restricted to subtrees of T_k and deduplicated by comparing rows.
+ * The rule replaces hashing and comparing rows: the 4k labels are sorted out in O(n + k) before
+ * any row is built, so the prediction builds no row and a duplicate costs O(1) (a chain of
+ * 200,000 events has 800,000 labels but may have a handful of distinct rows).
+ *
+ * Virtual nodes (the root added above a forest, gadgets) have two children, and every leaf is a
+ * real event. So each subtree holds real events, and the first real event on the 0-path (or
+ * 1-path) below a node of depth D+1 still tells the sets above apart once virtual nodes are
+ * dropped: distinct rows stay distinct (the tests also check that no schedule is emitted twice
+ * on trees with gadgets). Size at most 4k, exactly 4k on T_k for k >= 2. Focus restriction and
+ * in-forests are the forest view's business.
+ */
+
+enum { VAR_A = 0, VAR_B = 1, VAR_C = 2, VAR_E = 3 };
+
+/* Per-depth flags: PROPER << variant, and BRANCH. */
+enum { PROPER = 1, BRANCH = 16 };
+
+typedef struct plan {
+    hf_i_tree *t;
+    uint32_t k;       /* height of the tree */
+    uint32_t *depth;  /* per node */
+    uint8_t *flags;   /* per depth 0..k-1 */
+    uint32_t *nbelow; /* per depth 0..k: number of branching depths < D */
+    uint32_t nb;      /* number of branching depths */
+    uint8_t *seen;    /* plain rows emitted: prefixes [0,h), suffixes [l,nb), all but one */
+} plan;
+
+static void plan_free(plan *pl)
+{
+    if (!pl->t)
+        return;
+    hf_ctx *ctx = pl->t->ctx;
+    hf_i_free(ctx, pl->depth);
+    hf_i_free(ctx, pl->flags);
+    hf_i_free(ctx, pl->nbelow);
+    hf_i_free(ctx, pl->seen);
+    hf_i_tree_free(pl->t);
+    pl->t = NULL;
+}
+
+/* Tree, depths and the per-depth flags of the dedup rule. O(n) after the tree, no recursion. */
+static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, plan *pl, hf_error *err)
+{
+    *pl = (plan){0};
+    hf_i_tree_options topt = {HF_I_GADGET_WEIGHTED, opt->focus, opt->focus_count};
+    hf_status st = hf_i_tree_new(p, &topt, &pl->t, err);
+    if (st)
+        return st;
+    const hf_i_tree *t = pl->t;
+    hf_ctx *ctx = t->ctx;
+    uint32_t n = t->n;
+    uint32_t *queue = hf_i_alloc_array(ctx, n, sizeof *queue);
+    uint8_t *side = hf_i_alloc_array(ctx, n, 1); /* bit 0: under a 0-child with a sibling,
+                                                    bit 1: under a 1-child */
+    pl->depth = hf_i_alloc_array(ctx, n, sizeof *pl->depth);
+    if (!queue || !side || !pl->depth)
+        goto nomem;
+    uint32_t head = 0, tail = 0, k = 0;
+    queue[tail++] = t->root;
+    pl->depth[t->root] = 0;
+    side[t->root] = 0;
+    while (head < tail) {
+        uint32_t u = queue[head++];
+        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        k = pl->depth[u] > k ? pl->depth[u] : k;
+        for (uint32_t j = 0; j < cnt; j++) {
+            uint32_t c = t->child[lo + j];
+            pl->depth[c] = pl->depth[u] + 1;
+            side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
+            queue[tail++] = c;
+        }
+    }
+    pl->k = k;
+    pl->flags = hf_i_calloc(ctx, (size_t)k + 1, 1);
+    pl->nbelow = hf_i_alloc_array(ctx, (size_t)k + 1, sizeof *pl->nbelow);
+    if (!pl->flags || !pl->nbelow)
+        goto nomem;
+    for (uint32_t u = 0; u < n; u++) {
+        uint32_t cnt = t->child_off[u + 1] - t->child_off[u];
+        uint8_t f = 0;
+        if (cnt == 2)
+            f |= BRANCH | (side[u] & 1 ? PROPER << VAR_A : 0) | (side[u] & 2 ? PROPER << VAR_E : 0);
+        if (cnt >= 1)
+            f |= (side[u] & 1 ? PROPER << VAR_B : 0) | (side[u] & 2 ? PROPER << VAR_C : 0);
+        pl->flags[pl->depth[u]] |= f;
+    }
+    pl->nb = 0;
+    for (uint32_t D = 0; D <= k; D++) {
+        pl->nbelow[D] = pl->nb;
+        pl->nb += (pl->flags[D] & BRANCH) != 0;
+    }
+    pl->seen = hf_i_calloc(ctx, 3 * ((size_t)pl->nb + 1), 1);
+    if (!pl->seen)
+        goto nomem;
+    hf_i_free(ctx, queue);
+    hf_i_free(ctx, side);
+    return HF_OK;
+nomem:
+    hf_i_free(ctx, queue);
+    hf_i_free(ctx, side);
+    plan_free(pl);
+    return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+/* Whether row (v, D) differs from every row taken before it; takes it. O(1). */
+static bool plan_take(plan *pl, unsigned v, uint32_t D)
+{
+    if (pl->flags[D] & (PROPER << v))
+        return true;
+    /* the inverted branching depths, as indices lo..hi-1 into the sorted branching depths */
+    uint32_t nb = pl->nb, below = pl->nbelow[D], upto = pl->nbelow[D + 1];
+    uint32_t lo = 0, hi = 0;
+    size_t slot;
+    switch (v) {
+    case VAR_A:
+        break;
+    case VAR_B:
+        lo = below, hi = nb;
+        break;
+    case VAR_C:
+        hi = upto;
+        break;
+    default: /* VAR_E: all but D */
+        hi = nb;
+        if (upto > below) {
+            if (below == 0)
+                lo = 1;
+            else if (below == nb - 1)
+                hi = nb - 1;
+            else {
+                slot = 2 * ((size_t)nb + 1) + below;
+                goto mark;
+            }
+        }
+    }
+    if (lo >= hi)
+        slot = 0; /* the empty prefix */
+    else if (lo == 0)
+        slot = hi;
+    else /* a suffix [lo, nb) with 0 < lo < nb */
+        slot = (size_t)nb + 1 + lo;
+mark:
+    if (pl->seen[slot])
+        return false;
+    pl->seen[slot] = 1;
+    return true;
+}
+
+/* The rows in U_k order: index r = 0 .. 4k-1 to (variant, D). */
+static void row_of(uint32_t k, uint64_t r, unsigned *v, uint32_t *D)
+{
+    bool lower = r >= 2 * (uint64_t)k;
+    uint64_t i = lower ? r - 2 * (uint64_t)k : r;
+    *D = k - 1 - (uint32_t)(i / 2);
+    *v = (lower ? VAR_C : VAR_A) + (unsigned)(i % 2);
+}
+
+static hf_status dt_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
+{
+    if (opt->d < 3)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "method doubletree builds 3-hitting families only (d=%u asked); use dfs "
+                         "for d <= 2",
+                         opt->d);
+    if (opt->d > 3)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "method doubletree builds 3-hitting families only (d=%u asked); methods "
+                         "simple and pattern cover d > 3",
+                         opt->d);
+    if (!(p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)))
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "method doubletree needs a forest or an in-forest; this order has an "
+                         "event with two predecessors and one with two successors");
+    return HF_OK;
+}
+
+/* Exact size: the dedup rule run over the 4k row labels, no row built. O(n log n) for the
+ * forest view, then O(n + k) time and O(n) memory. */
+static hf_status dt_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size, hf_error *err)
+{
+    plan pl;
+    hf_status st = plan_new(p, opt, &pl, err);
+    if (st)
+        return st;
+    uint64_t count = pl.k == 0 ? 1 : 0; /* a single node: its one schedule */
+    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k; r++) {
+        unsigned v;
+        uint32_t D;
+        row_of(pl.k, r, &v, &D);
+        count += plan_take(&pl, v, D);
+    }
+    mpz_set_ui(size, 0);
+    mpz_import(size, 1, -1, sizeof count, 0, 0, &count); /* exact whatever the width of long */
+    plan_free(&pl);
+    return HF_OK;
+}
+
+/* Append the preorder of the subtree of u (1-child first if right) to row. The stack space is
+ * free above `stack`. */
+static uint32_t traverse(const hf_i_tree *t, uint32_t u, bool right, uint32_t *stack, uint32_t *row,
+                         uint32_t len)
+{
+    uint32_t sp = 0;
+    stack[sp++] = u;
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        row[len++] = v;
+        uint32_t lo = t->child_off[v], hi = t->child_off[v + 1];
+        if (right)
+            for (uint32_t i = lo; i < hi; i++)
+                stack[sp++] = t->child[i];
+        else
+            for (uint32_t i = hi; i-- > lo;)
+                stack[sp++] = t->child[i];
+    }
+    return len;
+}
+
+/* Row (v, D) as a schedule of the tree's nodes: see the comment at the top. O(n), no recursion;
+ * stack and splits hold n ids each. Every node is pushed once, so the traversals' stacks fit
+ * above the pending preorder nodes. */
+static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *stack, uint32_t *splits,
+                      uint32_t *row)
+{
+    const hf_i_tree *t = pl->t;
+    bool lower = v >= VAR_C, right = v & 1;
+    uint32_t first = v == VAR_B || v == VAR_C; /* index of the child traversed in F */
+    uint32_t len = 0, ns = 0, sp = 0;
+    stack[sp++] = t->root;
+    while (sp > 0) {
+        uint32_t u = stack[--sp];
+        row[len++] = u;
+        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        if (pl->depth[u] < D) {
+            /* the child to visit first goes on top */
+            if (lower)
+                for (uint32_t i = 0; i < cnt; i++)
+                    stack[sp++] = t->child[lo + i];
+            else
+                for (uint32_t i = cnt; i-- > 0;)
+                    stack[sp++] = t->child[lo + i];
+        } else if (cnt > 0) {
+            splits[ns++] = u;
+            if (first < cnt)
+                len = traverse(t, t->child[lo + first], right, stack + sp, row, len);
+        }
+    }
+    while (ns > 0) {
+        uint32_t u = splits[--ns];
+        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        if (1 - first < cnt)
+            len = traverse(t, t->child[lo + 1 - first], right, stack, row, len);
+    }
+}
+
+/* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
+ * U_k; O(n) memory besides the sink. */
+static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                             hf_error *err)
+{
+    plan pl;
+    hf_status st = plan_new(p, opt, &pl, err);
+    if (st)
+        return st;
+    hf_ctx *ctx = pl.t->ctx;
+    uint32_t n = pl.t->n;
+    hf_i_emitter *em = NULL;
+    uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
+    uint32_t *splits = hf_i_alloc_array(ctx, n, sizeof *splits);
+    uint32_t *row = hf_i_alloc_array(ctx, n, sizeof *row);
+    if (!stack || !splits || !row || hf_i_emitter_new(pl.t, &em)) {
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        goto out;
+    }
+    if (pl.k == 0) {
+        row[0] = pl.t->root;
+        st = hf_i_emit(em, row, sink);
+    }
+    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k && !st; r++) {
+        unsigned v;
+        uint32_t D;
+        row_of(pl.k, r, &v, &D);
+        if (!plan_take(&pl, v, D))
+            continue;
+        build_row(&pl, v, D, stack, splits, row);
+        st = hf_i_emit(em, row, sink);
+    }
+out:
+    hf_i_free(ctx, stack);
+    hf_i_free(ctx, splits);
+    hf_i_free(ctx, row);
+    hf_i_emitter_free(em);
+    plan_free(&pl);
+    return st;
+}
+
+const hf_i_method hf_i_method_doubletree = {
+    .id = HF_METHOD_DOUBLETREE,
+    .name = "doubletree",
+    .check = dt_check,
+    .predict = dt_predict,
+    .generate = dt_generate,
+};

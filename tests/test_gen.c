@@ -1,0 +1,155 @@
+/* Tests of the registry across methods: on every rooted tree shape up to 8 events (as a tree,
+ * a forest and an in-forest) and on random trees of several shape families, every applicable
+ * method's family is checked by the project's verifier, its size equals its exact prediction,
+ * and auto picks the smallest. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+TU_SUITE(gen_all);
+
+static const hf_method tree_methods[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE};
+
+/* Poset from parent links (parent[v] < v, HF_NO_EVENT for roots); reversed edges if `in`. */
+static hf_poset *from_parents(const uint32_t *parent, uint32_t n, bool in)
+{
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT) {
+            e[m][in] = parent[v];
+            e[m][!in] = v;
+            m++;
+        }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}
+
+/* Generate with `method` (if it applies), verify, and compare with the prediction. Returns the
+ * size, or 0 if the method does not apply. */
+static uint64_t run_method(const hf_poset *p, unsigned d, hf_method method, const uint32_t *focus,
+                           size_t fc)
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = d;
+    opt.method = method;
+    opt.focus = focus;
+    opt.focus_count = fc;
+    hf_error err;
+    if (hf_method_check(p, &opt, &err) != HF_OK)
+        return 0;
+    uint64_t predicted;
+    hf_method chosen;
+    cr_assert_eq(hf_method_predict(p, &opt, &predicted, &chosen, &err), HF_OK, "%s", err.text);
+    hf_family *f;
+    cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
+    hf_method used;
+    cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), &used, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(used, chosen);
+    cr_assert_eq(hf_family_size(f), predicted, "%s: predicted %llu, emitted %zu",
+                 hf_method_name(used), (unsigned long long)predicted, hf_family_size(f));
+    hf_verify_options vo = {.d = d, .focus = focus, .focus_count = fc};
+    hf_verify_result res;
+    cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_OK, "%s: %s", hf_method_name(used),
+                 err.text);
+    cr_assert(res.hitting, "%s family of %u events is not %u-hitting: (%u %u %u ...)",
+              hf_method_name(used), hf_poset_size(p), d, res.witness[0], res.witness[1],
+              res.witness[2]);
+    hf_family_free(f);
+    return predicted;
+}
+
+/* auto equals the smallest applicable method */
+static void check_all(const hf_poset *p, unsigned d, const uint32_t *focus, size_t fc)
+{
+    uint64_t best = 0;
+    for (size_t i = 0; i < sizeof tree_methods / sizeof *tree_methods; i++) {
+        uint64_t s = run_method(p, d, tree_methods[i], focus, fc);
+        if (s && (!best || s < best))
+            best = s;
+    }
+    uint64_t a = run_method(p, d, HF_METHOD_AUTO, focus, fc);
+    cr_assert_eq(a, best, "auto gave %llu, best method %llu", (unsigned long long)a,
+                 (unsigned long long)best);
+}
+
+static void shape_d3(const uint32_t *parent, uint32_t n)
+{
+    for (int form = 0; form < 3; form++) {
+        uint32_t par[16];
+        memcpy(par, parent, n * sizeof *par);
+        if (form == 1) /* a forest: drop the root's edges */
+            for (uint32_t v = 0; v < n; v++)
+                if (par[v] == 0)
+                    par[v] = HF_NO_EVENT;
+        hf_poset *p = from_parents(par, n, form == 2);
+        check_all(p, 3, NULL, 0);
+        hf_poset_free(p);
+    }
+}
+
+Test(gen_all, every_tree_up_to_8_events_d3)
+{
+    for (uint32_t n = 1; n <= 8; n++) {
+        /* canonical level sequences l[0] = 0, 1 <= l[i] <= l[i-1] + 1, from all ones */
+        uint32_t lv[16];
+        lv[0] = 0;
+        for (uint32_t i = 1; i < n; i++)
+            lv[i] = 1;
+        for (;;) {
+            uint32_t parent[16], last[16];
+            for (uint32_t i = 0; i < n; i++) {
+                last[lv[i]] = i;
+                parent[i] = lv[i] ? last[lv[i] - 1] : HF_NO_EVENT;
+            }
+            shape_d3(parent, n);
+            int i = (int)n - 1;
+            while (i >= 1 && lv[i] == lv[i - 1] + 1)
+                i--;
+            if (i < 1)
+                break;
+            lv[i]++;
+            for (uint32_t j = (uint32_t)i + 1; j < n; j++)
+                lv[j] = 1;
+        }
+    }
+}
+
+Test(gen_all, random_trees_of_every_family)
+{
+    uint64_t rng = 41;
+    for (int iter = 0; iter < 120; iter++) {
+        uint32_t n = 2 + tu_below(&rng, 150);
+        uint32_t *parent = malloc(n * sizeof *parent);
+        parent[0] = HF_NO_EVENT;
+        int family = iter % 6;
+        for (uint32_t v = 1; v < n; v++) {
+            switch (family) {
+            case 0: parent[v] = (v - 1) / 2; break;                             /* balanced */
+            case 1: parent[v] = tu_below(&rng, v); break;                       /* recursive */
+            case 2: parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3; break;         /* caterpillar */
+            case 3: parent[v] = 0; break;                                       /* star */
+            case 4: parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v); break; /* deep */
+            default: parent[v] = tu_below(&rng, v < 6 ? v : 6); break;          /* wide, shallow */
+            }
+        }
+        hf_poset *p = from_parents(parent, n, iter % 5 == 4);
+        check_all(p, 3, NULL, 0);
+        if (n <= 40)
+            check_all(p, 4, NULL, 0);
+        /* a random focus set */
+        uint32_t *focus = malloc(n * sizeof *focus);
+        size_t fc = 0;
+        for (uint32_t v = 0; v < n; v++)
+            if (tu_below(&rng, 4) == 0)
+                focus[fc++] = v;
+        check_all(p, 3, focus, fc);
+        free(focus);
+        free(parent);
+        hf_poset_free(p);
+    }
+}
