@@ -837,15 +837,6 @@ hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err)
 /* ---------------------------------------------------------------------------------------- */
 /* Writing                                                                                    */
 
-/* A name that is exactly a UTF-8 byte order mark is a bare identifier, but libcgraph's scanner
- * skips those three bytes as a BOM when they stand alone: quote it. */
-static bool write_name(FILE *out, const char *name)
-{
-    if (strcmp(name, "\xEF\xBB\xBF") == 0)
-        return fputs("\"\xEF\xBB\xBF\"", out) >= 0;
-    return hf_i_name_write(out, name);
-}
-
 hf_status hf_dot_write(const hf_poset *p, FILE *out)
 {
     if (!p || !out)
@@ -856,13 +847,13 @@ hf_status hf_dot_write(const hf_poset *p, FILE *out)
         bool focus = f < p->focus_count && p->focus[f] == v;
         if (focus)
             f++;
-        ok = fputs("  ", out) >= 0 && write_name(out, hf_i_name(p, v)) &&
+        ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, v)) &&
              fputs(focus ? " [focus=true]\n" : "\n", out) >= 0;
     }
     for (uint32_t u = 0; u < p->n && ok; u++)
         for (size_t i = p->succ_off[u]; i < p->succ_off[u + 1] && ok; i++)
-            ok = fputs("  ", out) >= 0 && write_name(out, hf_i_name(p, u)) &&
-                 fputs(" -> ", out) >= 0 && write_name(out, hf_i_name(p, p->succ[i])) &&
+            ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, u)) &&
+                 fputs(" -> ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, p->succ[i])) &&
                  putc('\n', out) != EOF;
     ok = ok && fputs("}\n", out) >= 0;
     return ok && !ferror(out) ? HF_OK : HF_EIO;

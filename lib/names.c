@@ -51,7 +51,8 @@ static bool is_numeral(const char *s)
 bool hf_i_name_is_bare(const char *name)
 {
     const unsigned char *s = (const unsigned char *)name;
-    if (!*s)
+    /* a leading UTF-8 byte order mark would be skipped by readers at the start of a file */
+    if (!*s || strncmp(name, "\xEF\xBB\xBF", 3) == 0)
         return false;
     if (is_id_start(*s)) {
         for (s++; *s; s++)

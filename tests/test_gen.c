@@ -153,3 +153,27 @@ Test(gen_all, random_trees_of_every_family)
         hf_poset_free(p);
     }
 }
+
+Test(gen_all, trees_of_about_a_thousand_events)
+{
+    uint64_t rng = 42;
+    for (int family = 0; family < 6; family++) {
+        uint32_t n = 700 + tu_below(&rng, 300);
+        uint32_t *parent = malloc(n * sizeof *parent);
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < n; v++) {
+            switch (family) {
+            case 0: parent[v] = (v - 1) / 2; break;
+            case 1: parent[v] = tu_below(&rng, v); break;
+            case 2: parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3; break;
+            case 3: parent[v] = 0; break;
+            case 4: parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v); break;
+            default: parent[v] = tu_below(&rng, v < 6 ? v : 6); break;
+            }
+        }
+        hf_poset *p = from_parents(parent, n, family == 5);
+        run_method(p, 3, HF_METHOD_DOUBLETREE, NULL, 0);
+        free(parent);
+        hf_poset_free(p);
+    }
+}

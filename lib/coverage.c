@@ -1,0 +1,301 @@
+/* Incremental coverage bookkeeping shared by methods random and greedy: a bitset of the
+ * admissible d-tuples not hit yet, updated one schedule at a time; and their seeded PRNG. */
+#include <string.h>
+
+#include "coverage.h"
+
+#define NONE UINT32_MAX
+
+struct hf_i_coverage {
+    hf_ctx *ctx;
+    unsigned d;        /* tuple length tracked: min(asked d, m) */
+    uint32_t n, m;
+    size_t W;          /* words per row */
+    size_t rows;       /* m^(d-1) */
+    uint32_t *local;   /* n: event -> local id or NONE */
+    uint32_t *global;  /* m: local id -> event */
+    hf_word *bits;     /* rows * W: admissible and not hit yet */
+    uint64_t remaining;
+    uint32_t *seq;     /* m: scratch, the schedule's focus events in order (local ids) */
+    hf_word *suf;      /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
+};
+
+/* ---- PRNG: xoshiro256** (Blackman, Vigna), state filled by splitmix64 ---- */
+
+static uint64_t splitmix64(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+void hf_i_rng_seed(hf_i_rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix64(&seed);
+}
+
+uint64_t hf_i_rng_next(hf_i_rng *r)
+{
+    uint64_t *s = r->s;
+    uint64_t out = rotl(s[1] * 5, 7) * 9;
+    uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return out;
+}
+
+uint64_t hf_i_rng_below(hf_i_rng *r, uint64_t bound)
+{
+    /* reject the top partial block of 2^64 so that every residue is equally likely */
+    uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    for (;;) {
+        uint64_t x = hf_i_rng_next(r);
+        if (x < limit)
+            return x % bound;
+    }
+}
+
+/* ---- coverage ---- */
+
+static unsigned popcount64(uint64_t x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    unsigned c = 0;
+    for (; x; x &= x - 1)
+        c++;
+    return c;
+#endif
+}
+
+void hf_i_coverage_free(hf_i_coverage *c)
+{
+    if (!c)
+        return;
+    hf_i_free(c->ctx, c->local);
+    hf_i_free(c->ctx, c->global);
+    hf_i_free(c->ctx, c->bits);
+    hf_i_free(c->ctx, c->seq);
+    hf_i_free(c->ctx, c->suf);
+    hf_i_free(c->ctx, c);
+}
+
+/* Fill the rows of every admissible prefix extending the current one (depth entries so far,
+ * row index `idx`); allowed[depth] is the set of events that may come next. */
+static void fill_rows(hf_i_coverage *c, const hf_word *below, hf_word *allowed, unsigned depth,
+                      size_t idx)
+{
+    size_t W = c->W;
+    const hf_word *cur = allowed + (size_t)depth * W;
+    if (depth + 1 == c->d) {
+        hf_word *row = c->bits + idx * W;
+        for (size_t w = 0; w < W; w++) {
+            row[w] = cur[w];
+            c->remaining += popcount64(cur[w]);
+        }
+        return;
+    }
+    hf_word *next = allowed + (size_t)(depth + 1) * W;
+    for (uint32_t a = 0; a < c->m; a++) {
+        if (!hf_i_bit_test(cur, a))
+            continue;
+        /* a later entry may be neither a itself nor strictly below it */
+        const hf_word *ba = below + (size_t)a * W;
+        for (size_t w = 0; w < W; w++)
+            next[w] = cur[w] & ~ba[w];
+        hf_i_bit_clear(next, a);
+        fill_rows(c, below, allowed, depth + 1, idx * c->m + a);
+    }
+}
+
+hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus,
+                            size_t focus_count, hf_i_coverage **out, hf_error *err)
+{
+    *out = NULL;
+    if (d < 1 || d > HF_I_COVERAGE_MAX_D)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "coverage bookkeeping handles 1 <= d <= %u",
+                         HF_I_COVERAGE_MAX_D);
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    if (!p->tin && !p->closure)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "orders of more than %u events that are not forests are not supported "
+                         "by methods random and greedy (no closure is kept)",
+                         HF_CLOSURE_MAX_EVENTS);
+    hf_i_coverage *c = hf_i_calloc(ctx, 1, sizeof *c);
+    if (!c)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    c->ctx = ctx;
+    c->n = n;
+    c->local = hf_i_alloc_array(ctx, n ? n : 1, sizeof *c->local);
+    if (!c->local)
+        goto nomem;
+    for (uint32_t v = 0; v < n; v++)
+        c->local[v] = focus && focus_count ? NONE : 0;
+    if (focus && focus_count) {
+        for (size_t i = 0; i < focus_count; i++) {
+            if (focus[i] >= n) {
+                hf_i_coverage_free(c);
+                return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32
+                                 " out of range", focus[i]);
+            }
+            c->local[focus[i]] = 0;
+        }
+    }
+    for (uint32_t v = 0; v < n; v++)
+        if (c->local[v] != NONE)
+            c->local[v] = c->m++;
+    uint32_t m = c->m;
+    c->d = d < m ? d : m;
+    if (c->d == 0) { /* no events: nothing to hit */
+        *out = c;
+        return HF_OK;
+    }
+    c->W = hf_i_words(m);
+    /* rows = m^(d-1), checked against the bit budget before any big allocation */
+    uint64_t rows = 1;
+    for (unsigned i = 1; i < c->d; i++)
+        rows *= m;
+    if (rows > HF_I_COVERAGE_MAX_BITS / (64u * c->W)) {
+        hf_i_coverage_free(c);
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "tracking the %u-tuples of %" PRIu32 " events needs %" PRIu32
+                         "^%u bits, more than the limit of 2^33 bits (1 GiB); use fewer events "
+                         "(a focus set) or a smaller d",
+                         c->d, m, m, c->d);
+    }
+    c->rows = (size_t)rows;
+    c->global = hf_i_alloc_array(ctx, m, sizeof *c->global);
+    c->bits = hf_i_calloc(ctx, c->rows * c->W, sizeof *c->bits);
+    c->seq = hf_i_alloc_array(ctx, m, sizeof *c->seq);
+    c->suf = hf_i_alloc_array(ctx, (size_t)(m + 1) * c->W, sizeof *c->suf);
+    hf_word *below = hf_i_calloc(ctx, (size_t)m * c->W, sizeof *below);
+    hf_word *allowed = hf_i_calloc(ctx, (size_t)c->d * c->W, sizeof *allowed);
+    if (!c->global || !c->bits || !c->seq || !c->suf || !below || !allowed) {
+        hf_i_free(ctx, below);
+        hf_i_free(ctx, allowed);
+        goto nomem;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        if (c->local[v] != NONE)
+            c->global[c->local[v]] = v;
+    for (uint32_t a = 0; a < m; a++) {
+        hf_i_bit_set(allowed, a);
+        for (uint32_t b = 0; b < m; b++)
+            if (hf_i_less(p, c->global[b], c->global[a]))
+                hf_i_bit_set(below + (size_t)a * c->W, b);
+    }
+    fill_rows(c, below, allowed, 0, 0);
+    hf_i_free(ctx, below);
+    hf_i_free(ctx, allowed);
+    *out = c;
+    return HF_OK;
+nomem:
+    hf_i_coverage_free(c);
+    return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+unsigned hf_i_coverage_d(const hf_i_coverage *c) { return c->d; }
+uint32_t hf_i_coverage_events(const hf_i_coverage *c) { return c->m; }
+uint32_t hf_i_coverage_local(const hf_i_coverage *c, uint32_t v)
+{
+    return v < c->n ? c->local[v] : NONE;
+}
+uint64_t hf_i_coverage_remaining(const hf_i_coverage *c) { return c->remaining; }
+size_t hf_i_coverage_row_words(const hf_i_coverage *c) { return c->W; }
+
+const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix)
+{
+    size_t idx = 0;
+    for (unsigned i = 0; i + 1 < c->d; i++)
+        idx = idx * c->m + prefix[i];
+    return c->bits + idx * c->W;
+}
+
+/* Walk the ordered (d-1)-prefixes the schedule hits (positions from `start` on in seq), and
+ * for each take its row's bits after the prefix's last position. */
+static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t idx, bool mark)
+{
+    size_t W = c->W;
+    uint64_t total = 0;
+    if (depth + 1 == c->d) {
+        hf_word *row = c->bits + idx * W;
+        const hf_word *after = c->suf + (size_t)start * W;
+        for (size_t w = 0; w < W; w++) {
+            hf_word hit = row[w] & after[w];
+            if (hit) {
+                total += popcount64(hit);
+                if (mark)
+                    row[w] &= ~hit;
+            }
+        }
+        return total;
+    }
+    /* leave room for the entries still to come */
+    for (uint32_t i = start; i + (c->d - 1 - depth) < c->m; i++)
+        total += walk(c, depth + 1, i + 1, idx * c->m + c->seq[i], mark);
+    return total;
+}
+
+static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
+{
+    if (c->d == 0 || c->remaining == 0)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->local[schedule[i]] != NONE)
+            c->seq[k++] = c->local[schedule[i]];
+    size_t W = c->W;
+    memset(c->suf + (size_t)c->m * W, 0, W * sizeof *c->suf);
+    for (uint32_t i = c->m; i-- > 0;) {
+        memcpy(c->suf + (size_t)i * W, c->suf + (size_t)(i + 1) * W, W * sizeof *c->suf);
+        hf_i_bit_set(c->suf + (size_t)i * W, c->seq[i]);
+    }
+    uint64_t got = walk(c, 0, 0, 0, mark);
+    if (mark)
+        c->remaining -= got;
+    return got;
+}
+
+uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule)
+{
+    return scan(c, schedule, true);
+}
+
+uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule)
+{
+    return scan(c, schedule, false);
+}
+
+bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple)
+{
+    if (c->remaining == 0)
+        return false;
+    for (size_t r = 0; r < c->rows; r++) {
+        const hf_word *row = c->bits + r * c->W;
+        for (size_t w = 0; w < c->W; w++) {
+            if (!row[w])
+                continue;
+            uint32_t y = (uint32_t)(w * 64);
+            while (!((row[w] >> (y % 64)) & 1u))
+                y++;
+            size_t idx = r;
+            for (unsigned i = c->d - 1; i-- > 0;) {
+                tuple[i] = c->global[idx % c->m];
+                idx /= c->m;
+            }
+            tuple[c->d - 1] = c->global[y];
+            return true;
+        }
+    }
+    return false;
+}

@@ -1,0 +1,72 @@
+/* Incremental coverage bookkeeping for the methods that work on any partial order (random,
+ * greedy): which admissible d-tuples (d <= 4) a growing family has not hit yet. */
+#ifndef HITFAM_COVERAGE_H
+#define HITFAM_COVERAGE_H
+
+#include "gen.h"
+
+/* Largest d the bookkeeping (and so methods random and greedy) handles. */
+#define HF_I_COVERAGE_MAX_D 4u
+/* Largest bitset the bookkeeping allocates, in bits (1 GiB). */
+#define HF_I_COVERAGE_MAX_BITS ((uint64_t)1 << 33)
+
+/* The set of admissible d-tuples of the focus events (all events when there is no focus set)
+ * that no schedule added so far hits. Only tuples of m distinct focus events count; with fewer
+ * than d focus events the tuples of all m of them are tracked instead (as hf_verify does).
+ * Layout: one row of m bits (padded to whole words) per ordered (d-1)-prefix, rows indexed by
+ * the prefix's local ids in base m, so m^(d-1) * 64 * ceil(m / 64) bits in all. */
+typedef struct hf_i_coverage hf_i_coverage;
+
+/* Build the set of all admissible (focus) d-tuples, 1 <= d <= HF_I_COVERAGE_MAX_D. @p focus
+ * may be NULL (or focus_count 0): every event. Errors: HF_EINVAL (bad d or id), HF_ETOOLARGE
+ * (the bitset would exceed HF_I_COVERAGE_MAX_BITS, or the order is neither a forest nor small
+ * enough to keep a closure), HF_ENOMEM. Time O(m^(d-1) * m / 64) word operations after an
+ * O(m^2) closure lookup. Caller frees with hf_i_coverage_free. */
+hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus,
+                            size_t focus_count, hf_i_coverage **out, hf_error *err);
+void hf_i_coverage_free(hf_i_coverage *c);
+
+/* The tuple length actually tracked: min(d, m). */
+unsigned hf_i_coverage_d(const hf_i_coverage *c);
+/* Number of focus events m, and the local index of event v (UINT32_MAX if v is not a focus
+ * event). Local indices follow event ids. */
+uint32_t hf_i_coverage_events(const hf_i_coverage *c);
+uint32_t hf_i_coverage_local(const hf_i_coverage *c, uint32_t v);
+/* Admissible tuples not hit yet. */
+uint64_t hf_i_coverage_remaining(const hf_i_coverage *c);
+
+/* Mark every tuple the linear extension @p schedule (n ids) hits; returns how many of them were
+ * not hit before. O(C(m, d-1) * m / 64) word operations. */
+uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule);
+/* The number hf_i_coverage_add would return, without marking anything. */
+uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule);
+/* Some uncovered tuple, as event ids in @p tuple (hf_i_coverage_d entries); false if none. */
+bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
+
+/* For greedy: the uncovered row of ordered prefix @p prefix (local ids, d-1 of them): bit y is
+ * set iff (prefix, y) is admissible and not hit yet. W = hf_i_coverage_row_words words. */
+const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix);
+size_t hf_i_coverage_row_words(const hf_i_coverage *c);
+
+/* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
+ * stream's first prefix that is d-hitting. */
+extern const hf_i_method hf_i_method_random;
+/* Method greedy: set cover, each schedule built event by event (see lib/gen_greedy.c). */
+extern const hf_i_method hf_i_method_greedy;
+
+/* Exactly @p count independent uniform random linear extensions of @p p (approximately uniform
+ * beyond the exact samplers' limits, see lib/gen_random.c), from opt->seed; opt->d and the focus
+ * set are ignored. Same seed, same schedules on every machine. */
+hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt,
+                                     uint64_t count, hf_sink sink, hf_error *err);
+
+/* The seeded generator both methods use: xoshiro256** seeded by splitmix64. */
+typedef struct hf_i_rng {
+    uint64_t s[4];
+} hf_i_rng;
+void hf_i_rng_seed(hf_i_rng *r, uint64_t seed);
+uint64_t hf_i_rng_next(hf_i_rng *r);
+/* Uniform in [0, bound), bound > 0, by rejection (no modulo bias). */
+uint64_t hf_i_rng_below(hf_i_rng *r, uint64_t bound);
+
+#endif

@@ -1,0 +1,538 @@
+/* Method random, any partial order and d <= 4: uniform random linear extensions from a seeded
+ * PRNG, streamed until the first prefix of the random stream that is d-hitting (MATH.md, "Any
+ * poset": m >= d! * ln(#admissible tuples) samples suffice in expectation).
+ *
+ * Samplers, chosen from the order alone (so a seed always gives the same bytes):
+ * - forests: pick an available root with probability proportional to its subtree size (the
+ *   hook-length formula: the extensions starting with root r are e(P) * |subtree(r)| / n);
+ *   in-forests the same on the reversed order, then reversed. Exact; O(n log n) per sample
+ *   (a Fenwick tree over the weights).
+ * - other orders with at most SAMPLE_MAX_IDEALS (2^18) down-sets: e(I) = the number of linear
+ *   extensions of P \ I for every down-set I (e(P) = 1, e(I) = sum of e(I + x) over the minimal
+ *   x of P \ I), then walk from the empty set choosing x with probability e(I + x) / e(I),
+ *   with exact big-integer arithmetic and uniform big integers built from our own 64-bit draws
+ *   (no GMP random state). Exact; O(#down-sets * (n + e)) preprocessing, memory
+ *   O(#down-sets * n / 64) words, then O(n * (n + e)) per sample.
+ * - beyond: the Karzanov-Khachiyan Markov chain (pick an adjacent position uniformly; with
+ *   probability 1/2 swap the two events unless one is a Hasse predecessor of the other), whose
+ *   stationary law is uniform. Each sample runs T = ceil(n^3 ln(n) / 2) steps from the
+ *   previous sample (the first from the topological order), capped at MC_MAX_STEPS. This is
+ *   about five times the mixing time Wilson (2004) proved for the antichain (n^3 ln n / pi^2);
+ *   Bubley and Dyer (1999) prove O(n^3 log n) mixing for every order for a closely related
+ *   chain. So these samples are only approximately uniform and approximately independent; the
+ *   family built from them is still exactly d-hitting (coverage is checked exactly). */
+#include <math.h>
+#include <string.h>
+
+#include <gmp.h>
+
+#include "coverage.h"
+
+#define NONE UINT32_MAX
+/* Down-set DP limits: number of down-sets, and total words of their keys (64 MiB). */
+#define SAMPLE_MAX_IDEALS ((size_t)1 << 18)
+#define SAMPLE_MAX_KEY_WORDS ((size_t)1 << 23)
+#define MC_MAX_STEPS ((uint64_t)1 << 28)
+/* predict() runs the whole generation: refuse beyond these sizes. */
+#define PREDICT_MAX_N_D3 3000u
+#define PREDICT_MAX_N_D4 200u
+
+typedef enum { SAMPLE_FOREST, SAMPLE_IDEALS, SAMPLE_CHAIN } sample_kind;
+
+typedef struct sampler {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    hf_i_rng rng;
+    uint32_t n;
+    sample_kind kind;
+    /* forest */
+    uint64_t *fen;       /* Fenwick tree over the weights, 1-based, n + 1 */
+    uint32_t *weight;    /* current weight of each event (subtree size when available) */
+    /* down-sets */
+    size_t W, count, cap;
+    hf_word *keys;       /* count * W */
+    mpz_t *ext;          /* count */
+    size_t *slots;       /* hash table of indices + 1 (0 = empty) */
+    size_t slot_mask;
+    hf_word *probe;      /* W scratch */
+    mpz_t r, t;
+    uint64_t *draw;      /* scratch words for big draws */
+    size_t draw_cap;
+    /* Markov chain */
+    uint32_t *cur;
+    uint64_t steps;
+} sampler;
+
+static void sampler_free(sampler *s)
+{
+    if (!s)
+        return;
+    hf_ctx *ctx = s->ctx;
+    hf_i_free(ctx, s->fen);
+    hf_i_free(ctx, s->weight);
+    hf_i_free(ctx, s->keys);
+    if (s->ext) {
+        for (size_t i = 0; i < s->count; i++)
+            mpz_clear(s->ext[i]);
+        hf_i_free(ctx, s->ext);
+    }
+    hf_i_free(ctx, s->slots);
+    hf_i_free(ctx, s->probe);
+    hf_i_free(ctx, s->draw);
+    hf_i_free(ctx, s->cur);
+    mpz_clear(s->r);
+    mpz_clear(s->t);
+    hf_i_free(ctx, s);
+}
+
+/* ---- forests ---- */
+
+static void fen_add(sampler *s, uint32_t v, int64_t delta)
+{
+    for (uint32_t i = v + 1; i <= s->n; i += i & (0u - i))
+        s->fen[i] = (uint64_t)((int64_t)s->fen[i] + delta);
+}
+
+/* The event whose weight interval contains r (0 <= r < total weight). */
+static uint32_t fen_find(const sampler *s, uint64_t r)
+{
+    uint32_t pos = 0, step = 1;
+    while (step * 2 <= s->n)
+        step *= 2;
+    for (; step; step /= 2)
+        if (pos + step <= s->n && s->fen[pos + step] <= r) {
+            pos += step;
+            r -= s->fen[pos];
+        }
+    return pos; /* 1-based pos + 1 is the event, so the 0-based id is pos */
+}
+
+static void set_weight(sampler *s, uint32_t v, uint32_t w)
+{
+    fen_add(s, v, (int64_t)w - (int64_t)s->weight[v]);
+    s->weight[v] = w;
+}
+
+static void sample_forest(sampler *s, uint32_t *out)
+{
+    const hf_poset *p = s->p;
+    bool dual = p->dual;
+    /* the tree view: children are successors, or predecessors for an in-forest */
+    const size_t *up_off = dual ? p->succ_off : p->pred_off;
+    const size_t *down_off = dual ? p->pred_off : p->succ_off;
+    const uint32_t *down = dual ? p->pred : p->succ;
+    memset(s->fen, 0, (s->n + 1) * sizeof *s->fen);
+    memset(s->weight, 0, s->n * sizeof *s->weight);
+    for (uint32_t v = 0; v < s->n; v++)
+        if (up_off[v] == up_off[v + 1])
+            set_weight(s, v, p->subtree[v]);
+    for (uint32_t k = 0; k < s->n; k++) {
+        uint32_t v = fen_find(s, hf_i_rng_below(&s->rng, s->n - k));
+        set_weight(s, v, 0);
+        for (size_t i = down_off[v]; i < down_off[v + 1]; i++)
+            set_weight(s, down[i], p->subtree[down[i]]);
+        out[dual ? s->n - 1 - k : k] = v;
+    }
+}
+
+/* ---- down-sets ---- */
+
+static uint64_t hash_key(const hf_word *w, size_t W)
+{
+    uint64_t h = 0x2545f4914f6cdd1du;
+    for (size_t i = 0; i < W; i++) {
+        h ^= w[i];
+        h *= 0x9e3779b97f4a7c15u;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+static size_t lookup(const sampler *s, const hf_word *key)
+{
+    size_t i = (size_t)hash_key(key, s->W) & s->slot_mask;
+    for (;; i = (i + 1) & s->slot_mask) {
+        size_t k = s->slots[i];
+        if (!k)
+            return SIZE_MAX;
+        if (memcmp(s->keys + (k - 1) * s->W, key, s->W * sizeof *key) == 0)
+            return k - 1;
+    }
+}
+
+static hf_status rehash(sampler *s, size_t size)
+{
+    size_t *slots = hf_i_calloc(s->ctx, size, sizeof *slots);
+    if (!slots)
+        return HF_ENOMEM;
+    hf_i_free(s->ctx, s->slots);
+    s->slots = slots;
+    s->slot_mask = size - 1;
+    for (size_t k = 0; k < s->count; k++) {
+        size_t i = (size_t)hash_key(s->keys + k * s->W, s->W) & s->slot_mask;
+        while (s->slots[i])
+            i = (i + 1) & s->slot_mask;
+        s->slots[i] = k + 1;
+    }
+    return HF_OK;
+}
+
+/* Add a down-set unless present. HF_ETOOLARGE past the limits (the caller then falls back). */
+static hf_status add_ideal(sampler *s, const hf_word *key)
+{
+    if (lookup(s, key) != SIZE_MAX)
+        return HF_OK;
+    if (s->count >= SAMPLE_MAX_IDEALS || (s->count + 1) * s->W > SAMPLE_MAX_KEY_WORDS)
+        return HF_ETOOLARGE;
+    if (s->count == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        hf_word *keys = hf_i_realloc_array(s->ctx, s->keys, cap * s->W, sizeof *keys);
+        if (!keys)
+            return HF_ENOMEM;
+        s->keys = keys;
+        s->cap = cap;
+    }
+    memcpy(s->keys + s->count * s->W, key, s->W * sizeof *key);
+    s->count++;
+    if (2 * s->count > s->slot_mask + 1)
+        return rehash(s, 2 * (s->slot_mask + 1));
+    size_t i = (size_t)hash_key(key, s->W) & s->slot_mask;
+    while (s->slots[i])
+        i = (i + 1) & s->slot_mask;
+    s->slots[i] = s->count;
+    return HF_OK;
+}
+
+static bool is_minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x)
+{
+    if (hf_i_bit_test(set, x))
+        return false;
+    for (size_t i = p->pred_off[x]; i < p->pred_off[x + 1]; i++)
+        if (!hf_i_bit_test(set, p->pred[i]))
+            return false;
+    return true;
+}
+
+/* Enumerate the down-sets breadth first (so by size) and count the extensions of each
+ * complement, largest down-sets first. */
+static hf_status build_ideals(sampler *s)
+{
+    const hf_poset *p = s->p;
+    s->W = hf_i_words(s->n) ? hf_i_words(s->n) : 1;
+    s->probe = hf_i_calloc(s->ctx, s->W, sizeof *s->probe);
+    if (!s->probe)
+        return HF_ENOMEM;
+    hf_status st = rehash(s, 1024);
+    if (!st)
+        st = add_ideal(s, s->probe); /* the empty down-set */
+    for (size_t k = 0; k < s->count && !st; k++)
+        for (uint32_t x = 0; x < s->n && !st; x++) {
+            if (!is_minimal_outside(p, s->keys + k * s->W, x))
+                continue;
+            memcpy(s->probe, s->keys + k * s->W, s->W * sizeof *s->probe);
+            hf_i_bit_set(s->probe, x);
+            st = add_ideal(s, s->probe);
+        }
+    if (st)
+        return st;
+    s->ext = hf_i_alloc_array(s->ctx, s->count, sizeof *s->ext);
+    if (!s->ext)
+        return HF_ENOMEM;
+    for (size_t k = 0; k < s->count; k++)
+        mpz_init(s->ext[k]);
+    for (size_t k = s->count; k-- > 0;) {
+        const hf_word *key = s->keys + k * s->W;
+        bool any = false;
+        for (uint32_t x = 0; x < s->n; x++) {
+            if (!is_minimal_outside(p, key, x))
+                continue;
+            memcpy(s->probe, key, s->W * sizeof *s->probe);
+            hf_i_bit_set(s->probe, x);
+            mpz_add(s->ext[k], s->ext[k], s->ext[lookup(s, s->probe)]);
+            any = true;
+        }
+        if (!any)
+            mpz_set_ui(s->ext[k], 1);
+    }
+    return HF_OK;
+}
+
+/* s->r = uniform in [0, bound), bound > 0: draw sizeinbase(bound, 2) bits from our generator
+ * and reject values >= bound (fewer than two draws on average). */
+static hf_status draw_below(sampler *s, const mpz_t bound)
+{
+    size_t bits = mpz_sizeinbase(bound, 2);
+    size_t words = (bits + 63) / 64;
+    if (words > s->draw_cap) {
+        uint64_t *d = hf_i_realloc_array(s->ctx, s->draw, words, sizeof *d);
+        if (!d)
+            return HF_ENOMEM;
+        s->draw = d;
+        s->draw_cap = words;
+    }
+    do {
+        for (size_t i = 0; i < words; i++)
+            s->draw[i] = hf_i_rng_next(&s->rng);
+        if (bits % 64)
+            s->draw[words - 1] &= ((uint64_t)1 << (bits % 64)) - 1;
+        mpz_import(s->r, words, -1, sizeof(uint64_t), 0, 0, s->draw);
+    } while (mpz_cmp(s->r, bound) >= 0);
+    return HF_OK;
+}
+
+static hf_status sample_ideals(sampler *s, uint32_t *out)
+{
+    const hf_poset *p = s->p;
+    size_t k = 0; /* the empty down-set was added first */
+    for (uint32_t pos = 0; pos < s->n; pos++) {
+        hf_status st = draw_below(s, s->ext[k]);
+        if (st)
+            return st;
+        const hf_word *key = s->keys + k * s->W;
+        size_t next = SIZE_MAX;
+        uint32_t chosen = NONE;
+        for (uint32_t x = 0; x < s->n && chosen == NONE; x++) {
+            if (!is_minimal_outside(p, key, x))
+                continue;
+            memcpy(s->probe, key, s->W * sizeof *s->probe);
+            hf_i_bit_set(s->probe, x);
+            next = lookup(s, s->probe);
+            if (mpz_cmp(s->r, s->ext[next]) < 0)
+                chosen = x;
+            else
+                mpz_sub(s->r, s->r, s->ext[next]);
+        }
+        out[pos] = chosen;
+        k = next;
+    }
+    return HF_OK;
+}
+
+/* ---- Markov chain ---- */
+
+static bool hasse_edge(const hf_poset *p, uint32_t a, uint32_t b)
+{
+    size_t lo = p->succ_off[a], hi = p->succ_off[a + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->succ[mid] < b)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->succ_off[a + 1] && p->succ[lo] == b;
+}
+
+static void sample_chain(sampler *s, uint32_t *out)
+{
+    uint32_t *c = s->cur;
+    for (uint64_t t = 0; t < s->steps; t++) {
+        uint64_t x = hf_i_rng_next(&s->rng);
+        /* low bit: the lazy coin; the rest: the position (n >= 2 here) */
+        if (!(x & 1u))
+            continue;
+        uint32_t i = (uint32_t)((x >> 1) % (s->n - 1));
+        /* events adjacent in a linear extension are comparable iff they form a Hasse edge */
+        if (!hasse_edge(s->p, c[i], c[i + 1])) {
+            uint32_t tmp = c[i];
+            c[i] = c[i + 1];
+            c[i + 1] = tmp;
+        }
+    }
+    memcpy(out, c, s->n * sizeof *out);
+}
+
+static uint64_t chain_steps(uint32_t n)
+{
+    double t = ceil((double)n * n * n * log((double)n) / 2);
+    return t >= (double)MC_MAX_STEPS ? MC_MAX_STEPS : (uint64_t)t;
+}
+
+/* ---- sampler ---- */
+
+static hf_status sampler_new(const hf_poset *p, uint64_t seed, sampler **out, hf_error *err)
+{
+    hf_ctx *ctx = p->ctx;
+    sampler *s = hf_i_calloc(ctx, 1, sizeof *s);
+    if (!s)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    s->p = p;
+    s->ctx = ctx;
+    s->n = p->n;
+    mpz_init(s->r);
+    mpz_init(s->t);
+    hf_i_rng_seed(&s->rng, seed);
+    hf_status st = HF_OK;
+    if (p->tin) {
+        s->kind = SAMPLE_FOREST;
+        s->fen = hf_i_calloc(ctx, (size_t)s->n + 1, sizeof *s->fen);
+        s->weight = hf_i_calloc(ctx, s->n ? s->n : 1, sizeof *s->weight);
+        if (!s->fen || !s->weight)
+            st = HF_ENOMEM;
+    } else {
+        s->kind = SAMPLE_IDEALS;
+        st = build_ideals(s);
+        if (st == HF_ETOOLARGE) {
+            /* too many down-sets: drop the table and use the chain */
+            hf_i_free(ctx, s->keys);
+            hf_i_free(ctx, s->slots);
+            s->keys = NULL;
+            s->slots = NULL;
+            s->count = s->cap = 0;
+            s->kind = SAMPLE_CHAIN;
+            s->steps = chain_steps(s->n);
+            s->cur = hf_i_alloc_array(ctx, s->n, sizeof *s->cur);
+            st = s->cur ? HF_OK : HF_ENOMEM;
+            if (!st) {
+                memcpy(s->cur, p->topo, s->n * sizeof *s->cur);
+                hf_i_log(ctx, HF_LOG_INFO,
+                         "random: more than %zu down-sets, sampling with a Markov chain of "
+                         "%" PRIu64 " steps per schedule (approximately uniform)",
+                         SAMPLE_MAX_IDEALS, s->steps);
+            }
+        }
+    }
+    if (st) {
+        sampler_free(s);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    *out = s;
+    return HF_OK;
+}
+
+static hf_status sampler_next(sampler *s, uint32_t *out)
+{
+    if (s->n == 0)
+        return HF_OK;
+    switch (s->kind) {
+    case SAMPLE_FOREST:
+        sample_forest(s, out);
+        return HF_OK;
+    case SAMPLE_IDEALS:
+        return sample_ideals(s, out);
+    case SAMPLE_CHAIN:
+        sample_chain(s, out);
+        return HF_OK;
+    }
+    return HF_OK;
+}
+
+/* ---- the method ---- */
+
+static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
+{
+    if (opt->d > HF_I_COVERAGE_MAX_D)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "method random tracks coverage of tuples of at most %u events (d=%u "
+                         "asked); for forests use method simple or pattern",
+                         HF_I_COVERAGE_MAX_D, opt->d);
+    if (!p->tin && !p->closure)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "method random needs a forest, an in-forest or an order of at most %u "
+                         "events", HF_CLOSURE_MAX_EVENTS);
+    return HF_OK;
+}
+
+typedef struct until_state {
+    hf_sink sink;
+    uint64_t emitted;
+} until_state;
+
+/* The until-covered stream: samples are emitted (or only counted when sink.put is NULL) until
+ * every admissible (focus) d-tuple is hit. */
+static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                                   uint64_t *emitted, hf_error *err)
+{
+    hf_ctx *ctx = p->ctx;
+    hf_i_coverage *cov = NULL;
+    sampler *s = NULL;
+    const uint32_t *focus = opt->focus_prefix ? NULL : opt->focus;
+    size_t focus_count = opt->focus_prefix ? 0 : opt->focus_count;
+    hf_status st = hf_i_coverage_new(p, opt->d, focus, focus_count, &cov, err);
+    if (st)
+        return st;
+    if ((st = sampler_new(p, opt->seed, &s, err))) {
+        hf_i_coverage_free(cov);
+        return st;
+    }
+    uint32_t *row = hf_i_alloc_array(ctx, p->n ? p->n : 1, sizeof *row);
+    uint64_t count = 0;
+    if (!row)
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    uint64_t total = hf_i_coverage_remaining(cov);
+    while (!st && hf_i_coverage_remaining(cov) > 0) {
+        if ((st = sampler_next(s, row))) {
+            st = hf_i_fail(err, st, 0, 0, "out of memory");
+            break;
+        }
+        hf_i_coverage_add(cov, row);
+        count++;
+        if (sink.put && (st = sink.put(sink.user, row, p->n)))
+            break;
+        if (count % 64 == 0)
+            hf_i_log(ctx, HF_LOG_PROGRESS,
+                     "random: %" PRIu64 " schedules, %" PRIu64 " of %" PRIu64
+                     " tuples left", count, hf_i_coverage_remaining(cov), total);
+    }
+    if (emitted)
+        *emitted = count;
+    hf_i_free(ctx, row);
+    sampler_free(s);
+    hf_i_coverage_free(cov);
+    return st;
+}
+
+static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
+                                hf_error *err)
+{
+    /* the size is only known by running the seeded generation (without emitting) */
+    uint32_t limit = opt->d <= 3 ? PREDICT_MAX_N_D3 : PREDICT_MAX_N_D4;
+    if (p->n > limit)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "the size of a random family is known only by generating it; hitfam "
+                         "predicts it for at most %u events at d=%u (this order has %" PRIu32
+                         ")", limit, opt->d, p->n);
+    uint64_t count = 0;
+    hf_sink none = {NULL, NULL};
+    hf_status st = run_until_covered(p, opt, none, &count, err);
+    if (!st)
+        mpz_import(size, 1, -1, sizeof count, 0, 0, &count);
+    return st;
+}
+
+static hf_status random_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                                 hf_error *err)
+{
+    return run_until_covered(p, opt, sink, NULL, err);
+}
+
+hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt,
+                                     uint64_t count, hf_sink sink, hf_error *err)
+{
+    if (!p || !opt || !sink.put)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    sampler *s;
+    hf_status st = sampler_new(p, opt->seed, &s, err);
+    if (st)
+        return st;
+    uint32_t *row = hf_i_alloc_array(p->ctx, p->n ? p->n : 1, sizeof *row);
+    if (!row)
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    for (uint64_t k = 0; k < count && !st; k++) {
+        if ((st = sampler_next(s, row)))
+            st = hf_i_fail(err, st, 0, 0, "out of memory");
+        else
+            st = sink.put(sink.user, row, p->n);
+    }
+    hf_i_free(p->ctx, row);
+    sampler_free(s);
+    return st;
+}
+
+const hf_i_method hf_i_method_random = {
+    .id = HF_METHOD_RANDOM,
+    .name = "random",
+    .check = random_check,
+    .predict = random_predict,
+    .generate = random_generate,
+};

@@ -1,0 +1,170 @@
+/* Tests of the incremental coverage bookkeeping: admissible counts, newly hit counts and the
+ * remaining count against brute force on random orders, with and without focus sets. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coverage.h"
+#include "util.h"
+
+TU_SUITE(coverage);
+
+/* ---- brute-force oracle ---- */
+
+static bool *closure(const hf_poset *p)
+{
+    uint32_t n = hf_poset_size(p);
+    bool *lt = calloc((size_t)n * n + 1, 1);
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t c;
+        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
+        for (uint32_t i = 0; i < c; i++)
+            lt[(size_t)a * n + s[i]] = true;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t a = 0; a < n; a++)
+            if (lt[(size_t)a * n + k])
+                for (uint32_t b = 0; b < n; b++)
+                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
+    return lt;
+}
+
+
+/* A uniformly random topological order (not uniform over extensions; any will do here). */
+static void random_extension(const bool *lt, uint32_t n, uint64_t *rng, uint32_t *out)
+{
+    bool used[16] = {0};
+    for (uint32_t k = 0; k < n; k++) {
+        uint32_t av[16], na = 0;
+        for (uint32_t v = 0; v < n; v++) {
+            bool minimal = !used[v];
+            for (uint32_t u = 0; u < n && minimal; u++)
+                minimal = used[u] || !lt[(size_t)u * n + v];
+            if (minimal)
+                av[na++] = v;
+        }
+        out[k] = av[tu_below(rng, na)];
+        used[out[k]] = true;
+    }
+}
+
+Test(coverage, matches_brute_force)
+{
+    uint64_t rng = 77;
+    for (unsigned iter = 0; iter < 200; iter++) {
+        uint32_t n = 1 + tu_below(&rng, 8);
+        hf_poset *p = tu_random_dag(n, 1 + tu_below(&rng, 3), 4, &rng);
+        bool *lt = closure(p);
+        unsigned d = 1 + iter % 4;
+        uint32_t focus[8];
+        bool in_focus[8];
+        size_t fc = iter % 3 == 0 ? 1 + tu_below(&rng, n) : 0;
+        for (uint32_t v = 0; v < n; v++)
+            in_focus[v] = fc == 0;
+        for (size_t j = 0; j < fc; j++)
+            in_focus[focus[j] = tu_below(&rng, n)] = true;
+        uint32_t k = 0;
+        for (uint32_t v = 0; v < n; v++)
+            k += in_focus[v];
+        unsigned dd = d < k ? d : k;
+        hf_i_coverage *c;
+        cr_assert_eq(hf_i_coverage_new(p, d, fc ? focus : NULL, fc, &c, NULL), HF_OK);
+        cr_assert_eq(hf_i_coverage_d(c), dd);
+        /* brute force: a flag per tuple code (n^dd), set while admissible and unhit */
+        uint64_t total = 1;
+        for (unsigned i = 0; i < dd; i++)
+            total *= n;
+        bool *open = calloc(total + 1, 1);
+        uint64_t remaining = 0;
+        for (uint64_t code = 0; code < total; code++) {
+            uint32_t t[4];
+            uint64_t x = code;
+            bool good = true;
+            for (unsigned i = 0; i < dd; i++) {
+                t[i] = (uint32_t)(x % n);
+                x /= n;
+                good = good && in_focus[t[i]];
+                for (unsigned j = 0; j < i; j++)
+                    good = good && t[j] != t[i];
+            }
+            for (unsigned i = 0; i < dd && good; i++)
+                for (unsigned j = i + 1; j < dd; j++)
+                    good = good && !lt[(size_t)t[j] * n + t[i]];
+            open[code] = good;
+            remaining += good;
+        }
+        cr_assert_eq(hf_i_coverage_remaining(c), remaining, "iter %u", iter);
+        for (unsigned s = 0; s < 6; s++) {
+            uint32_t sched[16], pos[16];
+            random_extension(lt, n, &rng, sched);
+            for (uint32_t i = 0; i < n; i++)
+                pos[sched[i]] = i;
+            uint64_t fresh = 0;
+            for (uint64_t code = 0; code < total; code++) {
+                if (!open[code])
+                    continue;
+                uint64_t x = code;
+                uint32_t prev = 0;
+                bool hit = true;
+                for (unsigned i = 0; i < dd; i++) {
+                    uint32_t v = (uint32_t)(x % n);
+                    x /= n;
+                    if (i > 0) /* digit i is entry i */
+                        hit = hit && pos[prev] < pos[v];
+                    prev = v;
+                }
+                if (hit) {
+                    open[code] = false;
+                    fresh++;
+                }
+            }
+            cr_assert_eq(hf_i_coverage_count_new(c, sched), fresh);
+            cr_assert_eq(hf_i_coverage_add(c, sched), fresh);
+            remaining -= fresh;
+            cr_assert_eq(hf_i_coverage_remaining(c), remaining);
+            uint32_t t[4];
+            if (remaining) {
+                cr_assert(hf_i_coverage_first(c, t));
+                uint64_t code = 0; /* entry 0 is the lowest digit */
+                for (unsigned i = dd; i-- > 0;)
+                    code = code * n + t[i];
+                cr_assert(open[code], "first() gave a tuple that is hit or not admissible");
+            } else {
+                cr_assert_not(hf_i_coverage_first(c, t));
+            }
+        }
+        free(open);
+        free(lt);
+        hf_i_coverage_free(c);
+        hf_poset_free(p);
+    }
+}
+
+Test(coverage, too_large_is_refused)
+{
+    hf_poset *p = tu_antichain(2100);
+    hf_i_coverage *c;
+    hf_error err;
+    cr_assert_eq(hf_i_coverage_new(p, 3, NULL, 0, &c, &err), HF_ETOOLARGE);
+    cr_assert_null(c);
+    cr_assert(strstr(err.text, "2^33"), "%s", err.text);
+    cr_assert_eq(hf_i_coverage_new(p, 5, NULL, 0, &c, &err), HF_EINVAL);
+    hf_poset_free(p);
+}
+
+/* n = 200, d = 3, hundreds of schedules: the workload greedy and random put on it. */
+Test(coverage, fast_enough_at_200_events)
+{
+    uint64_t rng = 5;
+    hf_poset *p = tu_random_dag(200, 1, 50, &rng);
+    hf_i_coverage *c;
+    cr_assert_eq(hf_i_coverage_new(p, 3, NULL, 0, &c, NULL), HF_OK);
+    const uint32_t *topo = hf_poset_topological_order(p);
+    uint64_t before = hf_i_coverage_remaining(c), got = 0;
+    for (unsigned s = 0; s < 300; s++)
+        got += hf_i_coverage_add(c, topo);
+    cr_assert_eq(before - got, hf_i_coverage_remaining(c));
+    cr_assert_gt(got, 0);
+    hf_i_coverage_free(c);
+    hf_poset_free(p);
+}
