@@ -1011,36 +1011,6 @@ Test(count, invalid_arguments_and_empty_order)
 /* ---------------------------------------------------------------------------------------- */
 /* Allocation failures                                                                        */
 
-typedef struct chaos {
-    long left; /* allocations before failing; < 0: never fail */
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return malloc(size);
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return realloc(ptr, size);
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 /* The same order, built again with a context. */
 static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
 {
@@ -1080,10 +1050,8 @@ static hf_status run(const hf_poset *p, int what, mpz_t out, hf_error *err)
 
 Test(count, out_of_memory_paths)
 {
-    chaos c = {.left = -1};
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
-    hf_ctx *ctx;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     uint64_t rng = 11;
     hf_poset *orders[4];
     orders[0] = tu_random_dag(12, 1, 3, &rng);

@@ -8,48 +8,6 @@
 
 TU_SUITE(family);
 
-/* An allocator that fails once `left` allocations have succeeded (left < 0: never fails). */
-typedef struct chaos {
-    long left;
-    long calls;
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    c->calls++;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return malloc(size);
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    c->calls++;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return realloc(ptr, size);
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
-static hf_ctx *chaos_ctx(chaos *c)
-{
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, c};
-    hf_ctx *ctx = NULL;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
-    return ctx;
-}
-
 /* The model: rows stored one after another, m * n ids. */
 typedef struct model {
     uint32_t n;
@@ -230,8 +188,8 @@ Test(family, sink_receives_a_generated_family)
 
 Test(family, append_out_of_memory_leaves_family_unchanged)
 {
-    chaos c = {-1, 0};
-    hf_ctx *ctx = chaos_ctx(&c);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     uint64_t rng = 5;
     for (uint32_t n = 1; n < 40; n += 13) {
         hf_family *f = NULL;
@@ -267,8 +225,8 @@ Test(family, append_out_of_memory_leaves_family_unchanged)
 
 Test(family, sink_out_of_memory_is_reported)
 {
-    chaos c = {-1, 0};
-    hf_ctx *ctx = chaos_ctx(&c);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     hf_family *f = NULL;
     cr_assert_eq(hf_family_new(ctx, 3, &f), HF_OK);
     hf_sink sink = hf_family_sink(f);

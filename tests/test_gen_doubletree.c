@@ -901,36 +901,6 @@ Test(gen_doubletree, a_sink_can_stop_the_generator)
     hf_poset_free(p);
 }
 
-typedef struct chaos {
-    long left; /* allocations before failing; < 0: never fail */
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return malloc(size);
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return realloc(ptr, size);
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 /* The same order, built again with a context. */
 static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
 {
@@ -961,10 +931,8 @@ static hf_status count_put(void *user, const uint32_t *s, uint32_t n)
 
 Test(gen_doubletree, out_of_memory_paths)
 {
-    chaos c = {.left = -1};
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
-    hf_ctx *ctx;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     uint64_t rng = 406;
     hf_poset *orders[3] = {tu_random_forest(40, 3, &rng), tu_random_inforest(30, 1, &rng),
                            tu_antichain(9)};

@@ -1041,36 +1041,6 @@ Test(gen_simple, a_sink_can_stop_the_generator)
     hf_poset_free(p);
 }
 
-typedef struct chaos {
-    long left; /* allocations before failing; < 0: never fail */
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return malloc(size);
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return realloc(ptr, size);
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 enum { DO_GEN, DO_GEN_FOCUS, DO_PREDICT3, DO_PREDICT4, DO_GEN_PRUNED, DO_PREDICT_PRUNED };
 
 static hf_status chaos_run(const hf_poset *p, int what, fam *f, mpz_t z, hf_error *err)
@@ -1099,10 +1069,8 @@ static hf_status chaos_run(const hf_poset *p, int what, fam *f, mpz_t z, hf_erro
 
 Test(gen_simple, out_of_memory_paths)
 {
-    chaos c = {.left = -1};
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
-    hf_ctx *ctx;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     uint64_t rng = 13;
     for (int shape = 0; shape < 2; shape++) {
         uint32_t par[64];

@@ -1291,39 +1291,6 @@ Test(io_dot, read_file_and_io_errors)
     fclose(wo);
 }
 
-/* An allocator that fails exactly the `fail_at`-th allocation (1-based; 0: never) and counts
- * live blocks. */
-typedef struct chaos {
-    long count, fail_at, live;
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (++c->count == c->fail_at)
-        return NULL;
-    void *p = malloc(size);
-    c->live += p != NULL;
-    return p;
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (++c->count == c->fail_at)
-        return NULL;
-    void *p = realloc(ptr, size);
-    c->live += ptr == NULL && p != NULL;
-    return p;
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    chaos *c = user;
-    c->live -= ptr != NULL;
-    free(ptr);
-}
-
 Test(io_dot, every_allocation_failure_is_reported)
 {
     const char *inputs[] = {
@@ -1334,25 +1301,22 @@ Test(io_dot, every_allocation_failure_is_reported)
     };
     const hf_status want[] = {HF_OK, HF_ECYCLE, HF_EPARSE};
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
-        /* one run to prime libcgraph, one to count */
-        chaos c = {0, 0, 0};
-        hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
-        hf_ctx *ctx = NULL;
-        cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+        /* one run to prime libcgraph, one to count; then each allocation n fails alone (once) */
+        tu_chaos c = {.left = -1, .once = true};
+        hf_ctx *ctx = tu_chaos_ctx(&c);
         hf_poset *p = NULL;
         hf_error err;
         for (int run = 0; run < 2; run++) {
-            c.count = 0;
+            c.calls = 0;
             cr_assert_eq(hf_dot_read_mem(ctx, inputs[k], strlen(inputs[k]), &p, &err), want[k],
                          "%s", err.text);
             hf_poset_free(p);
             p = NULL;
         }
-        long total = c.count;
+        long total = c.calls;
         cr_assert(total > 3);
         for (long n = 1; n <= total; n++) {
-            c.count = 0;
-            c.fail_at = n;
+            c.left = n - 1;
             long live_before = c.live;
             hf_status st = hf_dot_read_mem(ctx, inputs[k], strlen(inputs[k]), &p, &err);
             cr_assert_eq(st, HF_ENOMEM, "input %zu, allocation %ld of %ld: %s (%s)", k, n, total,
@@ -1362,7 +1326,7 @@ Test(io_dot, every_allocation_failure_is_reported)
             cr_assert_eq(c.live, live_before, "input %zu, allocation %ld: leak", k, n);
         }
         /* and a read after all that still works */
-        c.fail_at = 0;
+        c.left = -1;
         cr_assert_eq(hf_dot_read_mem(ctx, inputs[k], strlen(inputs[k]), &p, &err), want[k]);
         hf_poset_free(p);
         hf_ctx_free(ctx);

@@ -13,37 +13,6 @@ TU_SUITE(io_family);
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                    */
 
-/* An allocator that fails once `left` allocations have succeeded (left < 0: never fails). */
-typedef struct chaos {
-    long left;
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return malloc(size);
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    return realloc(ptr, size);
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    (void)user;
-    free(ptr);
-}
-
 /* Build a poset with the given names and (before, after) pairs. */
 static hf_poset *named_poset(hf_ctx *ctx, const char *const *names, uint32_t n,
                              const uint32_t (*edges)[2], size_t m)
@@ -1032,10 +1001,8 @@ Test(io_family, read_arguments)
 
 Test(io_family, out_of_memory_on_every_allocation)
 {
-    chaos c = {-1};
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
-    hf_ctx *ctx = NULL;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
     hf_poset *p = awkward_poset(ctx);
     hf_family *f = two_schedules();
     for (int format = 0; format < 2; format++) {

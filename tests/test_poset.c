@@ -379,42 +379,13 @@ Test(poset, general_orders_beyond_the_closure_limit_are_refused)
     hf_poset_free(p);
 }
 
-/* A chaos allocator: fails the k-th allocation. */
-struct chaos {
-    long countdown;
-    long live;
-};
-static void *chaos_malloc(size_t size, void *user)
-{
-    struct chaos *c = user;
-    if (c->countdown-- == 0)
-        return NULL;
-    void *p = malloc(size);
-    c->live += p != NULL;
-    return p;
-}
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    struct chaos *c = user;
-    if (c->countdown-- == 0)
-        return NULL;
-    void *p = realloc(ptr, size);
-    c->live += p != NULL && ptr == NULL;
-    return p;
-}
-static void chaos_free(void *ptr, void *user)
-{
-    struct chaos *c = user;
-    c->live -= ptr != NULL;
-    free(ptr);
-}
-
 Test(poset, every_allocation_failure_is_clean)
 {
     bool finished = false;
     for (long k = 0; !finished; k++) {
-        struct chaos c = {.countdown = k, .live = 0};
-        hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &c};
+        /* only the allocation after k successes fails; later ones succeed */
+        tu_chaos c = {.left = k, .once = true};
+        hf_allocator a = tu_chaos_allocator(&c);
         hf_ctx *ctx;
         if (hf_ctx_new(&a, NULL, NULL, &ctx) != HF_OK) {
             cr_assert_eq(k, 0);

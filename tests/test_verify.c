@@ -1010,48 +1010,10 @@ Test(verify, witness_is_the_first_uncovered_tuple)
 /* ------------------------------------------------------------------------------------------ */
 /* Out of memory                                                                              */
 
-typedef struct chaos {
-    long left; /* allocations allowed before failing; negative: never fail */
-    long live;
-} chaos;
-
-static void *chaos_malloc(size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    void *p = malloc(size);
-    c->live += p != NULL;
-    return p;
-}
-
-static void *chaos_realloc(void *ptr, size_t size, void *user)
-{
-    chaos *c = user;
-    if (c->left == 0)
-        return NULL;
-    if (c->left > 0)
-        c->left--;
-    void *p = realloc(ptr, size);
-    c->live += ptr == NULL && p != NULL;
-    return p;
-}
-
-static void chaos_free(void *ptr, void *user)
-{
-    chaos *c = user;
-    c->live -= ptr != NULL;
-    free(ptr);
-}
-
 Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
 {
-    chaos ch = {.left = -1};
-    hf_allocator a = {chaos_malloc, chaos_realloc, chaos_free, &ch};
-    hf_ctx *ctx;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    tu_chaos ch = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&ch);
     hf_poset_builder *b;
     cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
     for (int i = 0; i < 12; i++) {

@@ -185,3 +185,58 @@ hf_poset *tu_tree_from_levels(const char *levels)
     free(e);
     return p;
 }
+
+/* Whether the next allocation fails; counts the call. */
+static bool chaos_fails(tu_chaos *c)
+{
+    c->calls++;
+    if (c->left < 0)
+        return false;
+    if (c->left > 0) {
+        c->left--;
+        return false;
+    }
+    if (c->once)
+        c->left = -1;
+    return true;
+}
+
+static void *chaos_malloc(size_t size, void *user)
+{
+    tu_chaos *c = user;
+    if (chaos_fails(c))
+        return NULL;
+    void *p = malloc(size);
+    c->live += p != NULL;
+    return p;
+}
+
+static void *chaos_realloc(void *ptr, size_t size, void *user)
+{
+    tu_chaos *c = user;
+    if (chaos_fails(c))
+        return NULL;
+    void *p = realloc(ptr, size);
+    c->live += ptr == NULL && p != NULL;
+    return p;
+}
+
+static void chaos_free(void *ptr, void *user)
+{
+    tu_chaos *c = user;
+    c->live -= ptr != NULL;
+    free(ptr);
+}
+
+hf_allocator tu_chaos_allocator(tu_chaos *c)
+{
+    return (hf_allocator){chaos_malloc, chaos_realloc, chaos_free, c};
+}
+
+hf_ctx *tu_chaos_ctx(tu_chaos *c)
+{
+    hf_allocator a = tu_chaos_allocator(c);
+    hf_ctx *ctx = NULL;
+    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    return ctx;
+}

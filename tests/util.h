@@ -3,6 +3,7 @@
 #ifndef HITFAM_TESTS_UTIL_H
 #define HITFAM_TESTS_UTIL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hitfam/hitfam.h"
@@ -35,6 +36,23 @@ hf_poset *tu_complete_binary(uint32_t h);
 hf_poset *tu_double_tree(uint32_t k);
 /* A tree from a canonical level sequence ("0122"). */
 hf_poset *tu_tree_from_levels(const char *levels);
+
+/* A "chaos" allocator for out-of-memory tests: after `left` successful allocations the next
+ * malloc/realloc fails (left < 0: never). With `once` only that call fails (left becomes -1);
+ * without it every later call fails too, until the test resets `left`. `calls` counts every
+ * malloc/realloc call, failed or not, and `live` the blocks allocated and not yet freed, so a
+ * test can tell whether an operation allocated and assert that a failure leaked nothing. The
+ * fields are the test's to set and read between calls. */
+typedef struct tu_chaos {
+    long left;
+    bool once;
+    long calls;
+    long live;
+} tu_chaos;
+/* An allocator drawing on `c` (which must outlive every context made from it). */
+hf_allocator tu_chaos_allocator(tu_chaos *c);
+/* A context using tu_chaos_allocator(c); aborts the test if it cannot be made. */
+hf_ctx *tu_chaos_ctx(tu_chaos *c);
 
 /* Leak check after every test of a suite: Criterion's workers end without running
  * LeakSanitizer, so each suite declares TU_SUITE(name) and a leak aborts the worker, which fails
