@@ -22,5 +22,6 @@ typedef struct hf_i_method {
 extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;
 extern const hf_i_method hf_i_method_doubletree;
+extern const hf_i_method hf_i_method_pattern;
 
 #endif
