@@ -166,12 +166,13 @@ hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus
     for (unsigned i = 1; i < c->d; i++)
         rows *= m;
     if (rows > HF_I_COVERAGE_MAX_BITS / (64u * c->W)) {
+        unsigned dd = c->d;
         hf_i_coverage_free(c);
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                          "tracking the %u-tuples of %" PRIu32 " events needs %" PRIu32
                          "^%u bits, more than the limit of 2^33 bits (1 GiB); use fewer events "
                          "(a focus set) or a smaller d",
-                         c->d, m, m, c->d);
+                         dd, m, m, dd);
     }
     c->rows = (size_t)rows;
     c->global = hf_i_alloc_array(ctx, m, sizeof *c->global);

@@ -72,6 +72,61 @@ static uint32_t split_point(const double *prefix, uint32_t lo, uint32_t hi, bool
     return best;
 }
 
+/* Number the nodes in preorder (root 0, children keep their order). The generators walk the
+ * tree in DFS-like orders; with preorder ids those walks read the arrays sequentially, which
+ * made generation on a 10^6-event random tree about six times faster than with the events'
+ * own ids (tests/bench/bench_trees.c). `stack` holds t->n ids. */
+static hf_status renumber_preorder(hf_i_tree *t, uint32_t *stack)
+{
+    hf_ctx *ctx = t->ctx;
+    uint32_t N = t->n;
+    uint32_t *inv = hf_i_alloc_array(ctx, N, sizeof *inv); /* new id -> old id */
+    uint32_t *pre = hf_i_alloc_array(ctx, N, sizeof *pre); /* old id -> new id */
+    uint32_t *parent = hf_i_alloc_array(ctx, N, sizeof *parent);
+    uint32_t *orig = hf_i_alloc_array(ctx, N, sizeof *orig);
+    uint32_t *child = hf_i_alloc_array(ctx, N, sizeof *child);
+    uint32_t *off = hf_i_alloc_array(ctx, (size_t)N + 1, sizeof *off);
+    if (!inv || !pre || !parent || !orig || !child || !off) {
+        hf_i_free(ctx, inv);
+        hf_i_free(ctx, pre);
+        hf_i_free(ctx, parent);
+        hf_i_free(ctx, orig);
+        hf_i_free(ctx, child);
+        hf_i_free(ctx, off);
+        return HF_ENOMEM;
+    }
+    uint32_t sp = 0, k = 0;
+    stack[sp++] = t->root;
+    while (sp > 0) {
+        uint32_t v = stack[--sp];
+        pre[v] = k;
+        inv[k++] = v;
+        for (uint32_t i = t->child_off[v + 1]; i-- > t->child_off[v];)
+            stack[sp++] = t->child[i];
+    }
+    off[0] = 0;
+    for (uint32_t u = 0; u < N; u++) {
+        uint32_t v = inv[u];
+        parent[u] = t->parent[v] == HF_NO_EVENT ? HF_NO_EVENT : pre[t->parent[v]];
+        orig[u] = t->orig[v];
+        off[u + 1] = off[u];
+        for (uint32_t i = t->child_off[v]; i < t->child_off[v + 1]; i++)
+            child[off[u + 1]++] = pre[t->child[i]];
+    }
+    hf_i_free(ctx, t->parent);
+    hf_i_free(ctx, t->orig);
+    hf_i_free(ctx, t->child);
+    hf_i_free(ctx, t->child_off);
+    hf_i_free(ctx, inv);
+    hf_i_free(ctx, pre);
+    t->parent = parent;
+    t->orig = orig;
+    t->child = child;
+    t->child_off = off;
+    t->root = 0;
+    return HF_OK;
+}
+
 hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tree **out,
                         hf_error *err)
 {
@@ -239,6 +294,8 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
     for (uint32_t v = 0; v < N; v++)
         if (t->parent[v] != HF_NO_EVENT)
             t->child[t->child_off[t->parent[v]] + b.slot[v]] = v;
+    if (renumber_preorder(t, b.stack) != HF_OK)
+        goto nomem;
     build_free(ctx, &b);
     *out = t;
     return HF_OK;

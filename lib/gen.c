@@ -10,8 +10,9 @@ static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubl
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
-static const hf_i_method *const implemented[] = {&hf_i_method_dfs, &hf_i_method_doubletree,
-                                                  &hf_i_method_simple, &hf_i_method_pattern};
+static const hf_i_method *const implemented[] = {
+    &hf_i_method_dfs,     &hf_i_method_doubletree, &hf_i_method_simple,
+    &hf_i_method_pattern, &hf_i_method_greedy,     &hf_i_method_random};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
 const char *hf_method_name(hf_method m)
@@ -71,10 +72,9 @@ static hf_status no_method(const hf_poset *p, unsigned d, hf_error *err)
 {
     (void)p;
     return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                     "this order is neither a forest nor an in-forest, and hitfam %s has no "
-                     "method for general orders yet (random and greedy are planned: "
-                     "docs/ROADMAP.md); the tree methods dfs (d<=2), doubletree (d=3) and "
-                     "simple (d>=3) apply to forests and in-forests, and dfs to d=1 on any order (d=%u asked)",
+                     "no method of hitfam %s applies to this order for d=%u: the tree methods "
+                     "need a forest or an in-forest, and greedy (any order, d <= 4) is limited "
+                     "to small orders; method random (any order) may still work",
                      hf_version_string(), d);
 }
 
@@ -90,7 +90,8 @@ static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options 
     return o;
 }
 
-/* The method to run: the explicit one, or auto's smallest prediction. */
+/* The method to run: the explicit one, or auto's smallest prediction (stored in `size` if it
+ * is not NULL; an explicit method is predicted only when `size` is given). */
 static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_i_method **out,
                          mpz_t size, hf_error *err)
 {
@@ -104,20 +105,27 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
                              "method %s is not available in hitfam %s yet (docs/ROADMAP.md)",
                              method_names[opt->method], hf_version_string());
         hf_gen_options o = method_options(m, opt);
-        if ((st = m->check(p, &o, err)) || (st = m->predict(p, &o, size, err)))
+        /* generating needs no prediction of an explicit method (some predict by running) */
+        if ((st = m->check(p, &o, err)) || (size && (st = m->predict(p, &o, size, err))))
             return st;
         *out = m;
         return HF_OK;
     }
     const hf_i_method *best = NULL;
-    mpz_t s;
+    mpz_t s, best_size;
     mpz_init(s);
+    mpz_init(best_size);
     for (unsigned i = 0; i < N_IMPLEMENTED; i++) {
         const hf_i_method *m = implemented[i];
         hf_gen_options o = method_options(m, opt);
         /* Predicting pattern costs a generation, and for d = 3 doubletree was smaller on every
          * tree measured (papers/chistikov2016): auto weighs pattern from d = 4 on. */
         if (m->id == HF_METHOD_PATTERN && opt->d == 3)
+            continue;
+        /* Greedy's size is known only by running it (guarded by its own size limits): auto
+         * weighs it where no tree method applies. Random is a baseline, never auto's choice. */
+        if (m->id == HF_METHOD_RANDOM ||
+            (m->id == HF_METHOD_GREEDY && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))))
             continue;
         if (m->check(p, &o, NULL) != HF_OK)
             continue;
@@ -128,12 +136,15 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         }
         if (st)
             break;
-        if (!best || mpz_cmp(s, size) < 0) {
+        if (!best || mpz_cmp(s, best_size) < 0) {
             best = m;
-            mpz_set(size, s);
+            mpz_set(best_size, s);
         }
     }
+    if (size)
+        mpz_set(size, best_size);
     mpz_clear(s);
+    mpz_clear(best_size);
     if (st)
         return st;
     if (!best)
@@ -146,11 +157,7 @@ hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error
 {
     hf_i_error_clear(err);
     const hf_i_method *m;
-    mpz_t size;
-    mpz_init(size);
-    hf_status st = resolve(p, opt, &m, size, err);
-    mpz_clear(size);
-    return st;
+    return resolve(p, opt, &m, NULL, err);
 }
 
 hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
@@ -193,10 +200,7 @@ hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink
     if (!sink.put)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "sink without a put function");
     const hf_i_method *m;
-    mpz_t size;
-    mpz_init(size);
-    hf_status st = resolve(p, opt, &m, size, err);
-    mpz_clear(size);
+    hf_status st = resolve(p, opt, &m, NULL, err);
     if (st)
         return st;
     if (used)

@@ -23,5 +23,7 @@ extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;
 extern const hf_i_method hf_i_method_doubletree;
 extern const hf_i_method hf_i_method_pattern;
+extern const hf_i_method hf_i_method_random;
+extern const hf_i_method hf_i_method_greedy;
 
 #endif

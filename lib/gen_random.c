@@ -34,6 +34,9 @@
 #define SAMPLE_MAX_KEY_WORDS ((size_t)1 << 23)
 #define MC_MAX_STEPS ((uint64_t)1 << 28)
 /* predict() runs the whole generation: refuse beyond these sizes. */
+/* Until-covered stops here: on orders where some tuple is rarely hit by a uniform extension
+ * (an event beside a long chain) the stream can need far more than d! ln C samples. */
+#define UNTIL_MAX_SAMPLES 20000u
 #define PREDICT_MAX_N_D3 3000u
 #define PREDICT_MAX_N_D4 200u
 
@@ -461,6 +464,13 @@ static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt,
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint64_t total = hf_i_coverage_remaining(cov);
     while (!st && hf_i_coverage_remaining(cov) > 0) {
+        if (count == UNTIL_MAX_SAMPLES) {
+            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                           "method random: %" PRIu64 " admissible %u-tuples are still not hit "
+                           "after %u random schedules; use method greedy",
+                           hf_i_coverage_remaining(cov), opt->d, UNTIL_MAX_SAMPLES);
+            break;
+        }
         if ((st = sampler_next(s, row))) {
             st = hf_i_fail(err, st, 0, 0, "out of memory");
             break;

@@ -1,6 +1,6 @@
 /* Benchmark of the tree methods for d = 3: families of million-event trees streamed to a file
  * (time, peak memory, size against the cost of reading the file), a long chain, and wide trees. */
-#include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +103,45 @@ static shape random_recursive(uint32_t n, uint64_t seed)
     return (shape){"random", "random recursive tree, seed 42", n, par};
 }
 
+/* The same random tree with ids renumbered in preorder (children in id order): the same family,
+ * but the schedules read the order's arrays almost sequentially. */
+static shape random_preorder(uint32_t n, uint64_t seed)
+{
+    shape s = random_recursive(n, seed);
+    uint32_t *cnt = calloc((size_t)n + 1, sizeof *cnt), *kids = parents_alloc(n),
+             *stack = parents_alloc(n), *pre = parents_alloc(n), *par = parents_alloc(n);
+    if (!cnt) {
+        fprintf(stderr, "bench_trees: out of memory\n");
+        exit(1);
+    }
+    for (uint32_t i = 1; i < n; i++)
+        cnt[s.parent[i] + 1]++;
+    for (uint32_t v = 0; v < n; v++)
+        cnt[v + 1] += cnt[v];
+    for (uint32_t i = 1; i < n; i++) /* increasing i: children in id order */
+        kids[cnt[s.parent[i]]++] = i;
+    for (uint32_t v = n; v > 0; v--) /* cnt[v] is now the end of v's children: shift back */
+        cnt[v] = cnt[v - 1];
+    cnt[0] = 0;
+    uint32_t top = 0, k = 0;
+    stack[top++] = 0;
+    while (top) {
+        uint32_t v = stack[--top];
+        pre[v] = k++;
+        for (uint32_t j = cnt[v + 1]; j > cnt[v]; j--)
+            stack[top++] = kids[j - 1];
+    }
+    par[0] = HF_NO_EVENT;
+    for (uint32_t i = 1; i < n; i++)
+        par[pre[i]] = pre[s.parent[i]];
+    free(cnt);
+    free(kids);
+    free(stack);
+    free(pre);
+    free(s.parent);
+    return (shape){"random-pre", "random recursive tree, seed 42, preorder ids", n, par};
+}
+
 /* A chain c_0 < ... < c_{len-1}; chain event i with i % every == every - 1 gets a side child. */
 static shape chain_with_sides(uint32_t len, uint32_t every)
 {
@@ -177,10 +216,19 @@ typedef struct run_result {
     char method[16];
     double t_build, t_predict, t_gen;
     long rss_build_kib, rss_peak_kib;
-    uint64_t predicted, schedules, bytes;
+    uint64_t predicted, schedules, bytes, dt_size, simple_size;
     uint32_t events, bin_height;
 } run_result;
 
+static hf_status count_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    (void)schedule;
+    (void)n;
+    ++*(uint64_t *)user;
+    return HF_OK;
+}
+
+/* path NULL: the schedules are only counted (a family too large for any disk). */
 static void run_child(const shape *s, const char *path, run_result *r)
 {
     struct rusage ru;
@@ -203,8 +251,28 @@ static void run_child(const shape *s, const char *path, run_result *r)
     r->t_predict = now() - t0;
     if (st)
         die("predict", st, &err);
+    opt.method = HF_METHOD_DOUBLETREE;
+    if ((st = hf_method_predict(p, &opt, &r->dt_size, NULL, &err)))
+        die("predict doubletree", st, &err);
+    opt.method = HF_METHOD_SIMPLE;
+    if ((st = hf_method_predict(p, &opt, &r->simple_size, NULL, &err)))
+        die("predict simple", st, &err);
+    opt.method = HF_METHOD_AUTO;
 
     t0 = now();
+    if (!path) {
+        hf_method used = HF_METHOD_AUTO;
+        st = hf_generate(p, &opt, (hf_sink){count_put, &r->schedules}, &used, &err);
+        r->t_gen = now() - t0;
+        if (st)
+            die("generate", st, &err);
+        getrusage(RUSAGE_SELF, &ru);
+        r->rss_peak_kib = ru.ru_maxrss;
+        snprintf(r->method, sizeof r->method, "%s", hf_method_name(used));
+        hf_poset_free(p);
+        r->ok = 1;
+        return;
+    }
     FILE *out = fopen(path, "wb");
     if (!out) {
         perror(path);
@@ -254,7 +322,7 @@ static double read_back(const char *path)
 
 /* The shape is made in the child too, so that its arrays count in the child's peak and not in
  * the parent's (which every later child would inherit). */
-static void run_case(shape (*make)(void), int with_file_stats)
+static void run_case(shape (*make)(void), int to_file)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/hitfam-bench-trees-%ld.txt", (long)getpid());
@@ -274,7 +342,7 @@ static void run_case(shape (*make)(void), int with_file_stats)
         run_result r;
         memset(&r, 0, sizeof r);
         shape s = make();
-        run_child(&s, path, &r);
+        run_child(&s, to_file ? path : NULL, &r);
         free(s.parent);
         if (write(fds[1], &r, sizeof r) != (ssize_t)sizeof r)
             _exit(2);
@@ -290,19 +358,25 @@ static void run_case(shape (*make)(void), int with_file_stats)
     shape s = make(); /* only for its name and description */
     free(s.parent);
     if (got != (ssize_t)sizeof r || !r.ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        printf("%-9s FAILED (child status %d)\n", s.name, status);
+        printf("%-10s FAILED (child status %d)\n", s.name, status);
         unlink(path);
         return;
     }
-    double t_cat = read_back(path);
-    unlink(path);
-    printf("%-9s %9u %6u %-10s %6llu %8.3f %8.3f %8.3f %9.1f %9.1f %10.1f", s.name,
-           (unsigned)r.events, (unsigned)r.bin_height, r.method, (unsigned long long)r.schedules,
-           r.t_build, r.t_predict, r.t_gen, r.rss_build_kib / 1024.0, r.rss_peak_kib / 1024.0,
-           (double)r.bytes / (1024.0 * 1024.0));
-    if (with_file_stats && t_cat > 0)
+    double t_cat = to_file ? read_back(path) : -1;
+    if (to_file)
+        unlink(path);
+    printf("%-10s %9u %6u %-10s %6llu %8.3f %8.3f %8.3f %9.1f %9.1f", s.name, (unsigned)r.events,
+           (unsigned)r.bin_height, r.method, (unsigned long long)r.schedules, r.t_build,
+           r.t_predict, r.t_gen, r.rss_build_kib / 1024.0, r.rss_peak_kib / 1024.0);
+    if (to_file)
+        printf(" %10.1f", (double)r.bytes / (1024.0 * 1024.0));
+    else
+        printf(" %10s", "(counted)");
+    if (t_cat > 0)
         printf(" %8.3f %8.1f", t_cat, r.t_gen / t_cat);
     printf("\n");
+    printf("  (%s: doubletree would give %llu schedules, simple %llu)\n", s.name,
+           (unsigned long long)r.dt_size, (unsigned long long)r.simple_size);
     if (r.predicted != r.schedules)
         printf("  ! predicted %llu schedules, wrote %llu\n", (unsigned long long)r.predicted,
                (unsigned long long)r.schedules);
@@ -310,6 +384,7 @@ static void run_case(shape (*make)(void), int with_file_stats)
 
 static shape make_complete(void) { return complete_binary(19); }
 static shape make_random(void) { return random_recursive(1000000, 42); }
+static shape make_random_pre(void) { return random_preorder(1000000, 42); }
 static shape make_chain(void) { return chain_with_sides(200000, 1000); }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -394,7 +469,10 @@ static void wide_case(shape s, const char *desc)
     printf("  %-26s %8u %8u %12llu\n", "naive balanced", (unsigned)hb, 4 * hb,
            (unsigned long long)dtb);
     printf("  simple (d=3): %llu schedules\n", (unsigned long long)simple);
-    if (hpub != hw || dtw_reb != dtw)
+    if (hpub == hw && dtw_reb == dtw)
+        printf("  cross-check: hf_poset_tree_height and the doubletree size of the rebuilt "
+               "weighted tree agree with the library's\n");
+    else
         printf("  ! cross-check: hf_poset_tree_height %u, doubletree via rebuilt weighted tree "
                "%llu\n",
                (unsigned)hpub, (unsigned long long)dtw_reb);
@@ -402,7 +480,18 @@ static void wide_case(shape s, const char *desc)
     free(s.parent);
 }
 
-int main(void)
+static bool wanted(int argc, char **argv, const char *name)
+{
+    if (argc < 2)
+        return true;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* Arguments: the cases to run (complete random chain wide); none: all of them. */
+int main(int argc, char **argv)
 {
     printf("hitfam %s: tree families for d = 3, method auto, text format to a file in /tmp\n",
            hf_version_string());
@@ -411,17 +500,33 @@ int main(void)
            "gen = generation + writing (hf_generate into hf_writer, fclose); cat = read() of the\n"
            "file into a 1 MiB buffer (what `cat file > /dev/null` costs); bin.h = binarized "
            "height\n\n");
-    printf("%-9s %9s %6s %-10s %6s %8s %8s %8s %9s %9s %10s %8s %8s\n", "case", "events",
+    printf("%-10s %9s %6s %-10s %6s %8s %8s %8s %9s %9s %10s %8s %8s\n", "case", "events",
            "bin.h", "method", "scheds", "build", "predict", "gen", "rss.build", "rss.peak",
            "out.MiB", "cat", "gen/cat");
-    run_case(make_complete, 1);
-    run_case(make_random, 1);
-    run_case(make_chain, 1);
+    if (wanted(argc, argv, "complete"))
+        run_case(make_complete, 1);
+    if (wanted(argc, argv, "random")) {
+        run_case(make_random, 1);
+        run_case(make_random, 0); /* generation alone, to tell it from writing */
+    }
+    if (wanted(argc, argv, "random-pre")) {
+        run_case(make_random_pre, 1);
+        run_case(make_random_pre, 0);
+    }
+    if (wanted(argc, argv, "chain"))
+        run_case(make_chain, 0);
     printf("\ncomplete: complete binary tree T_19, 2^20 - 1 = 1,048,575 events (heap order)\n");
     printf("random:   random recursive tree of 10^6 events (event i below a uniform earlier "
-           "event; splitmix64, seed 42)\n");
+           "event; splitmix64, seed 42);\n          the second row only counts the schedules "
+           "(generation without writing)\n");
+    printf("random-pre: the same tree with its ids renumbered in preorder (same family, "
+           "sequential memory access)\n");
     printf("chain:    chain of 200,000 events, chain events 999, 1999, ... each with one side "
-           "leaf (200,200 events)\n\n");
+           "leaf (200,200 events);\n          its family is only counted: the side leaf of "
+           "event 999 alone forces 199,001 schedules\n          (chain-plus-free-event bound), "
+           "about 1.4 MB each in text, some 270 GB\n\n");
+    if (!wanted(argc, argv, "wide"))
+        return 0;
 
     printf("Wide trees: binarized height and doubletree size by gadget (naive sizes: exact\n"
            "doubletree prediction on the naive binarized tree rebuilt as an order)\n\n");
