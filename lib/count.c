@@ -16,32 +16,6 @@ static void set_u64(mpz_t z, uint64_t v)
 #endif
 }
 
-static unsigned popcount64(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_popcountll(x);
-#else
-    unsigned c = 0;
-    for (; x; x &= x - 1)
-        c++;
-    return c;
-#endif
-}
-
-static unsigned ctz64(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned c = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        c++;
-    }
-    return c;
-#endif
-}
-
 static bool is_forest_like(const hf_poset *p)
 {
     return p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST);
@@ -426,7 +400,7 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
             for (size_t w = 0; w < W; w++) {
                 hf_word outside = ~I[w] & (w + 1 == W ? last_mask : ~(hf_word)0);
                 while (outside) {
-                    uint32_t x = (uint32_t)(w * 64 + ctz64(outside));
+                    uint32_t x = (uint32_t)(w * 64 + hf_i_ctz(outside));
                     outside &= outside - 1;
                     bool minimal = true;
                     for (size_t i = p->pred_off[x]; i < p->pred_off[x + 1] && minimal; i++)
@@ -713,7 +687,7 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
             i--;
             continue;
         }
-        uint32_t x = (uint32_t)(wi[i] * 64 + ctz64(bits[i]));
+        uint32_t x = (uint32_t)(wi[i] * 64 + hf_i_ctz(bits[i]));
         bits[i] &= bits[i] - 1;
         hf_word *nb = blocked + (size_t)(i + 1) * W;
         memcpy(nb, bl, W * sizeof *nb);
@@ -731,7 +705,7 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
                 c += !hf_i_bit_test(nb, list[k]);
         } else {
             for (size_t w = 0; w < W; w++)
-                c += popcount64(mask[w] & ~nb[w]);
+                c += hf_i_popcount(mask[w] & ~nb[w]);
         }
         acc += c;
         if (acc >> 63) { /* each step adds at most n < 2^32: flush long before overflow */

@@ -65,18 +65,6 @@ uint64_t hf_i_rng_below(hf_i_rng *r, uint64_t bound)
 
 /* ---- coverage ---- */
 
-static unsigned popcount64(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_popcountll(x);
-#else
-    unsigned c = 0;
-    for (; x; x &= x - 1)
-        c++;
-    return c;
-#endif
-}
-
 void hf_i_coverage_free(hf_i_coverage *c)
 {
     if (!c)
@@ -100,7 +88,7 @@ static void fill_rows(hf_i_coverage *c, const hf_word *below, hf_word *allowed, 
         hf_word *row = c->bits + idx * W;
         for (size_t w = 0; w < W; w++) {
             row[w] = cur[w];
-            c->remaining += popcount64(cur[w]);
+            c->remaining += hf_i_popcount(cur[w]);
         }
         return;
     }
@@ -234,7 +222,7 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
         for (size_t w = 0; w < W; w++) {
             hf_word hit = row[w] & after[w];
             if (hit) {
-                total += popcount64(hit);
+                total += hf_i_popcount(hit);
                 if (mark)
                     row[w] &= ~hit;
             }

@@ -30,32 +30,6 @@
 #define PREDICT_MAX_N_D3 300u
 #define PREDICT_MAX_N_D4 60u
 
-static unsigned popcount64(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_popcountll(x);
-#else
-    unsigned c = 0;
-    for (; x; x &= x - 1)
-        c++;
-    return c;
-#endif
-}
-
-static unsigned ctz64(uint64_t x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned c = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        c++;
-    }
-    return c;
-#endif
-}
-
 typedef struct greedy {
     const hf_poset *p;
     hf_ctx *ctx;
@@ -93,7 +67,7 @@ static void credit_row(greedy *g, const uint32_t *prefix)
     for (size_t w = 0; w < g->W; w++) {
         hf_word bits = row[w] & g->unplaced[w];
         while (bits) {
-            unsigned b = ctz64(bits);
+            unsigned b = hf_i_ctz(bits);
             bits &= bits - 1;
             uint32_t y = (uint32_t)(w * 64 + b);
             g->score[y]++; /* by local id; read back through the local map */
@@ -126,7 +100,7 @@ static uint64_t advance(greedy *g, uint32_t *prefix, unsigned depth, uint32_t fr
         const hf_word *row = hf_i_coverage_row(g->cov, prefix);
         uint64_t c = 0;
         for (size_t w = 0; w < g->W; w++)
-            c += popcount64(row[w] & g->unplaced[w]);
+            c += hf_i_popcount(row[w] & g->unplaced[w]);
         return c;
     }
     uint64_t c = 0;

@@ -61,6 +61,31 @@ static inline bool hf_i_bit_test(const hf_word *w, size_t i)
     return (w[i / 64] >> (i % 64)) & 1u;
 }
 
+/* Number of set bits, and index of the lowest set bit (x != 0). */
+static inline unsigned hf_i_popcount(hf_word x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_popcountll(x);
+#else
+    unsigned c = 0;
+    for (; x; x &= x - 1)
+        c++;
+    return c;
+#endif
+}
+
+static inline unsigned hf_i_ctz(hf_word x)
+{
+#if defined(__GNUC__)
+    return (unsigned)__builtin_ctzll(x);
+#else
+    unsigned c = 0;
+    for (; !(x & 1u); x >>= 1)
+        c++;
+    return c;
+#endif
+}
+
 /* The poset layout. Hasse diagram in compressed rows, both directions, sorted by id. */
 struct hf_poset {
     hf_ctx *ctx;

@@ -46,32 +46,6 @@
 /* 2^25 words = 256 MiB of checkpoints before blocks grow beyond 64 positions. */
 #define CHECKPOINT_BUDGET ((size_t)1 << 25)
 
-static inline unsigned lowest_bit(hf_word x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_ctzll(x);
-#else
-    unsigned i = 0;
-    while (!(x & 1u)) {
-        x >>= 1;
-        i++;
-    }
-    return i;
-#endif
-}
-
-static inline unsigned bit_count(hf_word x)
-{
-#if defined(__GNUC__)
-    return (unsigned)__builtin_popcountll(x);
-#else
-    unsigned c = 0;
-    for (; x; x &= x - 1)
-        c++;
-    return c;
-#endif
-}
-
 struct ver {
     const hf_poset *p;
     hf_ctx *ctx;
@@ -235,7 +209,7 @@ static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
             hf_i_bit_set(v->focus, x);
     }
     for (size_t w = 0; w < v->W; w++)
-        v->focus_events += bit_count(v->focus[w]);
+        v->focus_events += hf_i_popcount(v->focus[w]);
     /* With fewer (focus) events than d there are no d-tuples; a d-hitting family must still be
      * d'-hitting for every d' <= d (docs/bounds.md, "Convention"), so the check falls back to
      * the longest tuples there are. d <= 1 is decided without the tables. */
@@ -317,7 +291,7 @@ static uint32_t next_allowed(const struct ver *v, const hf_word *F, uint32_t fro
             return HF_NO_EVENT;
         x = ~F[w] & v->focus[w];
     }
-    return (uint32_t)(w * HF_WORD_BITS + lowest_bit(x));
+    return (uint32_t)(w * HF_WORD_BITS + hf_i_ctz(x));
 }
 
 /* rem &= ~(events after position p in schedule s), on the non-zero word range [*lo, *hi].
@@ -439,7 +413,7 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
                 }
             }
             for (; use && open; use &= use - 1) {
-                unsigned j = lowest_bit(use);
+                unsigned j = hf_i_ctz(use);
                 open = cut_after(v, chunk[j], chunk_at[j], &lo, &hi);
             }
         }
@@ -448,7 +422,7 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
         if (first_only) {
             for (unsigned i = 1; i <= last; i++)
                 witness[i - 1] = a[i];
-            witness[last] = (uint32_t)(lo * HF_WORD_BITS + lowest_bit(v->rem[lo]));
+            witness[last] = (uint32_t)(lo * HF_WORD_BITS + hf_i_ctz(v->rem[lo]));
             return true;
         }
         if (acc > UINT64_MAX - v->n) {
@@ -456,7 +430,7 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
             acc = 0;
         }
         for (size_t w = lo; w <= hi; w++)
-            acc += bit_count(v->rem[w]);
+            acc += hf_i_popcount(v->rem[w]);
     }
     if (!first_only)
         mpz_add_u64(total, acc);
@@ -468,7 +442,7 @@ static uint32_t first_focus(const struct ver *v)
 {
     for (size_t w = 0; w < v->W; w++)
         if (v->focus[w])
-            return (uint32_t)(w * HF_WORD_BITS + lowest_bit(v->focus[w]));
+            return (uint32_t)(w * HF_WORD_BITS + hf_i_ctz(v->focus[w]));
     return HF_NO_EVENT;
 }
 
