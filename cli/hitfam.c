@@ -562,7 +562,14 @@ static int cmd_stats(int argc, char **argv)
             hf_gen_options_init(&opt);
             opt.d = d;
             opt.method = (hf_method)m;
-            st = hf_method_predict_mpz(p, &opt, v, NULL, &err);
+            /* sizes known only by running the construction are left to `gen` */
+            bool runs = hf_method_predict_runs((hf_method)m) &&
+                        hf_method_check(p, &opt, &err) == HF_OK;
+            st = runs ? HF_EUNSUPPORTED : hf_method_predict_mpz(p, &opt, v, NULL, &err);
+            if (runs)
+                snprintf(err.text, sizeof err.text,
+                         "applies; its size is known only by running it: hitfam gen --method %s",
+                         hf_method_name((hf_method)m));
             if (json) {
                 printf("%s\"%s\": ", m > HF_METHOD_DFS ? ", " : "", hf_method_name((hf_method)m));
                 if (st == HF_OK)

@@ -32,6 +32,20 @@ hf_status hf_method_from_name(const char *name, hf_method *m)
     return HF_ENOTFOUND;
 }
 
+static const hf_i_method *find_impl(hf_method m)
+{
+    for (unsigned i = 0; i < N_IMPLEMENTED; i++)
+        if (implemented[i]->id == m)
+            return implemented[i];
+    return NULL;
+}
+
+bool hf_method_predict_runs(hf_method m)
+{
+    const hf_i_method *impl = find_impl(m);
+    return impl && impl->predict_runs;
+}
+
 void hf_gen_options_init(hf_gen_options *opt)
 {
     if (!opt)
@@ -41,13 +55,6 @@ void hf_gen_options_init(hf_gen_options *opt)
     opt->method = HF_METHOD_AUTO;
 }
 
-static const hf_i_method *find_impl(hf_method m)
-{
-    for (unsigned i = 0; i < N_IMPLEMENTED; i++)
-        if (implemented[i]->id == m)
-            return implemented[i];
-    return NULL;
-}
 
 static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
 {

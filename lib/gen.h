@@ -17,6 +17,8 @@ typedef struct hf_i_method {
                          hf_error *err);
     hf_status (*generate)(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                           hf_error *err);
+    /* predict() runs the construction (without emitting): as costly as generating */
+    bool predict_runs;
 } hf_i_method;
 
 extern const hf_i_method hf_i_method_dfs;

@@ -319,4 +319,5 @@ const hf_i_method hf_i_method_greedy = {
     .check = greedy_check,
     .predict = greedy_predict,
     .generate = greedy_generate,
+    .predict_runs = true,
 };

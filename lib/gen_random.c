@@ -545,4 +545,5 @@ const hf_i_method hf_i_method_random = {
     .check = random_check,
     .predict = random_predict,
     .generate = random_generate,
+    .predict_runs = true,
 };
