@@ -491,7 +491,10 @@ static char *count_text(hf_status st, mpz_t v, const hf_error *err, bool json)
     const char *why = err->text[0] ? err->text : hf_strerror(st);
     size_t n = strlen(why) + 16;
     char *s = malloc(n);
-    snprintf(s, n, json ? "null" : "unknown (%s)", why);
+    if (json)
+        snprintf(s, n, "null");
+    else
+        snprintf(s, n, "unknown (%s)", why);
     return s;
 }
 
@@ -629,7 +632,7 @@ int main(int argc, char **argv)
         return 0;
     }
     static char name[64];
-    snprintf(name, sizeof name, "hitfam %s", cmd);
+    snprintf(name, sizeof name, "hitfam %.32s", cmd);
     command = name;
     if (strcmp(cmd, "gen") == 0)
         return cmd_gen(argc - 1, argv + 1);
