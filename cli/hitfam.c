@@ -272,9 +272,17 @@ static int cmd_gen(int argc, char **argv)
         die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
     hf_error err;
     uint64_t predicted = 0;
-    hf_method chosen;
-    hf_status st = hf_method_predict(p, &opt, &predicted, &chosen, &err);
-    bool known = st == HF_OK;
+    hf_method chosen = opt.method;
+    hf_status st;
+    bool known;
+    if (opt.method != HF_METHOD_AUTO && hf_method_predict_runs(opt.method)) {
+        /* its size is known only by running it: do not run it twice for the header */
+        st = hf_method_check(p, &opt, &err);
+        known = false;
+    } else {
+        st = hf_method_predict(p, &opt, &predicted, &chosen, &err);
+        known = st == HF_OK;
+    }
     if (st == HF_ETOOLARGE) { /* still generate: only the header's count is unknown */
         st = HF_OK;
         known = false;
