@@ -5,29 +5,12 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(coverage);
 
 /* ---- brute-force oracle ---- */
-
-static bool *closure(const hf_poset *p)
-{
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
-    return lt;
-}
 
 
 /* A uniformly random topological order (not uniform over extensions; any will do here). */
@@ -54,7 +37,7 @@ Test(coverage, matches_brute_force)
     for (unsigned iter = 0; iter < 200; iter++) {
         uint32_t n = 1 + tu_below(&rng, 8);
         hf_poset *p = tu_random_dag(n, 1 + tu_below(&rng, 3), 4, &rng);
-        bool *lt = closure(p);
+        bool *lt = tu_closure(p);
         unsigned d = 1 + iter % 4;
         uint32_t focus[8];
         bool in_focus[8];

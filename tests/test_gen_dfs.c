@@ -5,28 +5,11 @@
 #include <string.h>
 
 #include "hitfam/count.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen);
 TU_SUITE(gen_dfs);
-
-static bool *closure(const hf_poset *p)
-{
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
-    return lt;
-}
 
 /* Brute force: every schedule a linear extension, every admissible pair (incomparable pairs in
  * both orders, comparable ones in their order) hit. Returns the number of schedules. */
@@ -34,7 +17,7 @@ static size_t check_2_hitting(const hf_poset *p, const hf_family *f, unsigned d)
 {
     uint32_t n = hf_poset_size(p);
     size_t m = hf_family_size(f);
-    bool *lt = closure(p);
+    bool *lt = tu_closure(p);
     uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
     for (size_t s = 0; s < m; s++) {
         const uint32_t *row = hf_family_schedule(f, s);

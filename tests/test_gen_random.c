@@ -7,192 +7,12 @@
 
 #include "coverage.h"
 #include "hitfam/count.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen_random);
 
-/* ---- brute-force oracle ---- */
-
-static bool *closure(const hf_poset *p)
-{
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
-    return lt;
-}
-
-typedef struct collect {
-    uint32_t n;
-    size_t m, cap;
-    uint32_t *rows;
-} collect;
-
-static hf_status collect_put(void *user, const uint32_t *s, uint32_t n)
-{
-    collect *c = user;
-    cr_assert_eq(n, c->n);
-    if (c->m == c->cap) {
-        c->cap = c->cap ? 2 * c->cap : 16;
-        c->rows = realloc(c->rows, c->cap * (n ? n : 1) * sizeof *c->rows);
-    }
-    memcpy(c->rows + c->m * n, s, n * sizeof *s);
-    c->m++;
-    return HF_OK;
-}
-
-static hf_sink collect_sink(collect *c) { return (hf_sink){collect_put, c}; }
-
-/* Is the d-tuple t (distinct) admissible? */
-static bool admissible(const bool *lt, uint32_t n, const uint32_t *t, unsigned d)
-{
-    for (unsigned i = 0; i < d; i++)
-        for (unsigned j = i + 1; j < d; j++)
-            if (lt[(size_t)t[j] * n + t[i]])
-                return false;
-    return true;
-}
-
-/* Check every row is a linear extension and (if some tuple of the focus events is not hit)
- * return false. Focus NULL: all events. rows: m schedules. pos scratch. */
-static bool oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d,
-                           const bool *in_focus)
-{
-    uint32_t n = hf_poset_size(p);
-    bool *lt = closure(p);
-    uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
-    for (size_t s = 0; s < m; s++) {
-        bool *seen = calloc(n + 1, 1);
-        for (uint32_t i = 0; i < n; i++) {
-            uint32_t v = rows[s * n + i];
-            cr_assert_lt(v, n);
-            cr_assert_not(seen[v], "schedule %zu repeats %u", s, v);
-            seen[v] = true;
-            pos[s * n + v] = i;
-        }
-        free(seen);
-        for (uint32_t a = 0; a < n; a++)
-            for (uint32_t b = 0; b < n; b++)
-                if (lt[(size_t)a * n + b])
-                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u",
-                                 s, a, b);
-    }
-    uint32_t k = 0;
-    for (uint32_t v = 0; v < n; v++)
-        k += !in_focus || in_focus[v];
-    if (d > k)
-        d = k;
-    bool ok = true;
-    uint32_t t[4];
-    /* all d-tuples of distinct focus events, by an odometer */
-    uint64_t total = 1;
-    for (unsigned i = 0; i < d; i++)
-        total *= n;
-    for (uint64_t code = 0; code < total && ok; code++) {
-        uint64_t c = code;
-        bool good = true;
-        for (unsigned i = 0; i < d; i++) {
-            t[i] = (uint32_t)(c % n);
-            c /= n;
-            if (in_focus && !in_focus[t[i]])
-                good = false;
-            for (unsigned j = 0; j < i; j++)
-                good = good && t[j] != t[i];
-        }
-        if (!good || !admissible(lt, n, t, d))
-            continue;
-        bool hit = false;
-        for (size_t s = 0; s < m && !hit; s++) {
-            hit = true;
-            for (unsigned i = 0; i + 1 < d; i++)
-                hit = hit && pos[s * n + t[i]] < pos[s * n + t[i + 1]];
-        }
-        ok = hit;
-    }
-    if (n > 0 && m == 0)
-        ok = false;
-    free(pos);
-    free(lt);
-    return ok;
-}
-
-/* ---- orders ---- */
-
-static hf_poset *union_of_chains(uint32_t n, uint64_t *rng)
-{
-    uint32_t (*e)[2] = malloc((n + 1) * sizeof *e);
-    size_t m = 0;
-    for (uint32_t v = 1; v < n; v++)
-        if (tu_below(rng, 3) != 0)
-            e[m][0] = v - 1, e[m][1] = v, m++;
-    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
-    free(e);
-    return p;
-}
-
-/* Random series-parallel order on ids [lo, lo+n): edges appended to e. Returns via mins/maxs
- * ranges encoded as flags in is_min/is_max. */
-static void sp_build(uint32_t lo, uint32_t n, uint64_t *rng, uint32_t (*e)[2], size_t *m,
-                     bool *is_min, bool *is_max)
-{
-    if (n == 1) {
-        is_min[lo] = is_max[lo] = true;
-        return;
-    }
-    uint32_t k = 1 + tu_below(rng, n - 1);
-    sp_build(lo, k, rng, e, m, is_min, is_max);
-    sp_build(lo + k, n - k, rng, e, m, is_min, is_max);
-    if (tu_below(rng, 2)) { /* series: maxima of the first part before minima of the second */
-        for (uint32_t a = lo; a < lo + k; a++)
-            for (uint32_t b = lo + k; b < lo + n; b++)
-                if (is_max[a] && is_min[b])
-                    e[(*m)][0] = a, e[(*m)][1] = b, (*m)++;
-        for (uint32_t a = lo; a < lo + k; a++)
-            is_max[a] = false;
-        for (uint32_t b = lo + k; b < lo + n; b++)
-            is_min[b] = false;
-    }
-}
-
-static hf_poset *series_parallel(uint32_t n, uint64_t *rng)
-{
-    uint32_t (*e)[2] = malloc(((size_t)n * n + 1) * sizeof *e);
-    bool *is_min = calloc(n, 1), *is_max = calloc(n, 1);
-    size_t m = 0;
-    sp_build(0, n, rng, e, &m, is_min, is_max);
-    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
-    free(e);
-    free(is_min);
-    free(is_max);
-    return p;
-}
-
-/* One of many shapes, by index. */
-static hf_poset *some_order(unsigned i, uint32_t n, uint64_t *rng)
-{
-    switch (i % 9) {
-    case 0: return tu_random_dag(n, 1, 5, rng);
-    case 1: return tu_random_dag(n, 1, 3, rng);
-    case 2: return tu_random_dag(n, 1, 2, rng);
-    case 3: return tu_random_dag(n, 4, 5, rng);
-    case 4: return tu_antichain(n);
-    case 5: return union_of_chains(n, rng);
-    case 6: return series_parallel(n, rng);
-    case 7: return tu_random_forest(n, 1 + tu_below(rng, 2), rng);
-    default: return tu_random_inforest(n, 1 + tu_below(rng, 2), rng);
-    }
-}
-
-static collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,
+static tu_collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,
                    size_t focus_count)
 {
     hf_gen_options opt;
@@ -202,10 +22,10 @@ static collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t 
     opt.seed = seed;
     opt.focus = focus;
     opt.focus_count = focus_count;
-    collect c = {hf_poset_size(p), 0, 0, NULL};
+    tu_collect c = {hf_poset_size(p), 0, 0, NULL};
     hf_error err;
     cr_assert_eq(hf_i_method_random.check(p, &opt, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(hf_i_method_random.generate(p, &opt, collect_sink(&c), &err), HF_OK, "%s",
+    cr_assert_eq(hf_i_method_random.generate(p, &opt, tu_collect_sink(&c), &err), HF_OK, "%s",
                  err.text);
     mpz_t size;
     mpz_init(size);
@@ -223,12 +43,12 @@ Test(gen_random, hitting_on_many_orders)
     for (unsigned d = 2; d <= 4; d++)
         for (unsigned i = 0; i < 108; i++) {
             uint32_t n = d == 4 ? 2 + tu_below(&rng, 6) : 2 + tu_below(&rng, 7);
-            hf_poset *p = some_order(i, n, &rng);
-            collect c = run(p, d, i, NULL, 0);
-            cr_assert(oracle_hitting(p, c.rows, c.m, d, NULL), "shape %u n=%u d=%u", i % 9, n,
+            hf_poset *p = tu_some_order(i, n, &rng);
+            tu_collect c = run(p, d, i, NULL, 0);
+            cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, NULL), "shape %u n=%u d=%u", i % 9, n,
                       d);
             /* the first d-hitting prefix: one schedule fewer is not d-hitting */
-            cr_assert(c.m == 0 || !oracle_hitting(p, c.rows, c.m - 1, d, NULL),
+            cr_assert(c.m == 0 || !tu_oracle_hitting(p, c.rows, c.m - 1, d, NULL),
                       "not the shortest prefix (shape %u n=%u d=%u)", i % 9, n, d);
             free(c.rows);
             hf_poset_free(p);
@@ -241,15 +61,15 @@ Test(gen_random, double_trees_and_focus)
 {
     for (uint32_t k = 1; k <= 2; k++) {
         hf_poset *p = tu_double_tree(k);
-        collect c = run(p, 3, 5, NULL, 0);
-        cr_assert(oracle_hitting(p, c.rows, c.m, 3, NULL));
+        tu_collect c = run(p, 3, 5, NULL, 0);
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
         free(c.rows);
         hf_poset_free(p);
     }
     uint64_t rng = 3;
     for (unsigned i = 0; i < 60; i++) {
         uint32_t n = 3 + tu_below(&rng, 6);
-        hf_poset *p = some_order(i, n, &rng);
+        hf_poset *p = tu_some_order(i, n, &rng);
         uint32_t focus[8];
         bool in_focus[8] = {0};
         size_t fc = 1 + tu_below(&rng, n);
@@ -258,8 +78,8 @@ Test(gen_random, double_trees_and_focus)
             in_focus[focus[j]] = true;
         }
         unsigned d = 2 + i % 3;
-        collect c = run(p, d, i, focus, fc);
-        cr_assert(oracle_hitting(p, c.rows, c.m, d, in_focus));
+        tu_collect c = run(p, d, i, focus, fc);
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, in_focus));
         free(c.rows);
         hf_poset_free(p);
     }
@@ -270,8 +90,8 @@ Test(gen_random, same_seed_same_schedules)
     uint64_t rng = 99;
     unsigned differ = 0;
     for (unsigned i = 0; i < 18; i++) {
-        hf_poset *p = some_order(i, 9, &rng);
-        collect a = run(p, 3, 42, NULL, 0), b = run(p, 3, 42, NULL, 0),
+        hf_poset *p = tu_some_order(i, 9, &rng);
+        tu_collect a = run(p, 3, 42, NULL, 0), b = run(p, 3, 42, NULL, 0),
                 c = run(p, 3, 43, NULL, 0);
         cr_assert_eq(a.m, b.m);
         cr_assert_eq(memcmp(a.rows, b.rows, a.m * 9 * sizeof *a.rows), 0);
@@ -308,10 +128,10 @@ Test(gen_random, fixed_bytes_for_a_fixed_seed)
 
 /* All linear extensions of a tiny order, as rows. */
 static void all_extensions(const bool *lt, uint32_t n, uint32_t *cur, uint32_t k, bool *used,
-                           collect *out)
+                           tu_collect *out)
 {
     if (k == n) {
-        collect_put(out, cur, n);
+        tu_collect_put(out, cur, n);
         return;
     }
     for (uint32_t v = 0; v < n; v++) {
@@ -333,8 +153,8 @@ static void all_extensions(const bool *lt, uint32_t n, uint32_t *cur, uint32_t k
 static double chi_square(const hf_poset *p, uint64_t draws, uint64_t seed, size_t *classes)
 {
     uint32_t n = hf_poset_size(p);
-    bool *lt = closure(p);
-    collect ext = {n, 0, 0, NULL};
+    bool *lt = tu_closure(p);
+    tu_collect ext = {n, 0, 0, NULL};
     uint32_t cur[16];
     bool used[16] = {0};
     all_extensions(lt, n, cur, 0, used, &ext);
@@ -343,11 +163,11 @@ static double chi_square(const hf_poset *p, uint64_t draws, uint64_t seed, size_
     cr_assert_eq(hf_count_linear_extensions(p, e, NULL), HF_OK);
     cr_assert_eq(mpz_cmp_ui(e, (unsigned long)ext.m), 0);
     mpz_clear(e);
-    collect got = {n, 0, 0, NULL};
+    tu_collect got = {n, 0, 0, NULL};
     hf_gen_options opt;
     hf_gen_options_init(&opt);
     opt.seed = seed;
-    cr_assert_eq(hf_i_random_generate_count(p, &opt, draws, collect_sink(&got), NULL), HF_OK);
+    cr_assert_eq(hf_i_random_generate_count(p, &opt, draws, tu_collect_sink(&got), NULL), HF_OK);
     cr_assert_eq(got.m, draws);
     uint64_t *hits = calloc(ext.m, sizeof *hits);
     for (size_t s = 0; s < got.m; s++) {
@@ -411,8 +231,8 @@ Test(gen_random, broken_sampler_fails_the_bound)
 {
     const uint32_t n_shape[][2] = {{0, 2}, {1, 2}, {1, 3}, {4, 5}};
     hf_poset *p = tu_poset(7, n_shape, 4);
-    bool *lt = closure(p);
-    collect ext = {7, 0, 0, NULL};
+    bool *lt = tu_closure(p);
+    tu_collect ext = {7, 0, 0, NULL};
     uint32_t cur[7];
     bool used[7] = {0};
     all_extensions(lt, 7, cur, 0, used, &ext);
@@ -452,14 +272,14 @@ Test(gen_random, count_entry_gives_exactly_count)
 {
     uint64_t rng = 8;
     for (unsigned i = 0; i < 9; i++) {
-        hf_poset *p = some_order(i, 8, &rng);
-        collect c = {8, 0, 0, NULL};
+        hf_poset *p = tu_some_order(i, 8, &rng);
+        tu_collect c = {8, 0, 0, NULL};
         hf_gen_options opt;
         hf_gen_options_init(&opt);
         opt.seed = i;
-        cr_assert_eq(hf_i_random_generate_count(p, &opt, 37, collect_sink(&c), NULL), HF_OK);
+        cr_assert_eq(hf_i_random_generate_count(p, &opt, 37, tu_collect_sink(&c), NULL), HF_OK);
         cr_assert_eq(c.m, 37);
-        cr_assert(oracle_hitting(p, c.rows, c.m, 1, NULL)); /* every row an extension */
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, 1, NULL)); /* every row an extension */
         free(c.rows);
         hf_poset_free(p);
     }
@@ -473,15 +293,15 @@ Test(gen_random, markov_chain_fallback)
     uint32_t n = 26;
     const uint32_t e[][2] = {{22, 24}, {23, 24}, {23, 25}};
     hf_poset *p = tu_poset(n, e, 3);
-    collect a = {n, 0, 0, NULL}, b = {n, 0, 0, NULL};
+    tu_collect a = {n, 0, 0, NULL}, b = {n, 0, 0, NULL};
     hf_gen_options opt;
     hf_gen_options_init(&opt);
     opt.seed = 11;
-    cr_assert_eq(hf_i_random_generate_count(p, &opt, 4, collect_sink(&a), NULL), HF_OK);
-    cr_assert_eq(hf_i_random_generate_count(p, &opt, 4, collect_sink(&b), NULL), HF_OK);
+    cr_assert_eq(hf_i_random_generate_count(p, &opt, 4, tu_collect_sink(&a), NULL), HF_OK);
+    cr_assert_eq(hf_i_random_generate_count(p, &opt, 4, tu_collect_sink(&b), NULL), HF_OK);
     cr_assert_eq(memcmp(a.rows, b.rows, 4 * n * sizeof *a.rows), 0);
     cr_assert_neq(memcmp(a.rows, a.rows + n, n * sizeof *a.rows), 0);
-    cr_assert(oracle_hitting(p, a.rows, 4, 1, NULL));
+    cr_assert(tu_oracle_hitting(p, a.rows, 4, 1, NULL));
     free(a.rows);
     free(b.rows);
     hf_poset_free(p);

@@ -5,29 +5,10 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(poset);
-
-/* Brute-force closure from the Hasse diagram: lt[a*n+b] iff a < b. */
-static bool *brute_closure(const hf_poset *p)
-{
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    if (lt[(size_t)k * n + b])
-                        lt[(size_t)a * n + b] = true;
-    return lt;
-}
 
 Test(poset, builder_ids_names_and_duplicates)
 {
@@ -189,7 +170,7 @@ Test(poset, random_cycles_name_a_real_cycle)
 static void check_against_brute(const hf_poset *p)
 {
     uint32_t n = hf_poset_size(p);
-    bool *lt = brute_closure(p);
+    bool *lt = tu_closure(p);
     /* Hasse edges are exactly the covering pairs, pred lists mirror succ lists */
     size_t covers = 0;
     for (uint32_t a = 0; a < n; a++)

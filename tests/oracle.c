@@ -1,0 +1,182 @@
+/* Brute-force oracle shared by the suites of the methods for any order: see oracle.h. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+
+/* ---- brute-force oracle ---- */
+
+bool *tu_closure(const hf_poset *p)
+{
+    uint32_t n = hf_poset_size(p);
+    bool *lt = calloc((size_t)n * n + 1, 1);
+    for (uint32_t a = 0; a < n; a++) {
+        uint32_t c;
+        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
+        for (uint32_t i = 0; i < c; i++)
+            lt[(size_t)a * n + s[i]] = true;
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t a = 0; a < n; a++)
+            if (lt[(size_t)a * n + k])
+                for (uint32_t b = 0; b < n; b++)
+                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
+    return lt;
+}
+
+
+hf_status tu_collect_put(void *user, const uint32_t *s, uint32_t n)
+{
+    tu_collect *c = user;
+    cr_assert_eq(n, c->n);
+    if (c->m == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->rows = realloc(c->rows, c->cap * (n ? n : 1) * sizeof *c->rows);
+    }
+    memcpy(c->rows + c->m * n, s, n * sizeof *s);
+    c->m++;
+    return HF_OK;
+}
+
+hf_sink tu_collect_sink(tu_collect *c) { return (hf_sink){tu_collect_put, c}; }
+
+/* Is the d-tuple t (distinct) tu_admissible? */
+bool tu_admissible(const bool *lt, uint32_t n, const uint32_t *t, unsigned d)
+{
+    for (unsigned i = 0; i < d; i++)
+        for (unsigned j = i + 1; j < d; j++)
+            if (lt[(size_t)t[j] * n + t[i]])
+                return false;
+    return true;
+}
+
+/* Check every row is a linear extension and (if some tuple of the focus events is not hit)
+ * return false. Focus NULL: all events. rows: m schedules. pos scratch. */
+bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d,
+                           const bool *in_focus)
+{
+    uint32_t n = hf_poset_size(p);
+    bool *lt = tu_closure(p);
+    uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
+    for (size_t s = 0; s < m; s++) {
+        bool *seen = calloc(n + 1, 1);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t v = rows[s * n + i];
+            cr_assert_lt(v, n);
+            cr_assert_not(seen[v], "schedule %zu repeats %u", s, v);
+            seen[v] = true;
+            pos[s * n + v] = i;
+        }
+        free(seen);
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t b = 0; b < n; b++)
+                if (lt[(size_t)a * n + b])
+                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u",
+                                 s, a, b);
+    }
+    uint32_t k = 0;
+    for (uint32_t v = 0; v < n; v++)
+        k += !in_focus || in_focus[v];
+    if (d > k)
+        d = k;
+    bool ok = true;
+    uint32_t t[4];
+    /* all d-tuples of distinct focus events, by an odometer */
+    uint64_t total = 1;
+    for (unsigned i = 0; i < d; i++)
+        total *= n;
+    for (uint64_t code = 0; code < total && ok; code++) {
+        uint64_t c = code;
+        bool good = true;
+        for (unsigned i = 0; i < d; i++) {
+            t[i] = (uint32_t)(c % n);
+            c /= n;
+            if (in_focus && !in_focus[t[i]])
+                good = false;
+            for (unsigned j = 0; j < i; j++)
+                good = good && t[j] != t[i];
+        }
+        if (!good || !tu_admissible(lt, n, t, d))
+            continue;
+        bool hit = false;
+        for (size_t s = 0; s < m && !hit; s++) {
+            hit = true;
+            for (unsigned i = 0; i + 1 < d; i++)
+                hit = hit && pos[s * n + t[i]] < pos[s * n + t[i + 1]];
+        }
+        ok = hit;
+    }
+    if (n > 0 && m == 0)
+        ok = false;
+    free(pos);
+    free(lt);
+    return ok;
+}
+
+/* ---- orders ---- */
+
+hf_poset *tu_union_of_chains(uint32_t n, uint64_t *rng)
+{
+    uint32_t (*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t v = 1; v < n; v++)
+        if (tu_below(rng, 3) != 0)
+            e[m][0] = v - 1, e[m][1] = v, m++;
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}
+
+/* Random series-parallel order on ids [lo, lo+n): edges appended to e. Returns via mins/maxs
+ * ranges encoded as flags in is_min/is_max. */
+static void sp_build(uint32_t lo, uint32_t n, uint64_t *rng, uint32_t (*e)[2], size_t *m,
+                     bool *is_min, bool *is_max)
+{
+    if (n == 1) {
+        is_min[lo] = is_max[lo] = true;
+        return;
+    }
+    uint32_t k = 1 + tu_below(rng, n - 1);
+    sp_build(lo, k, rng, e, m, is_min, is_max);
+    sp_build(lo + k, n - k, rng, e, m, is_min, is_max);
+    if (tu_below(rng, 2)) { /* series: maxima of the first part before minima of the second */
+        for (uint32_t a = lo; a < lo + k; a++)
+            for (uint32_t b = lo + k; b < lo + n; b++)
+                if (is_max[a] && is_min[b])
+                    e[(*m)][0] = a, e[(*m)][1] = b, (*m)++;
+        for (uint32_t a = lo; a < lo + k; a++)
+            is_max[a] = false;
+        for (uint32_t b = lo + k; b < lo + n; b++)
+            is_min[b] = false;
+    }
+}
+
+hf_poset *tu_series_parallel(uint32_t n, uint64_t *rng)
+{
+    uint32_t (*e)[2] = malloc(((size_t)n * n + 1) * sizeof *e);
+    bool *is_min = calloc(n, 1), *is_max = calloc(n, 1);
+    size_t m = 0;
+    sp_build(0, n, rng, e, &m, is_min, is_max);
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    free(is_min);
+    free(is_max);
+    return p;
+}
+
+/* One of many shapes, by index. */
+hf_poset *tu_some_order(unsigned i, uint32_t n, uint64_t *rng)
+{
+    switch (i % 9) {
+    case 0: return tu_random_dag(n, 1, 5, rng);
+    case 1: return tu_random_dag(n, 1, 3, rng);
+    case 2: return tu_random_dag(n, 1, 2, rng);
+    case 3: return tu_random_dag(n, 4, 5, rng);
+    case 4: return tu_antichain(n);
+    case 5: return tu_union_of_chains(n, rng);
+    case 6: return tu_series_parallel(n, rng);
+    case 7: return tu_random_forest(n, 1 + tu_below(rng, 2), rng);
+    default: return tu_random_inforest(n, 1 + tu_below(rng, 2), rng);
+    }
+}

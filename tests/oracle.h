@@ -1,0 +1,25 @@
+/* Brute-force oracle shared by the suites: the closure of an order, a d-hitting check written
+ * from the definition, a collecting sink, and order shapes (unions of chains, series-parallel). */
+#ifndef HITFAM_TESTS_ORACLE_H
+#define HITFAM_TESTS_ORACLE_H
+
+#include <stdbool.h>
+
+#include "util.h"
+
+typedef struct tu_collect {
+    uint32_t n;
+    size_t m, cap;
+    uint32_t *rows;
+} tu_collect;
+
+bool *tu_closure(const hf_poset *p);
+hf_status tu_collect_put(void *user, const uint32_t *s, uint32_t n);
+hf_sink tu_collect_sink(tu_collect *c);
+bool tu_admissible(const bool *lt, uint32_t n, const uint32_t *t, unsigned d);
+bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d, const bool *in_focus);
+hf_poset *tu_union_of_chains(uint32_t n, uint64_t *rng);
+hf_poset *tu_series_parallel(uint32_t n, uint64_t *rng);
+hf_poset *tu_some_order(unsigned i, uint32_t n, uint64_t *rng);
+
+#endif
