@@ -190,8 +190,11 @@ static const char gen_usage[] =
     "\n"
     "  -d, --d D            tuple size, 1..8 (required)\n"
     "  -m, --method M       auto (default: the smallest family that applies), dfs, simple,\n"
-    "                       doubletree, pattern, random, greedy\n"
+    "                       doubletree, pattern, random, greedy, chains\n"
     "  -s, --seed S         seed of randomised methods (default 0)\n"
+    "      --count M        method random: exactly M schedules (hitting or not)\n"
+    "      --until-covered  method random: stop at the first d-hitting prefix (default)\n"
+    "      --patterns P     method pattern: canonical (default), realised or all\n"
     "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
     "                       default: the nodes marked focus=true, if any\n"
     "  -p, --focus-prefix   instead, hit every tuple whose first d-2 events are focus\n"
@@ -210,8 +213,10 @@ static int cmd_gen(int argc, char **argv)
         {"seed", required_argument, NULL, 's'},   {"focus", required_argument, NULL, 'f'},
         {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
         {"focus-prefix", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+        {"count", required_argument, NULL, 'C'},  {"until-covered", no_argument, NULL, 'U'},
+        {"patterns", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0}};
     hf_gen_options opt;
+    bool until_covered = false, count_given = false, patterns_given = false;
     hf_gen_options_init(&opt);
     unsigned d = 0;
     const char *focus_path = NULL, *out_path = NULL;
@@ -243,6 +248,27 @@ static int cmd_gen(int argc, char **argv)
             break;
         case 'o': out_path = optarg; break;
         case 'p': opt.focus_prefix = true; break;
+        case 'C': {
+            char *end;
+            errno = 0;
+            opt.count = strtoull(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-' || opt.count == 0)
+                die_usage("--count needs a positive integer (got '%s')", optarg);
+            count_given = true;
+            break;
+        }
+        case 'U': until_covered = true; break;
+        case 'P':
+            if (strcmp(optarg, "canonical") == 0)
+                opt.pattern_mode = HF_PATTERN_CANONICAL;
+            else if (strcmp(optarg, "realised") == 0 || strcmp(optarg, "realized") == 0)
+                opt.pattern_mode = HF_PATTERN_REALISED;
+            else if (strcmp(optarg, "all") == 0)
+                opt.pattern_mode = HF_PATTERN_ALL;
+            else
+                die_usage("--patterns must be canonical, realised or all (got '%s')", optarg);
+            patterns_given = true;
+            break;
         case 'h': fputs(gen_usage, stdout); return 0;
         default: die_usage("invalid option");
         }
@@ -251,6 +277,12 @@ static int cmd_gen(int argc, char **argv)
         die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
     if (d == 0)
         die_usage("--d is required");
+    if (count_given && until_covered)
+        die_usage("--count and --until-covered exclude each other");
+    if ((count_given || until_covered) && opt.method != HF_METHOD_RANDOM)
+        die_usage("--count and --until-covered are options of --method random");
+    if (patterns_given && opt.method != HF_METHOD_PATTERN)
+        die_usage("--patterns is an option of --method pattern");
     const char *poset_path = argv[optind];
     hf_poset *p = read_poset(poset_path);
     uint32_t *focus = NULL;
@@ -275,7 +307,7 @@ static int cmd_gen(int argc, char **argv)
     hf_method chosen = opt.method;
     hf_status st;
     bool known;
-    if (opt.method != HF_METHOD_AUTO && hf_method_predict_runs(opt.method)) {
+    if (opt.method != HF_METHOD_AUTO && hf_method_predict_runs(opt.method) && !opt.count) {
         /* its size is known only by running it: do not run it twice for the header */
         st = hf_method_check(p, &opt, &err);
         known = false;

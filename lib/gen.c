@@ -6,7 +6,7 @@
 #include "hitfam/count.h"
 
 static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubletree",
-                                           "pattern", "random", "greedy"};
+                                           "pattern", "random", "greedy", "chains"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
@@ -65,6 +65,11 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
                          opt->d);
     if ((unsigned)opt->method >= N_METHODS)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d", (int)opt->method);
+    if ((unsigned)opt->pattern_mode > HF_PATTERN_ALL)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown pattern mode %d", (int)opt->pattern_mode);
+    if (opt->count && opt->method != HF_METHOD_RANDOM)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "a schedule count is an option of method random "
+                                               "only");
     if (opt->focus_count && !opt->focus)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
     for (size_t i = 0; i < opt->focus_count; i++)

@@ -424,7 +424,8 @@ static hf_status sampler_next(sampler *s, uint32_t *out)
 
 static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
 {
-    if (opt->d > HF_I_COVERAGE_MAX_D)
+    /* a fixed count needs no coverage bookkeeping, so any d goes */
+    if (!opt->count && opt->d > HF_I_COVERAGE_MAX_D)
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method random tracks coverage of tuples of at most %u events (d=%u "
                          "asked); for forests use method simple or pattern",
@@ -495,6 +496,10 @@ static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt,
 static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)
 {
+    if (opt->count) {
+        mpz_import(size, 1, -1, sizeof opt->count, 0, 0, &opt->count);
+        return HF_OK;
+    }
     /* the size is only known by running the seeded generation (without emitting) */
     uint32_t limit = opt->d <= 3 ? PREDICT_MAX_N_D3 : PREDICT_MAX_N_D4;
     if (p->n > limit)
@@ -513,6 +518,8 @@ static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mp
 static hf_status random_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                  hf_error *err)
 {
+    if (opt->count)
+        return hf_i_random_generate_count(p, opt, opt->count, sink, err);
     return run_until_covered(p, opt, sink, NULL, err);
 }
 

@@ -383,13 +383,22 @@ typedef enum hf_method {
     HF_METHOD_DOUBLETREE = 3,
     HF_METHOD_PATTERN = 4,
     HF_METHOD_RANDOM = 5,
-    HF_METHOD_GREEDY = 6
+    HF_METHOD_GREEDY = 6,
+    HF_METHOD_CHAINS = 7 /**< any order: one schedule per (chain, admissible (d-1)-tuple) */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
 HF_API const char *hf_method_name(hf_method m);
 /** Parse a method name. HF_ENOTFOUND for an unknown name. */
 HF_API hf_status hf_method_from_name(const char *name, hf_method *m);
+
+/** Which patterns method pattern enumerates (see lib/gen_pattern.h for the encoding). Every
+ * mode gives a d-hitting family; they nest: canonical within realised within all. */
+typedef enum hf_pattern_mode {
+    HF_PATTERN_CANONICAL = 0, /**< realised patterns, one order of their nodes per entry set */
+    HF_PATTERN_REALISED = 1,  /**< the patterns some admissible tuple of the tree conforms to */
+    HF_PATTERN_ALL = 2        /**< every pattern, as in the paper's Theorem 5.1 */
+} hf_pattern_mode;
 
 /** Options of hf_generate. Initialise with hf_gen_options_init, then set fields. */
 typedef struct hf_gen_options {
@@ -405,9 +414,13 @@ typedef struct hf_gen_options {
                                 Method simple then draws only its prefixes from the focus set
                                 (2|focus|^(d-2) schedules at most; forests only); the other
                                 methods ignore the focus set, which gives the same guarantee. */
+    uint64_t count;        /**< method random: exactly this many schedules (no guarantee of
+                                hitting); 0 (default): until the stream is d-hitting */
+    hf_pattern_mode pattern_mode; /**< method pattern (default HF_PATTERN_CANONICAL) */
 } hf_gen_options;
 
-/** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false. */
+/** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false, count 0, canonical
+ * patterns. */
 HF_API void hf_gen_options_init(hf_gen_options *opt);
 
 /** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a
