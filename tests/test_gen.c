@@ -179,3 +179,26 @@ Test(gen_all, trees_of_about_a_thousand_events)
         hf_poset_free(p);
     }
 }
+
+/* Option values out of range are refused before any method runs. */
+Test(gen_all, bad_options_are_refused)
+{
+    hf_poset *p = tu_antichain(4);
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = 3;
+    hf_error err;
+    opt.pattern_mode = (hf_pattern_mode)3;
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "pattern mode"), "%s", err.text);
+    opt.pattern_mode = HF_PATTERN_CANONICAL;
+    opt.method = (hf_method)99;
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
+    opt.method = HF_METHOD_AUTO;
+    opt.d = 0;
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
+    opt.d = HF_MAX_D + 1;
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "between 1 and"), "%s", err.text);
+    hf_poset_free(p);
+}
