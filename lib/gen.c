@@ -102,10 +102,35 @@ static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options 
     return o;
 }
 
+/* Largest orders on which auto runs a method whose size is known only by running it (greedy;
+ * pattern from d = 4 on): beyond these, such a method is left to an explicit --method, so that
+ * auto stays quick. On forests, where explicit constructions exist, greedy is weighed only on
+ * small orders, where it can beat them (antichains, wide shallow trees). */
+static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
+{
+    if (m->id != HF_METHOD_GREEDY)
+        return true;
+    bool forest = p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST);
+    /* dfs is optimal there: one schedule for d = 1, two (one for a chain) for forests, d = 2 */
+    if (d == 1 || (d == 2 && forest))
+        return false;
+    uint32_t limit = d <= 2 ? 2000 : d == 3 ? (forest ? 32 : 300) : (forest ? 12 : 60);
+    return p->n <= limit;
+}
+
+/* A family auto built while choosing (methods that are sized by running them), kept so that
+ * hf_generate replays it instead of running the method a second time. */
+typedef struct auto_cache {
+    const hf_i_method *method;
+    hf_family *family;
+} auto_cache;
+
 /* The method to run: the explicit one, or auto's smallest prediction (stored in `size` if it
- * is not NULL; an explicit method is predicted only when `size` is given). */
+ * is not NULL; an explicit method is predicted only when `size` is given). With `cache`, auto
+ * generates the run-to-predict methods into memory instead of predicting them, and keeps the
+ * winner's family in *cache. */
 static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_i_method **out,
-                         mpz_t size, hf_error *err)
+                         mpz_t size, auto_cache *cache, hf_error *err)
 {
     hf_status st = check_options(p, opt, err);
     if (st)
@@ -124,43 +149,62 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         return HF_OK;
     }
     const hf_i_method *best = NULL;
+    hf_family *best_family = NULL;
     mpz_t s, best_size;
     mpz_init(s);
     mpz_init(best_size);
-    for (unsigned i = 0; i < N_IMPLEMENTED; i++) {
+    for (unsigned i = 0; i < N_IMPLEMENTED && !st; i++) {
         const hf_i_method *m = implemented[i];
         hf_gen_options o = method_options(m, opt);
         /* Predicting pattern costs a generation, and for d = 3 doubletree was smaller on every
-         * tree measured (papers/chistikov2016): auto weighs pattern from d = 4 on. */
-        if (m->id == HF_METHOD_PATTERN && opt->d == 3)
+         * tree measured (papers/chistikov2016): auto weighs pattern from d = 4 on. Random is a
+         * baseline, never auto's choice. */
+        if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM)
             continue;
-        /* Greedy's size is known only by running it (guarded by its own size limits): auto
-         * weighs it where no tree method applies. Random is a baseline, never auto's choice. */
-        if (m->id == HF_METHOD_RANDOM ||
-            (m->id == HF_METHOD_GREEDY && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))))
+        if (m->predict_runs && !auto_affordable(m, p, opt->d))
             continue;
         if (m->check(p, &o, NULL) != HF_OK)
             continue;
-        /* a size too large to predict is a family too large to prefer */
-        if ((st = m->predict(p, &o, s, NULL)) == HF_ETOOLARGE) {
+        hf_family *f = NULL;
+        if (cache && m->predict_runs) {
+            if ((st = hf_family_new(p->ctx, p->n, &f)))
+                break;
+            st = m->generate(p, &o, hf_family_sink(f), NULL);
+            mpz_set_ui(s, (unsigned long)hf_family_size(f));
+        } else {
+            st = m->predict(p, &o, s, NULL);
+        }
+        /* a size too large to predict (or a method that gives up) is a family not to prefer */
+        if (st == HF_ETOOLARGE || st == HF_EUNSUPPORTED) {
             st = HF_OK;
+            hf_family_free(f);
             continue;
         }
-        if (st)
-            break;
-        if (!best || mpz_cmp(s, best_size) < 0) {
+        if (!st && (!best || mpz_cmp(s, best_size) < 0)) {
             best = m;
             mpz_set(best_size, s);
+            hf_family_free(best_family);
+            best_family = f;
+        } else {
+            hf_family_free(f);
         }
     }
     if (size)
         mpz_set(size, best_size);
     mpz_clear(s);
     mpz_clear(best_size);
-    if (st)
+    if (!st && !best)
+        st = no_method(p, opt->d, err);
+    if (st) {
+        hf_family_free(best_family);
+        if (st == HF_ENOMEM)
+            hf_i_fail(err, st, 0, 0, "out of memory");
         return st;
-    if (!best)
-        return no_method(p, opt->d, err);
+    }
+    if (cache) {
+        cache->method = best;
+        cache->family = best_family;
+    }
     *out = best;
     return HF_OK;
 }
@@ -169,7 +213,7 @@ hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error
 {
     hf_i_error_clear(err);
     const hf_i_method *m;
-    return resolve(p, opt, &m, NULL, err);
+    return resolve(p, opt, &m, NULL, NULL, err);
 }
 
 hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
@@ -177,7 +221,7 @@ hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mp
 {
     hf_i_error_clear(err);
     const hf_i_method *m;
-    hf_status st = resolve(p, opt, &m, size, err);
+    hf_status st = resolve(p, opt, &m, size, NULL, err);
     if (!st && chosen)
         *chosen = m->id;
     return st;
@@ -212,11 +256,18 @@ hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink
     if (!sink.put)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "sink without a put function");
     const hf_i_method *m;
-    hf_status st = resolve(p, opt, &m, NULL, err);
+    auto_cache cache = {NULL, NULL};
+    hf_status st = resolve(p, opt, &m, NULL, &cache, err);
     if (st)
         return st;
     if (used)
         *used = m->id;
+    if (cache.family) {
+        for (size_t i = 0; i < cache.family->m && !st; i++)
+            st = sink.put(sink.user, cache.family->rows + i * (size_t)p->n, p->n);
+        hf_family_free(cache.family);
+        return st;
+    }
     hf_gen_options o = method_options(m, opt);
     st = m->generate(p, &o, sink, err);
     if (st && err && !err->text[0])
