@@ -249,19 +249,50 @@ hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64
     return st;
 }
 
-hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                      hf_method *used, hf_error *err)
+/* The exact size as a uint64_t, if it fits. */
+static bool size_u64(mpz_t s, uint64_t *v)
+{
+    if (mpz_sgn(s) < 0 || mpz_sizeinbase(s, 2) > 64)
+        return false;
+    *v = 0;
+    mpz_export(v, NULL, -1, sizeof *v, 0, 0, s);
+    return true;
+}
+
+/* hf_generate_ex; the size is computed only when `want_size`, and `info->method` is set as soon
+ * as the method is chosen. */
+static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,
+                          void *begin_user, hf_sink sink, bool want_size, hf_gen_info *info,
+                          hf_error *err)
 {
     hf_i_error_clear(err);
     if (!sink.put)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "sink without a put function");
     const hf_i_method *m;
     auto_cache cache = {NULL, NULL};
-    hf_status st = resolve(p, opt, &m, NULL, &cache, err);
-    if (st)
+    mpz_t size;
+    mpz_init(size);
+    /* auto predicts anyway; an explicit method is predicted only when that is cheap */
+    bool predict = want_size && opt &&
+                   (opt->method == HF_METHOD_AUTO || !hf_method_predict_runs(opt->method) ||
+                    (opt->method == HF_METHOD_RANDOM && opt->count));
+    hf_status st = resolve(p, opt, &m, predict ? size : NULL, &cache, err);
+    if (st) {
+        mpz_clear(size);
         return st;
-    if (used)
-        *used = m->id;
+    }
+    info->method = m->id;
+    if (cache.family) {
+        info->schedules_known = true;
+        info->schedules = hf_family_size(cache.family);
+    } else if (predict) {
+        info->schedules_known = size_u64(size, &info->schedules);
+    }
+    mpz_clear(size);
+    if (begin && (st = begin(begin_user, info))) {
+        hf_family_free(cache.family);
+        return st;
+    }
     if (cache.family) {
         for (size_t i = 0; i < cache.family->m && !st; i++)
             st = sink.put(sink.user, cache.family->rows + i * (size_t)p->n, p->n);
@@ -272,5 +303,26 @@ hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink
     st = m->generate(p, &o, sink, err);
     if (st && err && !err->text[0])
         hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+    return st;
+}
+
+hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,
+                         void *begin_user, hf_sink sink, hf_gen_info *info, hf_error *err)
+{
+    hf_gen_info gi = {HF_METHOD_AUTO, false, 0};
+    hf_status st = generate(p, opt, begin, begin_user, sink, begin || info, &gi, err);
+    if (info)
+        *info = gi;
+    return st;
+}
+
+hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                      hf_method *used, hf_error *err)
+{
+    hf_gen_info gi = {HF_METHOD_AUTO, false, 0};
+    hf_status st = generate(p, opt, NULL, NULL, sink, false, &gi, err);
+    /* the method is reported once it is chosen, even if generating it then failed */
+    if (used && (st == HF_OK || gi.method != HF_METHOD_AUTO))
+        *used = gi.method;
     return st;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen_all);
@@ -211,4 +212,72 @@ Test(gen_all, bad_options_are_refused)
     cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
     cr_assert(strstr(err.text, "between 1 and"), "%s", err.text);
     hf_poset_free(p);
+}
+
+typedef struct announce {
+    int calls;
+    hf_gen_info info;
+    size_t seen_before; /* schedules received before the announcement (must be 0) */
+    tu_collect *c;
+    hf_status answer;
+} announce;
+
+static hf_status on_begin(void *user, const hf_gen_info *info)
+{
+    announce *a = user;
+    a->calls++;
+    a->info = *info;
+    a->seen_before = a->c->m;
+    return a->answer;
+}
+
+/* hf_generate_ex announces the method and, where it is known without a second run, the exact
+ * size, before the first schedule; a begin that fails stops everything. */
+Test(gen_all, generate_ex_announces_size_first)
+{
+    uint64_t rng = 77;
+    const hf_method methods[] = {HF_METHOD_AUTO, HF_METHOD_DFS, HF_METHOD_DOUBLETREE,
+                                 HF_METHOD_SIMPLE, HF_METHOD_GREEDY, HF_METHOD_RANDOM};
+    for (unsigned i = 0; i < 40; i++) {
+        hf_poset *p = tu_some_order(i, 3 + i % 9, &rng);
+        for (size_t k = 0; k < sizeof methods / sizeof *methods; k++) {
+            hf_gen_options opt;
+            hf_gen_options_init(&opt);
+            opt.d = methods[k] == HF_METHOD_DFS ? 2 : 3;
+            opt.method = methods[k];
+            if (methods[k] == HF_METHOD_RANDOM && i % 2)
+                opt.count = 5;
+            if (hf_method_check(p, &opt, NULL) != HF_OK)
+                continue;
+            tu_collect c = {hf_poset_size(p), 0, 0, NULL};
+            announce a = {0, {HF_METHOD_AUTO, false, 0}, 0, &c, HF_OK};
+            hf_gen_info info;
+            hf_error err;
+            cr_assert_eq(hf_generate_ex(p, &opt, on_begin, &a, tu_collect_sink(&c), &info, &err),
+                         HF_OK, "%s", err.text);
+            cr_assert_eq(a.calls, 1);
+            cr_assert_eq(a.seen_before, 0);
+            cr_assert_eq(info.method, a.info.method);
+            cr_assert_neq(info.method, HF_METHOD_AUTO);
+            if (methods[k] != HF_METHOD_AUTO)
+                cr_assert_eq(info.method, methods[k]);
+            bool runs = hf_method_predict_runs(methods[k]) && !opt.count;
+            cr_assert_eq(info.schedules_known, !runs, "%s", hf_method_name(methods[k]));
+            if (info.schedules_known)
+                cr_assert_eq(info.schedules, c.m, "%s announced %llu, emitted %zu",
+                             hf_method_name(info.method), (unsigned long long)info.schedules,
+                             c.m);
+            cr_assert(tu_oracle_hitting(p, c.rows, c.m, opt.count ? 1 : opt.d, NULL));
+            free(c.rows);
+            /* a begin that refuses stops the generation before any schedule */
+            tu_collect none = {hf_poset_size(p), 0, 0, NULL};
+            announce stop = {0, {HF_METHOD_AUTO, false, 0}, 0, &none, HF_EIO};
+            cr_assert_eq(hf_generate_ex(p, &opt, on_begin, &stop, tu_collect_sink(&none), NULL,
+                                        NULL),
+                         HF_EIO);
+            cr_assert_eq(none.m, 0);
+            free(none.rows);
+        }
+        hf_poset_free(p);
+    }
 }

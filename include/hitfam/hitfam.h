@@ -444,6 +444,28 @@ HF_API hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt,
 HF_API hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_method *used, hf_error *err);
 
+/** What hf_generate_ex announces before the first schedule. */
+typedef struct hf_gen_info {
+    hf_method method;     /**< the method that runs (auto's choice resolved) */
+    bool schedules_known; /**< whether `schedules` holds the exact family size */
+    uint64_t schedules;   /**< the number of schedules that will follow, if known */
+} hf_gen_info;
+
+/** Called once by hf_generate_ex after the method is chosen and before any schedule; a non-zero
+ * return stops the generation with that status. */
+typedef hf_status (*hf_gen_begin_fn)(void *user, const hf_gen_info *info);
+
+/** hf_generate with an announcement: @p begin (may be NULL) learns the method and, when it is
+ * known without running the method a second time, the exact number of schedules (explicit
+ * methods that predict cheaply: by their prediction; auto: by the prediction that chose the
+ * method, or the family auto already built; method random with a count: the count). It is
+ * unknown (schedules_known false) for an explicit greedy or pattern, random until covered, and
+ * sizes beyond 2^64-1. This is what a writer needs for a header, without predicting first and
+ * generating after. @p info (may be NULL) receives the same record. */
+HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt,
+                                hf_gen_begin_fn begin, void *begin_user, hf_sink sink,
+                                hf_gen_info *info, hf_error *err);
+
 #ifdef __cplusplus
 }
 #endif
