@@ -599,7 +599,7 @@ hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_
         if (rounds > cap)
             rounds = cap > z.nlive ? cap : z.nlive;
     }
-    while (r->rounds_run < rounds && z.nlive > 1 && z.d >= 2) {
+    while (!o->drop_only && r->rounds_run < rounds && z.nlive > 1 && z.d >= 2) {
         size_t live = 0;
         for (size_t s = 0; s < z.S; s++)
             if (z.live[s])

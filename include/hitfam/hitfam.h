@@ -393,6 +393,7 @@ typedef struct hf_minimize_options {
                                  times the number m of schedules left after the drop step, but
                                  at most max(m, HF_MINIMIZE_DEFAULT_WORK / C(k, d)) for k
                                  (focus) events */
+    bool drop_only;         /**< only step 1: drop redundant schedules, no replacement */
 } hf_minimize_options;
 
 /** Attempts per schedule when hf_minimize_options.rounds is 0. */
@@ -401,7 +402,8 @@ typedef struct hf_minimize_options {
  * costs a few walks over the C(k, d) tuples of a schedule, so 2^32 is some tens of seconds. */
 #define HF_MINIMIZE_DEFAULT_WORK ((uint64_t)1 << 32)
 
-/** Defaults: d = 2, no focus set, seed 0, rounds 0 (the default number of attempts). */
+/** Defaults: d = 2, no focus set, seed 0, rounds 0 (the default number of attempts), both
+ * steps. */
 HF_API void hf_minimize_options_init(hf_minimize_options *o);
 
 /** What hf_family_minimize did. */
@@ -429,11 +431,12 @@ typedef struct hf_minimize_result {
  * each step places the available event that completes the most tuples that exactly one other
  * schedule hits (ties broken by the PRNG); in the others every step picks an available event
  * uniformly (the random ones reached smaller families on antichains and trees, the greedy ones
- * alone stall in local optima). Every schedule that has become redundant is then dropped. Step 2 stops after @p o->rounds attempts, or when one
- * schedule is left. The family stays d-hitting throughout, never grows, and remains
- * irredundant; its schedules keep their relative order (a replacement takes its schedule's
- * place). Same input, options and seed: same output on every machine (no clock is read).
- * @p r may be NULL.
+ * alone stall in local optima). Every schedule that has become redundant is then dropped.
+ * Step 2 stops after @p o->rounds attempts, or when one schedule is left; it is skipped with
+ * @p o->drop_only and for d = 1 (where one schedule suffices). The family stays d-hitting
+ * throughout, never grows, and remains irredundant; its schedules keep their relative order (a
+ * replacement takes its schedule's place). Same input, options and seed: same output on every
+ * machine (no clock is read). @p r may be NULL.
  * Errors (the family is left unchanged): HF_EINVAL (NULL argument, d = 0 or above HF_MAX_D, a
  * focus id out of range); HF_EMISMATCH (the family's event count differs from the order's, or
  * the family is not d-hitting: the message names the first uncovered tuple, also stored in
