@@ -84,6 +84,7 @@ typedef struct walk {
     const uint32_t *seq;   /* the schedule's focus events */
     size_t self;           /* its slot */
     const uint32_t *other; /* positions of a schedule whose tuples are skipped, or NULL */
+    bool in_other;         /* the prefix so far is in `other`'s order */
     enum op op;
     uint64_t total;
     uint32_t t[HF_MINIMIZE_MAX_D];
@@ -139,19 +140,13 @@ static uint8_t recount(const mz *z, const uint32_t *t)
     return (uint8_t)c;
 }
 
+/* Uncount or count one tuple that `other` does not hit. */
 static void visit(walk *w, size_t idx)
 {
     mz *z = w->z;
     uint8_t *c = z->cnt + idx;
     switch (w->op) {
-    case OP_ESSENTIAL:
-        if (*c == 1)
-            for (unsigned i = 0; i + 1 < z->d; i++)
-                hf_i_bit_set(z->cons + (size_t)w->t[i] * z->W, w->t[i + 1]);
-        break;
     case OP_LEAVE:
-        if (w->other && hits(w->other, w->t, z->d))
-            break;
         if (*c == SAT) {
             *c = recount(z, w->t);
         } else if (--*c == 1) {
@@ -161,8 +156,6 @@ static void visit(walk *w, size_t idx)
         }
         break;
     case OP_ENTER:
-        if (w->other && hits(w->other, w->t, z->d))
-            break;
         if (*c == 1) {
             size_t o = owner(z, w->t, w->self);
             if (o != SIZE_MAX)
@@ -197,11 +190,36 @@ static void walk_last(walk *w, uint32_t from, size_t base)
         for (uint32_t j = from; j < k; j++)
             total += cnt[seq[j]] == 2;
         break;
-    default:
+    case OP_ESSENTIAL:
+        for (uint32_t j = from; j < k; j++)
+            if (cnt[seq[j]] == 1) {
+                w->t[z->d - 1] = seq[j];
+                for (unsigned i = 0; i + 1 < z->d; i++)
+                    hf_i_bit_set(z->cons + (size_t)w->t[i] * z->W, w->t[i + 1]);
+            }
+        break;
+    default: {
+        /* `other` hits the tuple iff the prefix is in its order and the last entry comes after
+         * the prefix's last one there */
+        const uint32_t *o = w->other;
+        uint64_t skip_from = UINT64_MAX;
+        if (o && w->in_other)
+            skip_from = z->d == 1 ? 0 : (uint64_t)o[w->t[z->d - 2]] + 1;
+        /* the common counters change without touching any uniq */
+        uint8_t slow = w->op == OP_LEAVE ? 2 : 1;
+        int step = w->op == OP_LEAVE ? -1 : 1;
         for (uint32_t j = from; j < k; j++) {
-            w->t[z->d - 1] = seq[j];
-            visit(w, base + seq[j]);
+            uint32_t y = seq[j];
+            if (o && o[y] >= skip_from)
+                continue;
+            if (cnt[y] != slow && cnt[y] != SAT) {
+                cnt[y] = (uint8_t)(cnt[y] + step);
+                continue;
+            }
+            w->t[z->d - 1] = y;
+            visit(w, base + y);
         }
+    }
     }
     w->total += total;
 }
@@ -213,17 +231,21 @@ static void walk_rec(walk *w, unsigned depth, uint32_t from, size_t base)
         walk_last(w, from, base);
         return;
     }
+    bool in = w->in_other;
     /* leave room for the entries still to come */
     for (uint32_t i = from; i + (z->d - 1 - depth) < z->k; i++) {
-        w->t[depth] = w->seq[i];
-        walk_rec(w, depth + 1, i + 1, base + (size_t)w->seq[i] * z->stride[depth]);
+        uint32_t a = w->seq[i];
+        w->t[depth] = a;
+        w->in_other = in && w->other && (depth == 0 || w->other[w->t[depth - 1]] < w->other[a]);
+        walk_rec(w, depth + 1, i + 1, base + (size_t)a * z->stride[depth]);
     }
+    w->in_other = in;
 }
 
 static uint64_t walk_schedule(mz *z, size_t slot, const uint32_t *seq, enum op op,
                               const uint32_t *other)
 {
-    walk w = {.z = z, .seq = seq, .self = slot, .other = other, .op = op, .total = 0};
+    walk w = {.z = z, .seq = seq, .self = slot, .other = other, .in_other = true, .op = op};
     if (z->d > 0)
         walk_rec(&w, 0, 0, 0);
     return w.total;
