@@ -712,11 +712,17 @@ static int cmd_minimize(int argc, char **argv)
     hf_status st = hf_family_read_mem(p, data, len, &f, &in_header, &err);
     if (st) {
         report_error(family_path, st, &err);
-        exit(EXIT_BAD);
+        free(data);
+        hf_poset_free(p);
+        return EXIT_BAD;
     }
     if (d == 0) {
-        if (in_header.d < 1 || in_header.d > HF_MAX_D)
+        if (in_header.d < 1 || in_header.d > HF_MAX_D) {
+            free(data);
+            hf_family_free(f);
+            hf_poset_free(p);
             die_usage("--d is required: %s has no d in its header", family_path);
+        }
         d = in_header.d;
     }
     uint32_t *focus = NULL;
@@ -749,8 +755,12 @@ static int cmd_minimize(int argc, char **argv)
                 line = schedule_line(data, len, k - 1);
         }
         report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
+        free(focus);
+        free(data);
+        hf_family_free(f);
+        hf_poset_free(p);
         /* a family that is not d-hitting is refused like `verify` refuses it */
-        exit(st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD);
+        return st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD;
     }
     char in_method[64], method[80];
     if (input_method(data, len, in_method, sizeof in_method)) {
