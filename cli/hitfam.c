@@ -202,9 +202,71 @@ static const char gen_usage[] =
     "                       from the focus set)\n"
     "      --format F       text (default) or json\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
+    "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
+    "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"
+    "                       the header's method is then METHOD+minimize\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status: 0 written, 2 invalid input or no method applies.\n";
+
+/* Write the family to out_path (NULL: stdout); 0, or 2 after a message. */
+static int write_family(const hf_poset *p, const hf_family *f, const char *out_path,
+                        hf_format format, const hf_family_header *header)
+{
+    FILE *out = stdout;
+    if (out_path && !(out = fopen(out_path, "wb"))) {
+        report(out_path, 0, "cannot create: %s", strerror(errno));
+        return EXIT_BAD;
+    }
+    hf_status st = hf_family_write(p, f, out, format, header);
+    if (out != stdout) {
+        if (fclose(out) != 0 && !st)
+            st = HF_EIO;
+    } else if (fflush(out) != 0 && !st) {
+        st = HF_EIO;
+    }
+    if (st) {
+        report(out_path ? out_path : "stdout", 0, "write failed: %s", hf_strerror(st));
+        if (out_path)
+            remove(out_path);
+        return EXIT_BAD;
+    }
+    return 0;
+}
+
+/* gen --minimize: the whole family in memory, minimised, then written. */
+static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const char *poset_path,
+                         const char *out_path, hf_format format)
+{
+    hf_error err;
+    hf_family *f = NULL;
+    hf_method used = opt->method;
+    hf_status st = hf_method_check(p, opt, &err);
+    if (!st && (st = hf_family_new(NULL, hf_poset_size(p), &f)) != HF_OK)
+        snprintf(err.text, sizeof err.text, "%s", hf_strerror(st));
+    if (!st)
+        st = hf_generate(p, opt, hf_family_sink(f), &used, &err);
+    hf_minimize_options mo;
+    hf_minimize_options_init(&mo);
+    mo.d = opt->d;
+    mo.focus = opt->focus;
+    mo.focus_count = opt->focus_count;
+    mo.seed = opt->seed;
+    if (!st)
+        st = hf_family_minimize(p, f, &mo, NULL, &err);
+    if (st) {
+        report_error(poset_path, st, &err);
+        hf_family_free(f);
+        return EXIT_BAD;
+    }
+    char method[64];
+    snprintf(method, sizeof method, "%s+minimize", hf_method_name(used));
+    hf_family_header header = {.d = opt->d, .method = method, .schedules_known = true,
+                               .schedules = hf_family_size(f)};
+    int rc = write_family(p, f, out_path, format, &header);
+    hf_family_free(f);
+    return rc;
+}
 
 static int cmd_gen(int argc, char **argv)
 {
@@ -214,9 +276,10 @@ static int cmd_gen(int argc, char **argv)
         {"format", required_argument, NULL, 'F'}, {"output", required_argument, NULL, 'o'},
         {"focus-prefix", no_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
         {"count", required_argument, NULL, 'C'},  {"until-covered", no_argument, NULL, 'U'},
-        {"patterns", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0}};
+        {"patterns", required_argument, NULL, 'P'}, {"minimize", no_argument, NULL, 'M'},
+        {NULL, 0, NULL, 0}};
     hf_gen_options opt;
-    bool until_covered = false, count_given = false, patterns_given = false;
+    bool until_covered = false, count_given = false, patterns_given = false, minimize = false;
     hf_gen_options_init(&opt);
     unsigned d = 0;
     const char *focus_path = NULL, *out_path = NULL;
@@ -269,6 +332,7 @@ static int cmd_gen(int argc, char **argv)
                 die_usage("--patterns must be canonical, realised or all (got '%s')", optarg);
             patterns_given = true;
             break;
+        case 'M': minimize = true; break;
         case 'h': fputs(gen_usage, stdout); return 0;
         default: die_usage("invalid option");
         }
@@ -277,6 +341,10 @@ static int cmd_gen(int argc, char **argv)
         die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
     if (d == 0)
         die_usage("--d is required");
+    if (minimize && count_given)
+        die_usage("--minimize needs a d-hitting family: it excludes --count");
+    if (minimize && opt.focus_prefix)
+        die_usage("--minimize keeps every focus tuple hit: it excludes --focus-prefix");
     if (count_given && until_covered)
         die_usage("--count and --until-covered exclude each other");
     if ((count_given || until_covered) && opt.method != HF_METHOD_RANDOM)
@@ -302,6 +370,12 @@ static int cmd_gen(int argc, char **argv)
     opt.d = d;
     if (opt.focus_prefix && !opt.focus)
         die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
+    if (minimize) {
+        int rc = gen_minimized(p, &opt, poset_path, out_path, format);
+        free(focus);
+        hf_poset_free(p);
+        return rc;
+    }
     hf_error err;
     uint64_t predicted = 0;
     hf_method chosen = opt.method;
@@ -495,6 +569,222 @@ static int cmd_verify(int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* minimize                                                                                   */
+
+static const char minimize_usage[] =
+    "Usage: hitfam minimize [--d D] [options] POSET.dot FAMILY\n"
+    "Write a smaller d-hitting family: drop the schedules of FAMILY (text or JSON, '-' = stdin)\n"
+    "whose tuples other schedules hit, then replace schedules one at a time, each by another\n"
+    "schedule that still hits the tuples only it hits, so that more become redundant. The result\n"
+    "is d-hitting, no larger, and no schedule in it is redundant. Without --d, the d of the\n"
+    "family's header is used. The same input and seed give the same output on every machine.\n"
+    "\n"
+    "  -d, --d D            tuple size, 1..4\n"
+    "  -f, --focus FILE     only tuples of these events must stay hit (one name per line);\n"
+    "                       default: the nodes marked focus=true, if any\n"
+    "  -s, --seed S         seed of the replacements (default 0)\n"
+    "  -r, --rounds R       replacement attempts (default: 200 per schedule, fewer for large\n"
+    "                       orders: at most 2^32 / C(events, d), but one per schedule)\n"
+    "      --drop-only      only drop redundant schedules, no replacement\n"
+    "      --format F       text (default) or json\n"
+    "  -o, --output FILE    write the family to FILE instead of standard output\n"
+    "  -v, --verbose        report 'minimized M -> K schedules' on standard error\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "The header names the input header's method followed by '+minimize' (just 'minimize' when\n"
+    "the input names none) and the number of schedules.\n"
+    "Exit status: 0 written, 1 FAMILY is not d-hitting (an uncovered tuple is named),\n"
+    "2 invalid input (unknown or missing event, a schedule that violates the order, d > 4, ...).\n";
+
+/* The method a family's header names (text `method=NAME` or JSON "method": "NAME"), when it is
+ * a plain name other than "unknown"; false otherwise. */
+static bool input_method(const char *data, size_t len, char *buf, size_t cap)
+{
+    size_t i = 0, n = 0, at = SIZE_MAX;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        i++;
+    size_t end = i;
+    bool json = i < len && data[i] == '{';
+    if (len - i >= 9 && memcmp(data + i, "# hitfam ", 9) == 0) {
+        while (end < len && data[end] != '\n')
+            end++;
+        for (; i + 8 <= end && at == SIZE_MAX; i++)
+            if (memcmp(data + i, " method=", 8) == 0)
+                at = i + 8;
+    } else if (json) {
+        end = len < i + 4096 ? len : i + 4096;
+        for (; i + 8 <= end && at == SIZE_MAX; i++) {
+            if (memcmp(data + i, "\"method\"", 8) != 0)
+                continue;
+            size_t j = i + 8;
+            while (j < end && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n'))
+                j++;
+            if (j >= end || data[j] != ':')
+                continue;
+            j++;
+            while (j < end && (data[j] == ' ' || data[j] == '\t' || data[j] == '\n'))
+                j++;
+            if (j < end && data[j] == '"')
+                at = j + 1;
+        }
+    }
+    if (at == SIZE_MAX)
+        return false;
+    i = at;
+    while (i + n < end && n + 1 < cap) {
+        char c = data[i + n];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '+' || c == '.'))
+            break;
+        buf[n] = c;
+        n++;
+    }
+    buf[n] = '\0';
+    char next = i + n < end ? data[i + n] : (json ? '\0' : ' ');
+    bool closed = json ? next == '"' : (next == ' ' || next == '\t' || next == '\r');
+    return n > 0 && closed && strcmp(buf, "unknown") != 0;
+}
+
+static int cmd_minimize(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"d", required_argument, NULL, 'd'},      {"focus", required_argument, NULL, 'f'},
+        {"seed", required_argument, NULL, 's'},   {"rounds", required_argument, NULL, 'r'},
+        {"drop-only", no_argument, NULL, 'D'},    {"format", required_argument, NULL, 'F'},
+        {"output", required_argument, NULL, 'o'}, {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    hf_minimize_options mo;
+    hf_minimize_options_init(&mo);
+    unsigned d = 0;
+    const char *focus_path = NULL, *out_path = NULL;
+    hf_format format = HF_FORMAT_TEXT;
+    bool verbose = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:f:s:r:o:vh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd': d = parse_d(optarg); break;
+        case 'f': focus_path = optarg; break;
+        case 's': {
+            char *end;
+            errno = 0;
+            mo.seed = strtoull(optarg, &end, 0);
+            if (errno || *end || end == optarg || optarg[0] == '-')
+                die_usage("--seed needs an unsigned integer (got '%s')", optarg);
+            break;
+        }
+        case 'r': {
+            char *end;
+            errno = 0;
+            mo.rounds = strtoull(optarg, &end, 10);
+            if (errno || *end || end == optarg || optarg[0] == '-' || mo.rounds == 0)
+                die_usage("--rounds needs a positive integer (got '%s'); --drop-only makes "
+                          "no replacement", optarg);
+            break;
+        }
+        case 'D': mo.drop_only = true; break;
+        case 'F':
+            if (strcmp(optarg, "text") == 0)
+                format = HF_FORMAT_TEXT;
+            else if (strcmp(optarg, "json") == 0)
+                format = HF_FORMAT_JSON;
+            else
+                die_usage("--format must be text or json (got '%s')", optarg);
+            break;
+        case 'o': out_path = optarg; break;
+        case 'v': verbose = true; break;
+        case 'h': fputs(minimize_usage, stdout); return 0;
+        default: die_usage("invalid option");
+        }
+    }
+    if (argc - optind != 2)
+        die_usage(argc - optind < 2 ? "missing POSET.dot or FAMILY" : "too many arguments");
+    if (mo.drop_only && mo.rounds)
+        die_usage("--rounds and --drop-only exclude each other");
+    const char *poset_path = argv[optind], *family_path = argv[optind + 1];
+    if (strcmp(poset_path, "-") == 0 && strcmp(family_path, "-") == 0)
+        die_usage("the order and the family cannot both be read from standard input");
+    hf_poset *p = read_poset(poset_path);
+    size_t len;
+    char *data = slurp(family_path, &len);
+    hf_family *f = NULL;
+    hf_family_header in_header;
+    hf_error err;
+    hf_status st = hf_family_read_mem(p, data, len, &f, &in_header, &err);
+    if (st) {
+        report_error(family_path, st, &err);
+        free(data);
+        hf_poset_free(p);
+        return EXIT_BAD;
+    }
+    if (d == 0) {
+        if (in_header.d < 1 || in_header.d > HF_MAX_D) {
+            free(data);
+            hf_family_free(f);
+            hf_poset_free(p);
+            die_usage("--d is required: %s has no d in its header", family_path);
+        }
+        d = in_header.d;
+    }
+    uint32_t *focus = NULL;
+    size_t focus_count = 0;
+    if (focus_path) {
+        focus = read_focus(p, focus_path, &focus_count);
+        mo.focus = focus;
+        mo.focus_count = focus_count;
+    } else {
+        uint32_t fc;
+        const uint32_t *marked = hf_poset_focus(p, &fc);
+        if (fc) {
+            mo.focus = marked;
+            mo.focus_count = fc;
+        }
+    }
+    mo.d = d;
+    hf_minimize_result res;
+    st = hf_family_minimize(p, f, &mo, &res, &err);
+    if (st) {
+        int line = 0;
+        const char *sched = strstr(err.text, "schedule ");
+        size_t first = 0;
+        while (first < len && (data[first] == ' ' || data[first] == '\n' ||
+                               data[first] == '\t' || data[first] == '\r'))
+            first++;
+        if (st == HF_ESCHEDULE && sched && !(first < len && data[first] == '{')) {
+            size_t k = strtoul(sched + 9, NULL, 10);
+            if (k > 0)
+                line = schedule_line(data, len, k - 1);
+        }
+        report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
+        free(focus);
+        free(data);
+        hf_family_free(f);
+        hf_poset_free(p);
+        /* a family that is not d-hitting is refused like `verify` refuses it */
+        return st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD;
+    }
+    char in_method[64], method[80];
+    if (input_method(data, len, in_method, sizeof in_method)) {
+        size_t ml = strlen(in_method), sl = strlen("+minimize");
+        bool again = ml >= sl && strcmp(in_method + ml - sl, "+minimize") == 0;
+        snprintf(method, sizeof method, "%s%s", in_method, again ? "" : "+minimize");
+    } else {
+        snprintf(method, sizeof method, "minimize");
+    }
+    hf_family_header header = {.d = d, .method = method, .schedules_known = true,
+                               .schedules = hf_family_size(f)};
+    int rc = write_family(p, f, out_path, format, &header);
+    if (!rc && verbose)
+        report(NULL, 0, "minimized %zu -> %zu schedules (%zu after dropping, %" PRIu64
+               " replacement attempts)",
+               res.before, res.after, res.after_drop, res.rounds_run);
+    free(focus);
+    free(data);
+    hf_family_free(f);
+    hf_poset_free(p);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* stats                                                                                      */
 
 static const char stats_usage[] =
@@ -653,6 +943,7 @@ static const char main_usage[] =
     "Commands:\n"
     "  gen      write a d-hitting family for an order given in DOT\n"
     "  verify   check that a family is d-hitting (exit 0), or print an uncovered tuple (1)\n"
+    "  minimize make a d-hitting family smaller (d <= 4), keeping it d-hitting\n"
     "  stats    describe an order: counts, bounds, and the size each method would give\n"
     "\n"
     "  -h, --help      show this help ('hitfam COMMAND --help' for a command)\n"
@@ -680,6 +971,8 @@ int main(int argc, char **argv)
         return cmd_verify(argc - 1, argv + 1);
     if (strcmp(cmd, "stats") == 0)
         return cmd_stats(argc - 1, argv + 1);
+    if (strcmp(cmd, "minimize") == 0)
+        return cmd_minimize(argc - 1, argv + 1);
     command = "hitfam";
     die_usage("unknown command '%s'", cmd);
     return EXIT_BAD;

@@ -373,6 +373,90 @@ HF_API hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t 
                                    hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Minimisation                                                                               */
+
+/** Largest d hf_family_minimize handles (after reducing d to the number of (focus) events). */
+#define HF_MINIMIZE_MAX_D 4u
+/** Largest table of per-tuple counters hf_family_minimize allocates: one byte per ordered
+ * d-tuple of (focus) events, k^d bytes for k events, at most 2^31 bytes (2 GiB). For d = 3
+ * that is up to 1290 events, for d = 4 up to 215, for d = 2 up to 46340. */
+#define HF_MINIMIZE_MAX_TABLE ((uint64_t)1 << 31)
+
+/** Options of hf_family_minimize. Initialise with hf_minimize_options_init, then set fields. */
+typedef struct hf_minimize_options {
+    unsigned d;             /**< 1..HF_MINIMIZE_MAX_D (default 2) */
+    const uint32_t *focus;  /**< if non-NULL: only tuples of these events must stay hit (as in
+                                 hf_verify_options) */
+    size_t focus_count;     /**< number of ids in focus (duplicates allowed) */
+    uint64_t seed;          /**< tie-breaks and the choice of schedules to replace (default 0) */
+    uint64_t rounds;        /**< replacement attempts; 0 (default): HF_MINIMIZE_DEFAULT_ROUNDS
+                                 times the number m of schedules left after the drop step, but
+                                 at most max(m, HF_MINIMIZE_DEFAULT_WORK / C(k, d)) for k
+                                 (focus) events */
+    bool drop_only;         /**< only step 1: drop redundant schedules, no replacement */
+} hf_minimize_options;
+
+/** Attempts per schedule when hf_minimize_options.rounds is 0. */
+#define HF_MINIMIZE_DEFAULT_ROUNDS 200u
+/** Work bound of the default number of attempts: attempts times tuples per schedule. An attempt
+ * costs a few walks over the C(k, d) tuples of a schedule, so 2^32 is some tens of seconds. */
+#define HF_MINIMIZE_DEFAULT_WORK ((uint64_t)1 << 32)
+
+/** Defaults: d = 2, no focus set, seed 0, rounds 0 (the default number of attempts), both
+ * steps. */
+HF_API void hf_minimize_options_init(hf_minimize_options *o);
+
+/** What hf_family_minimize did. */
+typedef struct hf_minimize_result {
+    size_t before;          /**< schedules on input */
+    size_t after_drop;      /**< schedules after step 1 (dropping redundant schedules) */
+    size_t after;           /**< schedules at the end */
+    uint64_t rounds_run;    /**< replacement attempts made in step 2 */
+    unsigned d;             /**< the tuple length handled: min(d, number of (focus) events) */
+    uint32_t witness[HF_MAX_D]; /**< on HF_EMISMATCH for a family that is not d-hitting: its
+                                     first uncovered admissible tuple (lexicographic order of
+                                     ids, as hf_verify reports it), result->d entries */
+} hf_minimize_result;
+
+/** Make a d-hitting family smaller while keeping it d-hitting, in place.
+ * Step 1 drops redundant schedules (those all of whose tuples other schedules hit), trying first
+ * the schedules that hit the fewest tuples no other schedule hits, then the fewest tuples exactly
+ * one other schedule hits, then later schedules first (so the first of several copies stays).
+ * The result of step 1 is irredundant: removing any one schedule breaks hitting.
+ * Step 2 is the post-optimisation of Murray and Colbourn ("Sequence covering arrays and linear
+ * extensions", 2014): repeatedly pick a schedule S (uniformly among the family's, from the seeded
+ * PRNG); the tuples only S hits become precedence constraints, and S is replaced by a linear
+ * extension of the order plus those constraints, built event by event (events outside the focus
+ * set are placed as soon as they are available). In one attempt of four the extension is greedy:
+ * each step places the available event that completes the most tuples that exactly one other
+ * schedule hits (ties broken by the PRNG); in the others every step picks an available event
+ * uniformly (the random ones reached smaller families on antichains and trees, the greedy ones
+ * alone stall in local optima). Every schedule that has become redundant is then dropped.
+ * Step 2 stops after @p o->rounds attempts, or when one schedule is left; it is skipped with
+ * @p o->drop_only and for d = 1 (where one schedule suffices). The family stays d-hitting
+ * throughout, never grows, and remains irredundant; its schedules keep their relative order (a
+ * replacement takes its schedule's place). Same input, options and seed: same output on every
+ * machine (no clock is read). @p r may be NULL.
+ * Errors (the family is left unchanged): HF_EINVAL (NULL argument, d = 0 or above HF_MAX_D, a
+ * focus id out of range); HF_EMISMATCH (the family's event count differs from the order's, or
+ * the family is not d-hitting: the message names the first uncovered tuple, also stored in
+ * `r->witness`); HF_ESCHEDULE (a schedule is not a linear extension, as hf_schedule_check);
+ * HF_EUNSUPPORTED (d above HF_MINIMIZE_MAX_D with at least that many (focus) events);
+ * HF_ETOOLARGE (the counter table would exceed HF_MINIMIZE_MAX_TABLE bytes, or the order is
+ * neither a forest, an in-forest, nor of at most HF_CLOSURE_MAX_EVENTS events); HF_ENOMEM (all
+ * memory is taken before the family is touched, so it is unchanged).
+ * Cost, with m schedules, n events, k (focus) events and T = C(k, d) tuples per schedule:
+ * memory k^d bytes of counters plus O(m * (n + k) + k^2 / 8) bytes; time O(m * T) to count and
+ * drop, then per attempt O(T) word operations to find S's essential tuples and update the
+ * counts, O(n + e + k^2 / 64) to build the replacement plus O(C(k, d-1) * k) byte operations
+ * when it is greedy, and O(m * d) per tuple whose count falls to or rises from one (to find the
+ * schedule that alone hits it). For d = 3 and k = 500 an attempt takes about a tenth of a
+ * second. */
+HF_API hf_status hf_family_minimize(const hf_poset *p, hf_family *f,
+                                    const hf_minimize_options *o, hf_minimize_result *r,
+                                    hf_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Generators                                                                                 */
 
 /** Construction methods. Values are pinned. */
