@@ -31,8 +31,13 @@
  * tuple ends at y). So at most w * n^(d-2) schedules (w * n(n-1)..(n-d+3)); equal schedules from
  * different pairs are emitted once (128-bit row hashes; two distinct rows with one hash would drop
  * one, a chance below 2^-80 at the size limit). With fewer than d focus events d is lowered to
- * their number, as hf_verify does. With a focus set only tuples of focus events are hit; the
- * schedules still order every event.
+ * their number, as hf_verify does (an order without events gets one empty schedule). With a focus
+ * set only tuples of focus events are hit, and the chains partition the focus events only (the
+ * proof never uses the events outside F); the schedules still order every event.
+ *
+ * The chains: the threads when some focus event has one (each thread restricted to F is a chain;
+ * the focus events without a thread are split by a minimum decomposition of the order they
+ * induce), else a minimum decomposition of F (see gen_chains.h): w is then the width of F.
  *
  * Cost: O(n + e) per chain for sigma_c; the admissible tuples are enumerated depth first once per
  * chain, a down-set placed in O(size log size + its edges); O(n) per schedule to build and hash it
@@ -519,14 +524,21 @@ static uint64_t fmix(uint64_t x)
     return x;
 }
 
+/* Two ids per step and two independent lanes: the multiply chains dominate generation. */
 static key row_key(const uint32_t *s, uint32_t n)
 {
     uint64_t a = UINT64_C(0x6a09e667f3bcc909) ^ n, b = UINT64_C(0xbb67ae8584caa73b) + n;
-    for (uint32_t i = 0; i < n; i++) {
-        a = (a + s[i]) * UINT64_C(0x9e3779b97f4a7c15);
-        a ^= a >> 31;
-        b = (b ^ (s[i] + UINT64_C(0x3c6ef372fe94f82b))) * UINT64_C(0xd6e8feb86659fd93);
-        b = (b << 27) | (b >> 37);
+    uint32_t i = 0;
+    for (; i + 1 < n; i += 2) {
+        uint64_t w = (uint64_t)s[i] | (uint64_t)s[i + 1] << 32;
+        a = (a ^ w) * UINT64_C(0x9e3779b97f4a7c15);
+        a ^= a >> 29;
+        b = (b + w) * UINT64_C(0xd6e8feb86659fd93);
+        b = (b << 31) | (b >> 33);
+    }
+    if (i < n) {
+        a = (a ^ s[i]) * UINT64_C(0x9e3779b97f4a7c15);
+        b = (b + s[i] + 1) * UINT64_C(0xd6e8feb86659fd93);
     }
     key k = {fmix(a ^ (b >> 7)), fmix(b + UINT64_C(0xa54ff53a5f1d36f1))};
     k.a |= 1;

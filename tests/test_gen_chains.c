@@ -1,5 +1,5 @@
-/* Tests of method chains and of thread attributes: families checked d-hitting by the brute-force
- * oracle and by hf_verify on thousands of small orders, decompositions against brute-force width. */
+/* Tests of method chains and of thread attributes: families checked d-hitting by the oracle and
+ * by hf_verify on thousands of small orders, decompositions against brute-force width. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
