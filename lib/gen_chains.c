@@ -144,6 +144,7 @@ static hf_status decompose_forest(const hf_poset *p, const uint8_t *in_r, uint32
 typedef struct hk {
     const hf_poset *p;
     const hf_word *rmask;
+    hf_word *open;     /* BFS: the x of R not reached yet in this phase */
     uint32_t *match_l; /* y -> its chain predecessor x */
     uint32_t *match_r; /* x -> its chain successor y */
     uint32_t *dist;
@@ -153,15 +154,16 @@ typedef struct hk {
     uint32_t *via;
 } hk;
 
-/* The next x in R below y at or after position it[y], advancing it[y]; NONE when exhausted. */
-static uint32_t hk_next(hk *h, uint32_t y)
+/* The next x in `mask` below y at or after position it[y], advancing it[y]; NONE when
+ * exhausted. */
+static uint32_t hk_next(hk *h, uint32_t y, const hf_word *mask)
 {
     const hf_poset *p = h->p;
     const hf_word *row = p->closure + (size_t)y * p->closure_words;
     uint32_t pos = h->it[y];
     while (pos < p->n) {
         size_t w = pos / 64;
-        hf_word bits = (row[w] & h->rmask[w]) >> (pos % 64);
+        hf_word bits = (row[w] & mask[w]) >> (pos % 64);
         if (bits) {
             pos += hf_i_ctz(bits);
             h->it[y] = pos + 1;
@@ -173,10 +175,12 @@ static uint32_t hk_next(hk *h, uint32_t y)
     return NONE;
 }
 
-/* One phase: BFS layers from the free left vertices; true if an augmenting path exists. */
+/* One phase: BFS layers from the free left vertices; true if an augmenting path exists. An x
+ * once reached leaves `open`, so each row is scanned once and each x taken once: O(r * n / 64). */
 static bool hk_bfs(hk *h, const uint32_t *rev, uint32_t r)
 {
     uint32_t qh = 0, qt = 0, found = NONE;
+    memcpy(h->open, h->rmask, hf_i_words(h->p->n) * sizeof *h->open);
     for (uint32_t i = 0; i < r; i++) {
         uint32_t y = rev[i];
         h->it[y] = 0;
@@ -191,7 +195,8 @@ static bool hk_bfs(hk *h, const uint32_t *rev, uint32_t r)
         uint32_t y = h->queue[qh++];
         if (found != NONE && h->dist[y] >= found)
             break;
-        for (uint32_t x = hk_next(h, y); x != NONE; x = hk_next(h, y)) {
+        for (uint32_t x = hk_next(h, y, h->open); x != NONE; x = hk_next(h, y, h->open)) {
+            hf_i_bit_clear(h->open, x);
             uint32_t z = h->match_r[x];
             if (z == NONE) {
                 if (found == NONE)
@@ -214,7 +219,7 @@ static void hk_dfs(hk *h, uint32_t y0)
     h->stack[sp++] = y0;
     while (sp > 0) {
         uint32_t y = h->stack[sp - 1];
-        uint32_t x = hk_next(h, y);
+        uint32_t x = hk_next(h, y, h->rmask);
         if (x == NONE) {
             h->dist[y] = NONE;
             sp--;
@@ -244,6 +249,7 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     size_t W = hf_i_words(n);
     hk h = {.p = p};
     hf_word *rmask = hf_i_calloc(ctx, W ? W : 1, sizeof *rmask);
+    h.open = hf_i_alloc_array(ctx, W ? W : 1, sizeof *h.open);
     uint32_t *rev = hf_i_alloc_array(ctx, n, sizeof *rev);
     h.match_l = hf_i_alloc_array(ctx, n, sizeof *h.match_l);
     h.match_r = hf_i_alloc_array(ctx, n, sizeof *h.match_r);
@@ -253,7 +259,7 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     h.stack = hf_i_alloc_array(ctx, n, sizeof *h.stack);
     h.via = hf_i_alloc_array(ctx, n, sizeof *h.via);
     hf_status st = HF_OK;
-    if (!rmask || !rev || !h.match_l || !h.match_r || !h.dist || !h.it || !h.queue || !h.stack ||
+    if (!rmask || !h.open || !rev || !h.match_l || !h.match_r || !h.dist || !h.it || !h.queue || !h.stack ||
         !h.via) {
         st = HF_ENOMEM;
         goto out;
@@ -296,6 +302,7 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     *count = k;
 out:
     hf_i_free(ctx, rmask);
+    hf_i_free(ctx, h.open);
     hf_i_free(ctx, rev);
     hf_i_free(ctx, h.match_l);
     hf_i_free(ctx, h.match_r);
@@ -409,6 +416,7 @@ typedef struct run {
     uint32_t plen;
     uint32_t *stack;     /* n */
     uint32_t *sigma;     /* n: sigma_c of the current chain */
+    uint32_t *sigmas;    /* every chain's sigma_c, when they fit in HF_I_CHAINS_SIGMA_BUDGET */
     uint32_t *lc;        /* n */
     uint32_t *bucket;    /* n + 1 */
     uint32_t *row;       /* n */
@@ -426,7 +434,7 @@ static void run_free(run *r)
     hf_ctx *ctx = r->ctx;
     hf_i_chains_free(ctx, &r->ch);
     void *arrays[] = {r->in_f,  r->fev,   r->done, r->cdone,  r->prefix, r->stack,
-                      r->sigma, r->lc,    r->bucket, r->row,  r->table};
+                      r->sigma, r->lc,    r->bucket, r->row,  r->table, r->sigmas};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
 }
@@ -452,28 +460,41 @@ static void mark(run *r, uint32_t v, bool on)
     }
 }
 
-/* Append the unplaced part of a's down-set in topological order; returns how many. */
+/* Append the unplaced part of a's down-set in topological order; returns how many. The part is
+ * found by a search over predecessors (new events marked 2) and then ordered by sorting its
+ * ranks or, when that costs more, by a scan of the topological order up to a. */
 static uint32_t place(run *r, uint32_t a)
 {
     const hf_poset *p = r->p;
-    uint32_t start = r->plen, sp = 0;
+    uint32_t start = r->plen, sp = 0, cnt = 0;
     r->stack[sp++] = a;
-    r->done[a] = 1;
+    r->done[a] = 2;
     while (sp > 0) {
         uint32_t v = r->stack[--sp];
-        r->prefix[r->plen++] = p->rank[v];
+        r->prefix[start + cnt++] = p->rank[v];
         for (size_t i = p->pred_off[v]; i < p->pred_off[v + 1]; i++)
             if (!r->done[p->pred[i]]) {
-                r->done[p->pred[i]] = 1;
+                r->done[p->pred[i]] = 2;
                 r->stack[sp++] = p->pred[i];
             }
     }
-    qsort(r->prefix + start, r->plen - start, sizeof *r->prefix, cmp_u32);
-    for (uint32_t i = start; i < r->plen; i++) {
-        r->prefix[i] = p->topo[r->prefix[i]];
-        mark(r, r->prefix[i], true);
+    uint32_t lg = 1;
+    while (lg < 32 && (cnt >> lg))
+        lg++;
+    if ((uint64_t)cnt * lg <= p->rank[a]) {
+        qsort(r->prefix + start, cnt, sizeof *r->prefix, cmp_u32);
+        for (uint32_t i = start; i < start + cnt; i++)
+            r->prefix[i] = p->topo[r->prefix[i]];
+    } else {
+        uint32_t k = start;
+        for (uint32_t i = 0; i <= p->rank[a]; i++)
+            if (r->done[p->topo[i]] == 2)
+                r->prefix[k++] = p->topo[i];
     }
-    return r->plen - start;
+    for (uint32_t i = start; i < start + cnt; i++)
+        mark(r, r->prefix[i], true);
+    r->plen = start + cnt;
+    return cnt;
 }
 
 static void unplace(run *r, uint32_t count)
@@ -483,11 +504,11 @@ static void unplace(run *r, uint32_t count)
     r->plen -= count;
 }
 
-/* sigma_c for the current chain (see the header comment). O(n + e). */
-static void build_sigma(run *r)
+/* sigma_c of chain c into out (see the header comment). O(n + e). */
+static void build_sigma(run *r, uint32_t c, uint32_t *out)
 {
     const hf_poset *p = r->p;
-    uint32_t c = r->cur, m = r->ch.off[c + 1] - r->ch.off[c];
+    uint32_t m = r->ch.off[c + 1] - r->ch.off[c];
     const uint32_t *ce = r->ch.ev + r->ch.off[c];
     memset(r->bucket, 0, ((size_t)m + 2) * sizeof *r->bucket);
     for (uint32_t i = 0; i < r->n; i++) {
@@ -508,10 +529,10 @@ static void build_sigma(run *r)
     for (uint32_t i = 0; i < r->n; i++) {
         uint32_t x = p->topo[i];
         if (r->ch.chain_of[x] != c)
-            r->sigma[r->bucket[r->lc[x]]++] = x;
+            out[r->bucket[r->lc[x]]++] = x;
     }
     for (uint32_t b = 0; b < m; b++)
-        r->sigma[r->bucket[b]] = ce[b];
+        out[r->bucket[b]] = ce[b];
 }
 
 static uint64_t fmix(uint64_t x)
@@ -587,6 +608,26 @@ static bool below_all(run *r, uint32_t y)
     return true;
 }
 
+/* S(c, t) for the tuple placed now, unless c cannot end an admissible d-tuple after it. */
+static hf_status emit(run *r, uint32_t c, const uint32_t *sigma)
+{
+    uint32_t lo = r->ch.off[c], size = r->ch.off[c + 1] - lo;
+    if (r->cdone[c] == size || (r->cdone[c] + 1 == size && below_all(r, r->ch.ev[lo + size - 1])))
+        return HF_OK;
+    uint32_t len = r->plen;
+    memcpy(r->row, r->prefix, (size_t)len * sizeof *r->row);
+    for (uint32_t i = 0; i < r->n; i++)
+        if (!r->done[sigma[i]])
+            r->row[len++] = sigma[i];
+    bool fresh;
+    if (table_add(r, row_key(r->row, r->n), &fresh))
+        return HF_ENOMEM;
+    if (!fresh)
+        return HF_OK;
+    r->emitted++;
+    return r->out.put ? r->out.put(r->out.user, r->row, r->n) : HF_OK;
+}
+
 static hf_status leaf(run *r)
 {
     if (r->fcount - r->fdone < 2)
@@ -595,21 +636,12 @@ static hf_status leaf(run *r)
         r->pairs += r->ch.count - r->cfull;
         return r->pairs > r->limit ? HF_ETOOLARGE : HF_OK;
     }
-    uint32_t c = r->cur, lo = r->ch.off[c], size = r->ch.off[c + 1] - lo;
-    if (r->cdone[c] == size || (r->cdone[c] + 1 == size && below_all(r, r->ch.ev[lo + size - 1])))
-        return HF_OK;
-    uint32_t len = r->plen;
-    memcpy(r->row, r->prefix, (size_t)len * sizeof *r->row);
-    for (uint32_t i = 0; i < r->n; i++)
-        if (!r->done[r->sigma[i]])
-            r->row[len++] = r->sigma[i];
-    bool fresh;
-    if (table_add(r, row_key(r->row, r->n), &fresh))
-        return HF_ENOMEM;
-    if (!fresh)
-        return HF_OK;
-    r->emitted++;
-    return r->out.put ? r->out.put(r->out.user, r->row, r->n) : HF_OK;
+    if (!r->sigmas)
+        return emit(r, r->cur, r->sigma);
+    hf_status st = HF_OK;
+    for (uint32_t c = 0; c < r->ch.count && !st; c++)
+        st = emit(r, c, r->sigmas + (size_t)c * r->n);
+    return st;
 }
 
 /* Every admissible tuple of focus events, extended at `depth`: its next entry is any unplaced
@@ -691,7 +723,8 @@ static hf_status count_pairs(run *r, uint64_t limit)
 
 /* The whole method: schedules to sink (put NULL: only counted into *emitted). */
 static hf_status run_chains(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                            uint64_t work_limit, uint64_t *emitted, hf_error *err)
+                            uint64_t work_limit, uint64_t sigma_budget, uint64_t *emitted,
+                            hf_error *err)
 {
     run r;
     hf_status st = run_init(&r, p, opt, err);
@@ -722,11 +755,24 @@ static hf_status run_chains(const hf_poset *p, const hf_gen_options *opt, hf_sin
         goto out;
     }
     r.mode = MODE_EMIT;
-    for (r.cur = 0; r.cur < r.ch.count && !st; r.cur++) {
-        build_sigma(&r);
+    if ((uint64_t)r.ch.count * r.n <= sigma_budget) {
+        /* every sigma_c at once: the tuples are enumerated once, not once per chain */
+        r.sigmas = hf_i_alloc_array(r.ctx, (size_t)r.ch.count * r.n, sizeof *r.sigmas);
+        if (!r.sigmas) {
+            st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+            goto out;
+        }
+        for (uint32_t c = 0; c < r.ch.count; c++)
+            build_sigma(&r, c, r.sigmas + (size_t)c * r.n);
         st = walk(&r, 0);
-        hf_i_log(r.ctx, HF_LOG_PROGRESS, "chains: chain %" PRIu32 " of %" PRIu32 ", %" PRIu64
-                 " schedules", r.cur + 1, r.ch.count, r.emitted);
+    } else {
+        for (r.cur = 0; r.cur < r.ch.count && !st; r.cur++) {
+            build_sigma(&r, r.cur, r.sigma);
+            st = walk(&r, 0);
+            hf_i_log(r.ctx, HF_LOG_PROGRESS,
+                     "chains: chain %" PRIu32 " of %" PRIu32 ", %" PRIu64 " schedules",
+                     r.cur + 1, r.ch.count, r.emitted);
+        }
     }
     if (st == HF_ENOMEM)
         hf_i_fail(err, st, 0, 0, "out of memory");
@@ -752,7 +798,7 @@ static hf_status chains_predict(const hf_poset *p, const hf_gen_options *opt, mp
 {
     uint64_t count = 0;
     hf_status st = run_chains(p, opt, (hf_sink){NULL, NULL}, HF_I_CHAINS_PREDICT_MAX_WORK,
-                              &count, err);
+                              HF_I_CHAINS_SIGMA_BUDGET, &count, err);
     if (!st)
         mpz_import(size, 1, -1, sizeof count, 0, 0, &count);
     return st;
@@ -761,7 +807,14 @@ static hf_status chains_predict(const hf_poset *p, const hf_gen_options *opt, mp
 static hf_status chains_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                  hf_error *err)
 {
-    return run_chains(p, opt, sink, 0, NULL, err);
+    return run_chains(p, opt, sink, 0, HF_I_CHAINS_SIGMA_BUDGET, NULL, err);
+}
+
+hf_status hf_i_chains_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                               uint64_t sigma_budget, hf_error *err)
+{
+    hf_status st = chains_check(p, opt, err);
+    return st ? st : run_chains(p, opt, sink, 0, sigma_budget, NULL, err);
 }
 
 const hf_i_method hf_i_method_chains = {

@@ -14,6 +14,11 @@
  * predicts every method, stays fast (it then leaves chains out). */
 #define HF_I_CHAINS_PREDICT_MAX_WORK ((uint64_t)30000000)
 
+/* When chains * events is at most this, every chain's completion order is kept (4 bytes each)
+ * and the tuples are enumerated once, schedules coming tuple by tuple (chains in turn for each);
+ * beyond it they come chain by chain, the tuples enumerated again for each chain. */
+#define HF_I_CHAINS_SIGMA_BUDGET ((uint64_t)1 << 22)
+
 /* A partition of a set S of events into chains. */
 typedef struct hf_i_chains {
     uint32_t count;     /* number of chains */
@@ -36,6 +41,10 @@ typedef struct hf_i_chains {
 hf_status hf_i_chains_decompose(const hf_poset *p, const uint8_t *in_set, bool use_threads,
                                 hf_i_chains *out, hf_error *err);
 void hf_i_chains_free(hf_ctx *ctx, hf_i_chains *c);
+
+/* The method's generation with another sigma budget (0: chain by chain), for tests. */
+hf_status hf_i_chains_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                               uint64_t sigma_budget, hf_error *err);
 
 /* Validate the threads of p (each one a chain), as method chains does before using them. */
 hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err);
