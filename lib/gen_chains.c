@@ -39,10 +39,17 @@
  * the focus events without a thread are split by a minimum decomposition of the order they
  * induce), else a minimum decomposition of F (see gen_chains.h): w is then the width of F.
  *
- * Cost: O(n + e) per chain for sigma_c; the admissible tuples are enumerated depth first once per
- * chain, a down-set placed in O(size log size + its edges); O(n) per schedule to build and hash it
- * (plus O(|F|) when c has one event left, to test that it lies below the rest). Memory O(n + e)
- * plus 32 bytes per distinct schedule for the hash set; never the family itself. */
+ * Cost: O(n + e) per chain for sigma_c. The admissible tuples are enumerated depth first, each
+ * down-set placed by a search over predecessors and ordered in O(min(size log size, rank)).
+ * When chains * n <= HF_I_CHAINS_SIGMA_BUDGET every sigma_c is kept and the tuples are enumerated
+ * once (schedules come tuple by tuple); otherwise once per chain with one sigma_c in memory
+ * (schedules come chain by chain). O(n) per schedule to build and hash it (plus O(|F|) when c has
+ * one event left, to test that it lies below the rest). A first pass counts the (chain, tuple)
+ * pairs, O(1) per tuple, and refuses beyond HF_I_CHAINS_MAX_SCHEDULES before anything is built.
+ * Memory O(n + e) (or chains * n within the budget) plus 32 bytes per distinct schedule for the
+ * hash set; never the family itself. predict() runs the construction without emitting.
+ * Every order that is not a forest keeps a closure (the builder refuses larger ones), so the
+ * minimum decomposition always applies; no greedy fallback is needed. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -405,7 +405,10 @@ typedef enum hf_method {
     HF_METHOD_PATTERN = 4,
     HF_METHOD_RANDOM = 5,
     HF_METHOD_GREEDY = 6,
-    HF_METHOD_CHAINS = 7 /**< any order: one schedule per (chain, admissible (d-2)-tuple) */
+    HF_METHOD_CHAINS = 7 /**< any order, any d: one schedule per (chain, admissible
+                              (d-2)-tuple), the chains being the threads
+                              (hf_poset_builder_set_thread) or a minimum decomposition:
+                              at most width * n^(d-2) schedules; refused beyond 2^22 */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
