@@ -152,6 +152,9 @@ typedef struct hk {
     const hf_poset *p;
     const hf_word *rmask;
     hf_word *open;     /* BFS: the x of R not reached yet in this phase */
+    hf_word *avail;    /* DFS: the x of R not passed through yet in this phase */
+    hf_word *freex;    /* the unmatched x of R */
+    uint32_t found;    /* the BFS layer at which free x appear */
     uint32_t *match_l; /* y -> its chain predecessor x */
     uint32_t *match_r; /* x -> its chain successor y */
     uint32_t *dist;
@@ -216,24 +219,36 @@ static bool hk_bfs(hk *h, const uint32_t *rev, uint32_t r)
     }
     for (uint32_t i = 0; i < r; i++)
         h->it[rev[i]] = 0;
+    size_t W = hf_i_words(h->p->n);
+    memcpy(h->avail, h->rmask, W * sizeof *h->avail);
+    memset(h->freex, 0, W * sizeof *h->freex);
+    for (uint32_t i = 0; i < r; i++)
+        if (h->match_r[rev[i]] == NONE)
+            hf_i_bit_set(h->freex, rev[i]);
+    h->found = found;
     return found != NONE;
 }
 
-/* Layered augmenting path search from the free vertex y0, without recursion. */
+/* Layered augmenting path search from the free vertex y0, without recursion. A free x next to
+ * a vertex of layer L would have given a shorter path, so only the layer before `found` looks
+ * for free x, and the others only for x whose partner is one layer down; an x passed through is
+ * not tried again in this phase (its partner either augmented or is dead). So each row is
+ * scanned about once per phase. */
 static void hk_dfs(hk *h, uint32_t y0)
 {
     uint32_t sp = 0;
     h->stack[sp++] = y0;
     while (sp > 0) {
         uint32_t y = h->stack[sp - 1];
-        uint32_t x = hk_next(h, y, h->rmask);
+        bool last = h->dist[y] + 1 == h->found;
+        uint32_t x = hk_next(h, y, last ? h->freex : h->avail);
         if (x == NONE) {
             h->dist[y] = NONE;
             sp--;
             continue;
         }
-        uint32_t z = h->match_r[x];
-        if (z == NONE) {
+        if (last) {
+            hf_i_bit_clear(h->freex, x);
             h->via[sp - 1] = x;
             for (uint32_t i = sp; i-- > 0;) {
                 h->match_l[h->stack[i]] = h->via[i];
@@ -241,7 +256,9 @@ static void hk_dfs(hk *h, uint32_t y0)
             }
             return;
         }
-        if (h->dist[z] != NONE && h->dist[z] == h->dist[y] + 1) {
+        uint32_t z = h->match_r[x];
+        if (z != NONE && h->dist[z] != NONE && h->dist[z] == h->dist[y] + 1) {
+            hf_i_bit_clear(h->avail, x);
             h->via[sp - 1] = x;
             h->stack[sp++] = z;
         }
@@ -257,6 +274,8 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     hk h = {.p = p};
     hf_word *rmask = hf_i_calloc(ctx, W ? W : 1, sizeof *rmask);
     h.open = hf_i_alloc_array(ctx, W ? W : 1, sizeof *h.open);
+    h.avail = hf_i_alloc_array(ctx, W ? W : 1, sizeof *h.avail);
+    h.freex = hf_i_alloc_array(ctx, W ? W : 1, sizeof *h.freex);
     uint32_t *rev = hf_i_alloc_array(ctx, n, sizeof *rev);
     h.match_l = hf_i_alloc_array(ctx, n, sizeof *h.match_l);
     h.match_r = hf_i_alloc_array(ctx, n, sizeof *h.match_r);
@@ -266,7 +285,7 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     h.stack = hf_i_alloc_array(ctx, n, sizeof *h.stack);
     h.via = hf_i_alloc_array(ctx, n, sizeof *h.via);
     hf_status st = HF_OK;
-    if (!rmask || !h.open || !rev || !h.match_l || !h.match_r || !h.dist || !h.it || !h.queue || !h.stack ||
+    if (!rmask || !h.open || !h.avail || !h.freex || !rev || !h.match_l || !h.match_r || !h.dist || !h.it || !h.queue || !h.stack ||
         !h.via) {
         st = HF_ENOMEM;
         goto out;
@@ -310,6 +329,8 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
 out:
     hf_i_free(ctx, rmask);
     hf_i_free(ctx, h.open);
+    hf_i_free(ctx, h.avail);
+    hf_i_free(ctx, h.freex);
     hf_i_free(ctx, rev);
     hf_i_free(ctx, h.match_l);
     hf_i_free(ctx, h.match_r);
