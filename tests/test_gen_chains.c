@@ -550,6 +550,14 @@ Test(gen_chains, dot_threads_read_and_write_back)
     tu_collect c = check_family(p, 3, NULL, 0, "dot threads");
     free(c.rows);
     hf_poset_free(p);
+    /* a thread name longer than HF_MAX_NAME */
+    char *text = malloc(HF_MAX_NAME + 64);
+    int k = snprintf(text, 64, "digraph { ev [thread=\"");
+    memset(text + k, 'q', HF_MAX_NAME + 1);
+    strcpy(text + k + HF_MAX_NAME + 1, "\"] }");
+    cr_assert_null(read_dot(text, HF_ETOOLARGE, &err));
+    cr_assert(strstr(err.text, "ev") && strstr(err.text, "thread"), "%s", err.text);
+    free(text);
 }
 
 Test(gen_chains, bad_threads_are_refused_with_both_events)
