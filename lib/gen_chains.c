@@ -285,8 +285,8 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     h.stack = hf_i_alloc_array(ctx, n, sizeof *h.stack);
     h.via = hf_i_alloc_array(ctx, n, sizeof *h.via);
     hf_status st = HF_OK;
-    if (!rmask || !h.open || !h.avail || !h.freex || !rev || !h.match_l || !h.match_r || !h.dist || !h.it || !h.queue || !h.stack ||
-        !h.via) {
+    if (!rmask || !h.open || !h.avail || !h.freex || !rev || !h.match_l || !h.match_r ||
+        !h.dist || !h.it || !h.queue || !h.stack || !h.via) {
         st = HF_ENOMEM;
         goto out;
     }
