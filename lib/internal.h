@@ -117,6 +117,12 @@ struct hf_poset {
     size_t closure_words;
     uint32_t *focus;
     uint32_t focus_count;
+    /* Threads (hf_poset_builder_set_thread): thread[v] in 0..thread_count-1 or HF_NO_EVENT;
+     * NULL when no event has one. Names NUL-terminated in thread_data at thread_off[k]. */
+    uint32_t *thread;
+    uint32_t thread_count;
+    char *thread_data;
+    size_t *thread_off;
 };
 
 static inline const char *hf_i_name(const hf_poset *p, uint32_t id)

@@ -627,8 +627,9 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto done;
     }
-    char focus_attr[] = "focus";
+    char focus_attr[] = "focus", thread_attr[] = "thread";
     Agsym_t *focus = agattr(g, AGNODE, focus_attr, NULL);
+    Agsym_t *thread = agattr(g, AGNODE, thread_attr, NULL);
     char q[80], qv[80];
     for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
         const char *raw = agnameof(n);
@@ -679,6 +680,26 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
             }
             if (on && (st = hf_poset_builder_set_focus(b, id))) {
                 hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+                goto done;
+            }
+        }
+        const char *tv = thread ? agxget(n, thread) : NULL;
+        if (tv && tv[0]) {
+            /* unescaped as names are, so that the writer's quoting reads back as itself */
+            hf_i_name_quote(name, q, sizeof q);
+            if ((st = hf_i_grow(ctx, (void **)&name, &name_cap, strlen(tv) + 1, 1))) {
+                hf_i_fail(err, st, 0, 0, "out of memory");
+                goto done;
+            }
+            unescape_name(tv, name);
+            st = hf_poset_builder_set_thread(b, id, name);
+            if (st == HF_ETOOLARGE) {
+                hf_i_fail(err, st, 0, 0, "event %s: thread name longer than %u bytes", q,
+                          HF_MAX_NAME);
+                goto done;
+            }
+            if (st) {
+                hf_i_fail(err, st, 0, 0, "%s", st == HF_ENOMEM ? "out of memory" : hf_strerror(st));
                 goto done;
             }
         }
@@ -847,8 +868,16 @@ hf_status hf_dot_write(const hf_poset *p, FILE *out)
         bool focus = f < p->focus_count && p->focus[f] == v;
         if (focus)
             f++;
-        ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, v)) &&
-             fputs(focus ? " [focus=true]\n" : "\n", out) >= 0;
+        uint32_t t = p->thread ? p->thread[v] : HF_NO_EVENT;
+        ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, v));
+        if (ok && (focus || t != HF_NO_EVENT)) {
+            ok = fputs(focus ? " [focus=true" : " [", out) >= 0;
+            if (ok && t != HF_NO_EVENT)
+                ok = fputs(focus ? ", thread=" : "thread=", out) >= 0 &&
+                     hf_i_name_write(out, p->thread_data + p->thread_off[t]);
+            ok = ok && putc(']', out) != EOF;
+        }
+        ok = ok && putc('\n', out) != EOF;
     }
     for (uint32_t u = 0; u < p->n && ok; u++)
         for (size_t i = p->succ_off[u]; i < p->succ_off[u + 1] && ok; i++)

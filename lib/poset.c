@@ -19,6 +19,18 @@ struct hf_poset_builder {
     size_t edge_count, edge_cap;
     uint8_t *focus;
     size_t focus_cap;
+    /* threads: per event an index into the thread names (HF_NO_EVENT: none); events from
+     * thread_len on have none. Names are found through their own hash table. */
+    uint32_t *thread;
+    size_t thread_cap;
+    uint32_t thread_len;
+    char *tname_data;
+    size_t tname_len, tname_cap;
+    size_t *tname_off;
+    size_t tname_off_cap;
+    uint32_t tname_count;
+    uint32_t *tslots;
+    size_t tslot_mask;
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -97,6 +109,10 @@ void hf_poset_builder_free(hf_poset_builder *b)
     hf_i_free(ctx, b->slots);
     hf_i_free(ctx, b->edges);
     hf_i_free(ctx, b->focus);
+    hf_i_free(ctx, b->thread);
+    hf_i_free(ctx, b->tname_data);
+    hf_i_free(ctx, b->tname_off);
+    hf_i_free(ctx, b->tslots);
     hf_i_free(ctx, b);
 }
 
@@ -188,6 +204,119 @@ hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id)
     return HF_OK;
 }
 
+/* Grow the thread-name table to `size` slots (a power of two), rehashing every name. */
+static hf_status thread_rehash(hf_poset_builder *b, size_t size)
+{
+    uint32_t *slots = hf_i_alloc_array(b->ctx, size, sizeof *slots);
+    if (!slots)
+        return HF_ENOMEM;
+    memset(slots, 0xff, size * sizeof *slots);
+    for (uint32_t k = 0; k < b->tname_count; k++) {
+        size_t i = (size_t)name_hash(b->tname_data + b->tname_off[k]) & (size - 1);
+        while (slots[i] != HF_NO_EVENT)
+            i = (i + 1) & (size - 1);
+        slots[i] = k;
+    }
+    hf_i_free(b->ctx, b->tslots);
+    b->tslots = slots;
+    b->tslot_mask = size - 1;
+    return HF_OK;
+}
+
+hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id, const char *thread)
+{
+    if (!b)
+        return HF_EINVAL;
+    if (b->finished)
+        return HF_ESTATE;
+    if (id >= b->n)
+        return HF_EINVAL;
+    if (!thread || !thread[0]) {
+        if (id < b->thread_len)
+            b->thread[id] = HF_NO_EVENT;
+        return HF_OK;
+    }
+    size_t len = strlen(thread);
+    if (len > HF_MAX_NAME)
+        return HF_ETOOLARGE;
+    /* every allocation first, so that a failure leaves the builder as it was */
+    hf_status st;
+    if ((st = hf_i_grow(b->ctx, (void **)&b->thread, &b->thread_cap, (size_t)id + 1,
+                        sizeof *b->thread)))
+        return st;
+    if (!b->tslots && (st = thread_rehash(b, 16)))
+        return st;
+    size_t slot;
+    uint32_t k = slots_lookup(b->tslots, b->tslot_mask, b->tname_data, b->tname_off, thread,
+                              &slot);
+    if (k == HF_NO_EVENT) {
+        if ((st = hf_i_grow(b->ctx, (void **)&b->tname_data, &b->tname_cap,
+                            b->tname_len + len + 1, 1)) ||
+            (st = hf_i_grow(b->ctx, (void **)&b->tname_off, &b->tname_off_cap,
+                            (size_t)b->tname_count + 1, sizeof *b->tname_off)))
+            return st;
+        if (2 * ((size_t)b->tname_count + 1) > b->tslot_mask + 1) {
+            if ((st = thread_rehash(b, 2 * (b->tslot_mask + 1))))
+                return st;
+            slots_lookup(b->tslots, b->tslot_mask, b->tname_data, b->tname_off, thread, &slot);
+        }
+        memcpy(b->tname_data + b->tname_len, thread, len + 1);
+        b->tname_off[b->tname_count] = b->tname_len;
+        b->tname_len += len + 1;
+        k = b->tname_count++;
+        b->tslots[slot] = k;
+    }
+    while (b->thread_len <= id)
+        b->thread[b->thread_len++] = HF_NO_EVENT;
+    b->thread[id] = k;
+    return HF_OK;
+}
+
+/* The builder's threads, renumbered by first appearance in id order (unused names dropped). */
+static hf_status take_threads(hf_poset *p, const hf_poset_builder *b)
+{
+    hf_ctx *ctx = p->ctx;
+    bool any = false;
+    for (uint32_t v = 0; v < b->thread_len && !any; v++)
+        any = b->thread[v] != HF_NO_EVENT;
+    if (!any)
+        return HF_OK;
+    uint32_t *map = hf_i_alloc_array(ctx, b->tname_count, sizeof *map);
+    p->thread = hf_i_alloc_array(ctx, p->n, sizeof *p->thread);
+    if (!map || !p->thread) {
+        hf_i_free(ctx, map);
+        return HF_ENOMEM;
+    }
+    memset(map, 0xff, b->tname_count * sizeof *map);
+    size_t bytes = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        uint32_t old = v < b->thread_len ? b->thread[v] : HF_NO_EVENT;
+        if (old != HF_NO_EVENT && map[old] == HF_NO_EVENT) {
+            map[old] = p->thread_count++;
+            bytes += strlen(b->tname_data + b->tname_off[old]) + 1;
+        }
+        p->thread[v] = old == HF_NO_EVENT ? HF_NO_EVENT : map[old];
+    }
+    p->thread_off = hf_i_alloc_array(ctx, p->thread_count, sizeof *p->thread_off);
+    p->thread_data = hf_i_malloc(ctx, bytes);
+    if (!p->thread_off || !p->thread_data) {
+        hf_i_free(ctx, map);
+        return HF_ENOMEM;
+    }
+    size_t at = 0;
+    for (uint32_t old = 0; old < b->tname_count; old++) {
+        if (map[old] == HF_NO_EVENT)
+            continue;
+        const char *s = b->tname_data + b->tname_off[old];
+        size_t len = strlen(s);
+        p->thread_off[map[old]] = at;
+        memcpy(p->thread_data + at, s, len + 1);
+        at += len + 1;
+    }
+    hf_i_free(ctx, map);
+    return HF_OK;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Finishing                                                                                  */
 
@@ -199,7 +328,8 @@ void hf_poset_free(hf_poset *p)
     void *arrays[] = {p->name_data, p->name_off, p->name_slots, p->succ_off, p->succ,
                       p->pred_off,  p->pred,     p->topo,       p->rank,     p->parent,
                       p->depth,     p->subtree,  p->tin,        p->tout,     p->dfs_order,
-                      p->closure,   p->focus};
+                      p->closure,   p->focus,    p->thread,     p->thread_data,
+                      p->thread_off};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
     hf_i_free(ctx, p);
@@ -626,6 +756,11 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
                 p->focus[k++] = v;
     }
 
+    if ((st = take_threads(p, b))) {
+        hf_i_fail(err, st, 0, 0, "out of memory");
+        goto fail;
+    }
+
     if ((st = take_names(p, b))) {
         hf_i_fail(err, st, 0, 0, "out of memory");
         goto fail;
@@ -739,6 +874,18 @@ const uint32_t *hf_poset_focus(const hf_poset *p, uint32_t *count)
     if (count)
         *count = p ? p->focus_count : 0;
     return p ? p->focus : NULL;
+}
+
+uint32_t hf_poset_thread_count(const hf_poset *p) { return p ? p->thread_count : 0; }
+
+uint32_t hf_poset_thread(const hf_poset *p, uint32_t id)
+{
+    return p && p->thread && id < p->n ? p->thread[id] : HF_NO_EVENT;
+}
+
+const char *hf_poset_thread_name(const hf_poset *p, uint32_t k)
+{
+    return p && k < p->thread_count ? p->thread_data + p->thread_off[k] : NULL;
 }
 
 hf_ctx *hf_poset_ctx(const hf_poset *p) { return p ? p->ctx : NULL; }

@@ -139,6 +139,15 @@ HF_API hf_status hf_poset_builder_add_order(hf_poset_builder *b, uint32_t before
 /** Mark event @p id as a focus event (see hf_poset_focus). */
 HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
 
+/** Name the thread (a chain of events known to run in sequence, such as one process's or one
+ * actor's steps) that event @p id belongs to; NULL or "" clears it. Any NUL-terminated string of
+ * at most HF_MAX_NAME bytes (else HF_ETOOLARGE); setting it again replaces it. Threads are not
+ * checked here: method chains uses them as its chains and refuses a thread whose events are not
+ * pairwise comparable. Errors: HF_EINVAL (NULL builder, id out of range), HF_ESTATE after
+ * finish, HF_ENOMEM (the builder is then unchanged). Expected O(|thread|). */
+HF_API hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id,
+                                             const char *thread);
+
 /** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
  * names its events in order), reduces the constraints to the Hasse diagram, computes the
  * topological order, the closure (if n <= HF_CLOSURE_MAX_EVENTS), and the forest views.
@@ -215,6 +224,16 @@ HF_API hf_status hf_poset_tree_height(const hf_poset *p, uint32_t *height);
  * NULL with `*count == 0` when none is marked (then every event is a focus event). */
 HF_API const uint32_t *hf_poset_focus(const hf_poset *p, uint32_t *count);
 
+/** Number of distinct thread names given to events (hf_poset_builder_set_thread, DOT
+ * `thread=NAME`); 0 when no event has a thread. */
+HF_API uint32_t hf_poset_thread_count(const hf_poset *p);
+/** The thread of event @p id as an index in 0..hf_poset_thread_count()-1 (threads are numbered in
+ * order of first appearance by event id), or HF_NO_EVENT if the event has none or @p id is out of
+ * range. */
+HF_API uint32_t hf_poset_thread(const hf_poset *p, uint32_t id);
+/** Name of thread @p k (owned by the poset), or NULL if @p k is out of range. */
+HF_API const char *hf_poset_thread_name(const hf_poset *p, uint32_t k);
+
 /** The context the poset was built with (may be NULL). */
 HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
 
@@ -225,9 +244,11 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * Node IDs are event names (labels are ignored); `a -> b` means a happens before b. Accepts strict
  * and non-strict digraphs, subgraphs and clusters, edge chains, `{a b}` edge ends, ports,
  * attributes, quoted and UTF-8 names, duplicate and transitive edges, isolated nodes. A node
- * attribute `focus=true` (or 1/yes) marks a focus event. Errors (with @p err filled, line when
- * known): HF_EPARSE (syntax error, empty input, no events, undirected graph, several graphs),
- * HF_ESELFLOOP, HF_ECYCLE, HF_ETOOLARGE, HF_ENOMEM. Caller owns `*out`.
+ * attribute `focus=true` (or 1/yes) marks a focus event; `thread=NAME` (any string, "" for
+ * none; `\\` and `\n` read as in names) names the event's thread (hf_poset_builder_set_thread).
+ * Errors (with @p err filled, line when known): HF_EPARSE (syntax error, empty input, no events,
+ * undirected graph, several graphs), HF_ESELFLOOP, HF_ECYCLE, HF_ETOOLARGE, HF_ENOMEM. Caller
+ * owns `*out`.
  * In quoted names `\\` and `\n` are read as a backslash and a newline (the family format's
  * escapes), so that every name reads back as itself. Also refused (HF_EPARSE): names starting
  * with `%` (Graphviz rewrites them), input Graphviz only warns about (such as `12a`, which it
@@ -468,7 +489,10 @@ typedef enum hf_method {
     HF_METHOD_PATTERN = 4,
     HF_METHOD_RANDOM = 5,
     HF_METHOD_GREEDY = 6,
-    HF_METHOD_CHAINS = 7 /**< any order: one schedule per (chain, admissible (d-1)-tuple) */
+    HF_METHOD_CHAINS = 7 /**< any order, any d: one schedule per (chain, admissible
+                              (d-2)-tuple), the chains being the threads
+                              (hf_poset_builder_set_thread) or a minimum decomposition:
+                              at most width * n^(d-2) schedules; refused beyond 2^22 */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
