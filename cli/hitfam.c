@@ -45,9 +45,36 @@ static void report(const char *file, int line, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+/* An error of the library about FILE. Out of memory is never about the file: it is reported
+ * as such, the same from every command. */
 static void report_error(const char *file, hf_status st, const hf_error *err)
 {
-    report(file, err->line, "%s", err->text[0] ? err->text : hf_strerror(st));
+    if (st == HF_ENOMEM)
+        report(NULL, 0, "%s", hf_strerror(st));
+    else
+        report(file, err->line, "%s", err->text[0] ? err->text : hf_strerror(st));
+}
+
+/* Pass @p st through, except out of memory: that ends the command (stats shows other failures,
+ * such as a count past a limit, as "unknown"). */
+static hf_status unless_oom(hf_status st)
+{
+    if (st == HF_ENOMEM) {
+        report(NULL, 0, "%s", hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    return st;
+}
+
+/* malloc for the CLI's own buffers: exits with the library's message when it fails. */
+static void *xmalloc(size_t size)
+{
+    void *ptr = malloc(size ? size : 1);
+    if (!ptr) {
+        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+        exit(EXIT_BAD);
+    }
+    return ptr;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -62,17 +89,18 @@ static char *slurp(const char *path, size_t *len)
         exit(EXIT_BAD);
     }
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
+    char *buf = xmalloc(cap);
     for (;;) {
-        if (!buf) {
-            report(path, 0, "out of memory");
-            exit(EXIT_BAD);
-        }
         n += fread(buf + n, 1, cap - n, in);
         if (n < cap)
             break;
+        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!bigger) {
+            report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+            exit(EXIT_BAD);
+        }
+        buf = bigger;
         cap *= 2;
-        buf = realloc(buf, cap);
     }
     if (ferror(in)) {
         report(path, 0, "cannot read: %s", strerror(errno));
@@ -84,16 +112,92 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The context                                                                                */
+
+#ifdef HITFAM_CLI_CHAOS
+/* TEST-ONLY HOOK, compiled into hitfam-chaos (never installed), not into hitfam: the context's
+ * allocator fails allocation number HITFAM_CHAOS_FAIL_AT (1-based), and with
+ * HITFAM_CHAOS_MODE=all every later one too, so that tests/cli_chaos.py reaches each
+ * out-of-memory path of the commands. With HITFAM_CHAOS_COUNT set, the number of allocations
+ * is printed to stderr at exit. Only the context's allocations fail: GMP, libcgraph and the
+ * CLI's own buffers use malloc. */
+static struct {
+    long fail_at, calls;
+    bool all;
+} chaos;
+
+static bool chaos_fails(void)
+{
+    long k = ++chaos.calls;
+    return chaos.fail_at > 0 && (k == chaos.fail_at || (chaos.all && k > chaos.fail_at));
+}
+static void *chaos_malloc(size_t size, void *user)
+{
+    (void)user;
+    return chaos_fails() ? NULL : malloc(size);
+}
+static void *chaos_realloc(void *ptr, size_t size, void *user)
+{
+    (void)user;
+    return chaos_fails() ? NULL : realloc(ptr, size);
+}
+static void chaos_free(void *ptr, void *user)
+{
+    (void)user;
+    free(ptr);
+}
+static void chaos_count(void) { fprintf(stderr, "hitfam-chaos: %ld allocations\n", chaos.calls); }
+
+static hf_status chaos_ctx_new(hf_ctx **out)
+{
+    const char *k = getenv("HITFAM_CHAOS_FAIL_AT"), *mode = getenv("HITFAM_CHAOS_MODE");
+    chaos.fail_at = k ? strtol(k, NULL, 10) : 0;
+    chaos.all = mode && strcmp(mode, "all") == 0;
+    if (getenv("HITFAM_CHAOS_COUNT"))
+        atexit(chaos_count);
+    hf_allocator a = {.malloc = chaos_malloc, .realloc = chaos_realloc, .free = chaos_free};
+    return hf_ctx_new(&a, NULL, NULL, out);
+}
+#endif /* HITFAM_CLI_CHAOS */
+
+/* The one context of a command: every library object is made through it (the poset's, which
+ * the family, writer and generators share). Exits with a message on failure. */
+static hf_ctx *ctx_new(void)
+{
+    hf_ctx *ctx = NULL;
+#ifdef HITFAM_CLI_CHAOS
+    hf_status st = chaos_ctx_new(&ctx);
+#else
+    hf_status st = hf_ctx_new(NULL, NULL, NULL, &ctx);
+#endif
+    if (st) {
+        report(NULL, 0, "%s", hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    return ctx;
+}
+
+/* Free a poset from read_poset and its context. */
+static void poset_free(hf_poset *p)
+{
+    hf_ctx *ctx = hf_poset_ctx(p);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
+
 static hf_poset *read_poset(const char *path)
 {
     size_t len;
     char *data = slurp(path, &len);
+    hf_ctx *ctx = ctx_new();
     hf_poset *p = NULL;
     hf_error err;
-    hf_status st = hf_dot_read_mem(NULL, data, len, &p, &err);
+    hf_status st = hf_dot_read_mem(ctx, data, len, &p, &err);
     free(data);
     if (st) {
         report_error(path, st, &err);
+        hf_ctx_free(ctx);
         exit(EXIT_BAD);
     }
     return p;
@@ -124,7 +228,7 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
 {
     size_t len;
     char *data = slurp(path, &len);
-    uint32_t *ids = malloc((len + 1) * sizeof *ids);
+    uint32_t *ids = xmalloc((len + 1) * sizeof *ids);
     size_t k = 0;
     int line = 0;
     for (size_t i = 0; i < len;) {
@@ -140,7 +244,7 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
         i = end + 1;
         if (a == b || data[a] == '#')
             continue;
-        char *name = malloc(b - a + 1);
+        char *name = xmalloc(b - a + 1);
         size_t nl = 0;
         if (data[a] == '"' && b - a >= 2 && data[b - 1] == '"') {
             for (size_t j = a + 1; j + 1 < b; j++) {
@@ -336,7 +440,14 @@ static int cmd_gen(int argc, char **argv)
                                .schedules_known = known, .schedules = predicted};
     hf_writer *w;
     if ((st = hf_writer_new(p, out, format, &header, &w))) {
-        report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
+        if (st == HF_ENOMEM)
+            report(NULL, 0, "%s", hf_strerror(st));
+        else
+            report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
+        if (out_path) {
+            fclose(out);
+            remove(out_path);
+        }
         exit(EXIT_BAD);
     }
     hf_method used;
@@ -360,7 +471,7 @@ static int cmd_gen(int argc, char **argv)
     if (rc && out_path)
         remove(out_path);
     free(focus);
-    hf_poset_free(p);
+    poset_free(p);
     return rc;
 }
 
@@ -440,7 +551,7 @@ static int cmd_verify(int argc, char **argv)
         }
     }
     hf_verify_result res;
-    st = hf_verify(p, f, &vopt, &res, &err);
+    st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
     if (st) {
         int line = 0;
         const char *sched = strstr(err.text, "schedule ");
@@ -454,6 +565,13 @@ static int cmd_verify(int argc, char **argv)
                 line = schedule_line(data, len, k - 1);
         }
         report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    /* counted before anything is printed: a failure leaves standard output empty */
+    mpz_t uncovered;
+    mpz_init(uncovered);
+    if (count && (st = hf_verify_count_uncovered(p, f, &vopt, uncovered, &err))) {
+        report_error(family_path, st, &err);
         exit(EXIT_BAD);
     }
     int rc;
@@ -477,20 +595,13 @@ static int cmd_verify(int argc, char **argv)
         putchar('\n');
         rc = EXIT_NOT_HIT;
     }
-    if (count) {
-        mpz_t un;
-        mpz_init(un);
-        if ((st = hf_verify_count_uncovered(p, f, &vopt, un, &err))) {
-            report_error(family_path, st, &err);
-            exit(EXIT_BAD);
-        }
-        gmp_printf("uncovered tuples: %Zd\n", un);
-        mpz_clear(un);
-    }
+    if (count)
+        gmp_printf("uncovered tuples: %Zd\n", uncovered);
+    mpz_clear(uncovered);
     free(focus);
     free(data);
     hf_family_free(f);
-    hf_poset_free(p);
+    poset_free(p);
     return rc;
 }
 
@@ -530,7 +641,7 @@ static char *count_text(hf_status st, mpz_t v, const hf_error *err, bool json)
         return mpz_get_str(NULL, 10, v);
     const char *why = err->text[0] ? err->text : hf_strerror(st);
     size_t n = strlen(why) + 16;
-    char *s = malloc(n);
+    char *s = xmalloc(n);
     if (json)
         snprintf(s, n, "null");
     else
@@ -562,7 +673,7 @@ static int cmd_stats(int argc, char **argv)
     mpz_t v;
     mpz_init(v);
     hf_error err;
-    hf_status st = hf_count_linear_extensions(p, v, &err);
+    hf_status st = unless_oom(hf_count_linear_extensions(p, v, &err));
     char *linext = count_text(st, v, &err, json);
     if (json)
         printf("{\"events\": %" PRIu32 ", \"hasse_edges\": %zu, \"height\": %" PRIu32
@@ -577,7 +688,7 @@ static int cmd_stats(int argc, char **argv)
                hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
                shape_name(shape), linext);
     uint32_t tree_height;
-    if (hf_poset_tree_height(p, &tree_height) == HF_OK) {
+    if (unless_oom(hf_poset_tree_height(p, &tree_height)) == HF_OK) {
         if (json)
             printf("\"binary_tree_height\": %" PRIu32 ", ", tree_height);
         else
@@ -588,9 +699,9 @@ static int cmd_stats(int argc, char **argv)
     free(linext);
     unsigned first = only_d ? only_d : 2, last = only_d ? only_d : 3;
     for (unsigned d = first; d <= last; d++) {
-        st = hf_count_admissible(p, d, NULL, 0, v, &err);
+        st = unless_oom(hf_count_admissible(p, d, NULL, 0, v, &err));
         char *tuples = count_text(st, v, &err, json);
-        st = hf_count_lower_bound(p, d, v, &err);
+        st = unless_oom(hf_count_lower_bound(p, d, v, &err));
         char *bound = count_text(st, v, &err, json);
         if (json)
             printf("%s{\"d\": %u, \"admissible_tuples\": %s, \"lower_bound\": %s, \"methods\": {",
@@ -607,8 +718,8 @@ static int cmd_stats(int argc, char **argv)
             opt.method = (hf_method)m;
             /* sizes known only by running the construction are left to `gen` */
             bool runs = hf_method_predict_runs((hf_method)m) &&
-                        hf_method_check(p, &opt, &err) == HF_OK;
-            st = runs ? HF_EUNSUPPORTED : hf_method_predict_mpz(p, &opt, v, NULL, &err);
+                        unless_oom(hf_method_check(p, &opt, &err)) == HF_OK;
+            st = runs ? HF_EUNSUPPORTED : unless_oom(hf_method_predict_mpz(p, &opt, v, NULL, &err));
             if (runs)
                 snprintf(err.text, sizeof err.text,
                          "applies; its size is known only by running it: hitfam gen --method %s",
@@ -630,7 +741,7 @@ static int cmd_stats(int argc, char **argv)
         hf_gen_options_init(&opt);
         opt.d = d;
         hf_method chosen;
-        st = hf_method_predict_mpz(p, &opt, v, &chosen, &err);
+        st = unless_oom(hf_method_predict_mpz(p, &opt, v, &chosen, &err));
         if (json)
             printf("}, \"auto\": %s%s%s}", st ? "null" : "\"", st ? "" : hf_method_name(chosen),
                    st ? "" : "\"");
@@ -640,7 +751,7 @@ static int cmd_stats(int argc, char **argv)
     if (json)
         printf("]}\n");
     mpz_clear(v);
-    hf_poset_free(p);
+    poset_free(p);
     return 0;
 }
 
