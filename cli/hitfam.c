@@ -18,31 +18,90 @@ static const char *command = "hitfam";
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */
 
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 if it is not a valid one. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len = 0;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong forms, surrogates and code points past U+10FFFF */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+/* Write "hitfam: ", then the message, then a newline to stderr. Messages quote input (event
+ * names, file names, arguments) that may be binary: control bytes and bytes that are not
+ * UTF-8 are written as \xNN so that the message stays one readable line. */
+static void vsay(const char *fmt, va_list ap)
+{
+    char small[512], *buf = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(buf, (size_t)n + 1, fmt, again);
+    else if (n >= (int)sizeof small)
+        buf = small, n = (int)sizeof small - 1; /* no memory: the start of the message */
+    va_end(again);
+    fputs("hitfam: ", stderr);
+    const unsigned char *s = (const unsigned char *)buf;
+    for (size_t i = 0, len; n > 0 && i < (size_t)n; i += len) {
+        len = 1;
+        if (s[i] >= 0x20 && s[i] < 0x7f)
+            fputc(s[i], stderr);
+        else if (s[i] >= 0x80 && (len = utf8_seq(s + i, (size_t)n - i)) > 0)
+            fwrite(s + i, 1, len, stderr);
+        else
+            fprintf(stderr, "\\x%02x", s[i]), len = 1;
+    }
+    fputc('\n', stderr);
+    if (buf != small)
+        free(buf);
+}
+
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
 static void die_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "hitfam: ");
-    vfprintf(stderr, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", command);
+    fprintf(stderr, "Try '%s --help'.\n", command);
     exit(EXIT_BAD);
 }
 
 /* "hitfam: FILE:LINE: message" (LINE when known). */
 static void report(const char *file, int line, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    if (file && line > 0)
-        fprintf(stderr, "hitfam: %s:%d: ", file, line);
-    else if (file)
-        fprintf(stderr, "hitfam: %s: ", file);
-    else
-        fprintf(stderr, "hitfam: ");
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    if (file && line > 0)
+        say("%s:%d: %s", file, line, text);
+    else if (file)
+        say("%s: %s", file, text);
+    else
+        say("%s", text);
 }
 
 /* An error of the library about FILE. Out of memory is never about the file: it is reported
@@ -223,6 +282,20 @@ static int schedule_line(const char *data, size_t len, size_t k)
     return 0;
 }
 
+/* The line of a text family's header (its first line that is not blank), 0 for JSON. */
+static int header_line(const char *data, size_t len)
+{
+    int line = 1;
+    size_t i = len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    for (; i < len; i++) {
+        if (data[i] == '\n')
+            line++;
+        else if (data[i] != ' ' && data[i] != '\t' && data[i] != '\r')
+            return data[i] == '#' ? line : 0;
+    }
+    return 0;
+}
+
 /* A focus file: one event name per line (optionally DOT-quoted), `#` comments, blank lines. */
 static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
 {
@@ -263,7 +336,8 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
         }
         name[nl] = '\0';
         if (strlen(name) != nl || hf_poset_find(p, name, &ids[k]) != HF_OK) {
-            report(path, line, "unknown event \"%s\" in the focus set", name);
+            report(path, line, "unknown event \"%.*s%s\" in the focus set", nl > 64 ? 60 : (int)nl,
+                   name, nl > 64 ? "..." : "");
             exit(EXIT_BAD);
         }
         free(name);
@@ -531,7 +605,12 @@ static int cmd_verify(int argc, char **argv)
         exit(EXIT_BAD);
     }
     if (d == 0) {
-        if (header.d < 1 || header.d > HF_MAX_D)
+        if (header.d > HF_MAX_D) {
+            report(family_path, header_line(data, len),
+                   "the header's d=%u is out of range (1 to %u); give --d", header.d, HF_MAX_D);
+            exit(EXIT_BAD);
+        }
+        if (header.d < 1)
             die_usage("--d is required: %s has no d in its header", family_path);
         d = header.d;
     }
