@@ -39,7 +39,10 @@ COMMANDS = [
     (["gen", "--d", "3", "-o", "out.txt", "wide_tree.dot"], "out.txt"),
     (["gen", "--d", "3", "--method", "greedy", "--format", "json", "-o", "out.json", "d2.dot"],
      "out.json"),
+    (["gen", "--d", "3", "--method", "simple", "--focus", "focus.txt", "wide_tree.dot"], None),
+    (["gen", "--d", "4", "--focus-prefix", "--focus", "focus.txt", "wide_tree.dot"], None),
     (["verify", "--d", "3", "wide_tree.dot", "wide3.txt"], None),
+    (["verify", "--d", "3", "--focus", "focus.txt", "wide_tree.dot", "wide3.txt"], None),
     (["verify", "d2.dot", "d2g.json"], None),
     (["verify", "--count", "--d", "3", "inforest.dot", "inforest2.txt"], None),
     (["stats", "d2.dot"], None),
@@ -78,6 +81,8 @@ def main():
     try:
         for name in POSETS:
             shutil.copy(os.path.join(data, "posets", name), work)
+        with open(os.path.join(work, "focus.txt"), "w") as f:
+            f.write("b\nb1\nd2\n")
         for name, args in FAMILIES.items():
             st, out, err = run(hitfam, args, work, {})
             assert st == 0, (args, err)
