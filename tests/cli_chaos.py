@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Out-of-memory paths of the CLI: runs each command of COMMANDS under hitfam-chaos (the CLI whose
 context fails allocation number k, see cli/hitfam.c) for every k from 1 to the number of
-allocations the command makes, once failing only allocation k and once failing k and every later
-one. Each run must either give exactly the result of the normal tool (the library absorbed the
-failure) or: exit status 2, standard error exactly "hitfam: out of memory", standard output a
-prefix of the normal output (gen and stats stream, and a JSON family is closed with "]}";
-verify prints nothing), no -o file left
-behind, no crash and no sanitizer report.
+allocations the command makes, failing only allocation k; and for every third k (1, 4, 7, ...)
+failing k and every later one (that differs only where a failure path itself allocates; the
+stride keeps the run short under AddressSanitizer). Each run must either give exactly the result
+of the normal tool (the library absorbed the failure) or: exit status 2, standard error exactly
+"hitfam: out of memory", standard output a prefix of the normal output (gen and stats stream,
+and a JSON family is closed with "]}"; verify prints nothing), no -o file left behind, no crash
+and no sanitizer report.
 Usage: cli_chaos.py HITFAM_CHAOS HITFAM DATA_DIR"""
 import os
 import re
@@ -104,8 +105,8 @@ def main():
             else:
                 allocations = int(m.group(2))
             oom = absorbed = 0
-            for mode in ("once", "all"):
-                for k in range(1, allocations + 1):
+            for mode, stride in (("once", 1), ("all", 3)):
+                for k in range(1, allocations + 1, stride):
                     if target and os.path.exists(target):
                         os.remove(target)
                     runs += 1
@@ -140,7 +141,7 @@ def main():
                 for p in problems:
                     print("  " + p.replace("\n", "\n  "))
             else:
-                print("ok %d - %s (%d allocations; failing them: %d out of memory, %d recovered)"
+                print("ok %d - %s (%d allocations; %d runs out of memory, %d recovered)"
                       % (i, label, allocations, oom, absorbed))
     finally:
         shutil.rmtree(work)
