@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hitfam/count.h>
 #include <hitfam/hitfam.h>
@@ -510,6 +511,9 @@ static int cmd_gen(int argc, char **argv)
         report(out_path, 0, "cannot create: %s", strerror(errno));
         exit(EXIT_BAD);
     }
+    /* A failed run removes its partial output, but never a device or a pipe (-o /dev/full) */
+    struct stat out_stat;
+    bool removable = out_path && fstat(fileno(out), &out_stat) == 0 && S_ISREG(out_stat.st_mode);
     hf_family_header header = {.d = d, .method = hf_method_name(chosen),
                                .schedules_known = known, .schedules = predicted};
     hf_writer *w;
@@ -518,10 +522,10 @@ static int cmd_gen(int argc, char **argv)
             report(NULL, 0, "%s", hf_strerror(st));
         else
             report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
-        if (out_path) {
+        if (out_path)
             fclose(out);
+        if (removable)
             remove(out_path);
-        }
         exit(EXIT_BAD);
     }
     hf_method used;
@@ -542,7 +546,7 @@ static int cmd_gen(int argc, char **argv)
                hf_method_name(used), written, predicted);
         rc = EXIT_BAD;
     }
-    if (rc && out_path)
+    if (rc && removable)
         remove(out_path);
     free(focus);
     poset_free(p);
