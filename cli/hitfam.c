@@ -529,17 +529,22 @@ static int cmd_gen(int argc, char **argv)
         exit(EXIT_BAD);
     }
     hf_method used;
+    errno = 0;
     st = hf_generate(p, &opt, hf_writer_sink(w), &used, &err);
+    int gen_errno = errno; /* with the sink's HF_EIO: the stream's reason, if it left one */
     uint64_t written = hf_writer_count(w);
+    errno = 0;
     hf_status close_st = hf_writer_close(w);
     if (out != stdout && fclose(out) != 0 && !close_st)
         close_st = HF_EIO;
+    int write_errno = st == HF_EIO ? gen_errno : errno;
     int rc = 0;
-    if (st) {
-        report_error(poset_path, st, &err);
+    if (st == HF_EIO || (!st && close_st)) { /* about the output, not about the order */
+        report(out_path ? out_path : "stdout", 0, "write failed: %s",
+               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
         rc = EXIT_BAD;
-    } else if (close_st) {
-        report(out_path ? out_path : "stdout", 0, "write failed: %s", hf_strerror(close_st));
+    } else if (st) {
+        report_error(poset_path, st, &err);
         rc = EXIT_BAD;
     } else if (known && written != predicted) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
@@ -852,6 +857,19 @@ static const char main_usage[] =
     "  -h, --help      show this help ('hitfam COMMAND --help' for a command)\n"
     "  -V, --version   show the version\n";
 
+/* The exit status once standard output is flushed: a write error (a full disk) must not pass
+ * for a result. Failed commands have reported already. */
+static int finish(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (rc != EXIT_BAD)
+            report("stdout", 0, "write failed: %s", errno ? strerror(errno) : hf_strerror(HF_EIO));
+        return EXIT_BAD;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -859,21 +877,21 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         fputs(main_usage, stdout);
-        return 0;
+        return finish(0);
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         printf("hitfam %s\n", hf_version_string());
-        return 0;
+        return finish(0);
     }
     static char name[64];
     snprintf(name, sizeof name, "hitfam %.32s", cmd);
     command = name;
     if (strcmp(cmd, "gen") == 0)
-        return cmd_gen(argc - 1, argv + 1);
+        return finish(cmd_gen(argc - 1, argv + 1));
     if (strcmp(cmd, "verify") == 0)
-        return cmd_verify(argc - 1, argv + 1);
+        return finish(cmd_verify(argc - 1, argv + 1));
     if (strcmp(cmd, "stats") == 0)
-        return cmd_stats(argc - 1, argv + 1);
+        return finish(cmd_stats(argc - 1, argv + 1));
     command = "hitfam";
     die_usage("unknown command '%s'", cmd);
     return EXIT_BAD;
