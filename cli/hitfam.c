@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <hitfam/count.h>
 #include <hitfam/hitfam.h>
@@ -18,36 +19,122 @@ static const char *command = "hitfam";
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */
 
+/* Length of the UTF-8 sequence at s (at most n bytes), 0 if it is not a valid one. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+    size_t len = 0;
+    if (s[0] >= 0xc2 && s[0] <= 0xdf)
+        len = 2;
+    else if (s[0] >= 0xe0 && s[0] <= 0xef)
+        len = 3;
+    else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+        len = 4;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    /* overlong forms, surrogates and code points past U+10FFFF */
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return len;
+}
+
+/* Write "hitfam: ", then the message, then a newline to stderr. Messages quote input (event
+ * names, file names, arguments) that may be binary: control bytes and bytes that are not
+ * UTF-8 are written as \xNN so that the message stays one readable line. */
+static void vsay(const char *fmt, va_list ap)
+{
+    char small[512], *buf = small;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(small, sizeof small, fmt, ap);
+    if (n >= (int)sizeof small && (buf = malloc((size_t)n + 1)) != NULL)
+        vsnprintf(buf, (size_t)n + 1, fmt, again);
+    else if (n >= (int)sizeof small)
+        buf = small, n = (int)sizeof small - 1; /* no memory: the start of the message */
+    va_end(again);
+    fputs("hitfam: ", stderr);
+    const unsigned char *s = (const unsigned char *)buf;
+    for (size_t i = 0, len; n > 0 && i < (size_t)n; i += len) {
+        len = 1;
+        if (s[i] >= 0x20 && s[i] < 0x7f)
+            fputc(s[i], stderr);
+        else if (s[i] >= 0x80 && (len = utf8_seq(s + i, (size_t)n - i)) > 0)
+            fwrite(s + i, 1, len, stderr);
+        else
+            fprintf(stderr, "\\x%02x", s[i]), len = 1;
+    }
+    fputc('\n', stderr);
+    if (buf != small)
+        free(buf);
+}
+
+static void say(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsay(fmt, ap);
+    va_end(ap);
+}
+
 static void die_usage(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "hitfam: ");
-    vfprintf(stderr, fmt, ap);
+    vsay(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry '%s --help'.\n", command);
+    fprintf(stderr, "Try '%s --help'.\n", command);
     exit(EXIT_BAD);
 }
 
 /* "hitfam: FILE:LINE: message" (LINE when known). */
 static void report(const char *file, int line, const char *fmt, ...)
 {
+    char text[1024];
     va_list ap;
     va_start(ap, fmt);
-    if (file && line > 0)
-        fprintf(stderr, "hitfam: %s:%d: ", file, line);
-    else if (file)
-        fprintf(stderr, "hitfam: %s: ", file);
-    else
-        fprintf(stderr, "hitfam: ");
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    if (file && line > 0)
+        say("%s:%d: %s", file, line, text);
+    else if (file)
+        say("%s: %s", file, text);
+    else
+        say("%s", text);
 }
 
+/* An error of the library about FILE. Out of memory is never about the file: it is reported
+ * as such, the same from every command. */
 static void report_error(const char *file, hf_status st, const hf_error *err)
 {
-    report(file, err->line, "%s", err->text[0] ? err->text : hf_strerror(st));
+    if (st == HF_ENOMEM)
+        report(NULL, 0, "%s", hf_strerror(st));
+    else
+        report(file, err->line, "%s", err->text[0] ? err->text : hf_strerror(st));
+}
+
+/* Pass @p st through, except out of memory: that ends the command (stats shows other failures,
+ * such as a count past a limit, as "unknown"). */
+static hf_status unless_oom(hf_status st)
+{
+    if (st == HF_ENOMEM) {
+        report(NULL, 0, "%s", hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    return st;
+}
+
+/* malloc for the CLI's own buffers: exits with the library's message when it fails. */
+static void *xmalloc(size_t size)
+{
+    void *ptr = malloc(size ? size : 1);
+    if (!ptr) {
+        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+        exit(EXIT_BAD);
+    }
+    return ptr;
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -62,17 +149,18 @@ static char *slurp(const char *path, size_t *len)
         exit(EXIT_BAD);
     }
     size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
+    char *buf = xmalloc(cap);
     for (;;) {
-        if (!buf) {
-            report(path, 0, "out of memory");
-            exit(EXIT_BAD);
-        }
         n += fread(buf + n, 1, cap - n, in);
         if (n < cap)
             break;
+        char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!bigger) {
+            report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+            exit(EXIT_BAD);
+        }
+        buf = bigger;
         cap *= 2;
-        buf = realloc(buf, cap);
     }
     if (ferror(in)) {
         report(path, 0, "cannot read: %s", strerror(errno));
@@ -84,16 +172,92 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* ------------------------------------------------------------------------------------------ */
+/* The context                                                                                */
+
+#ifdef HITFAM_CLI_CHAOS
+/* TEST-ONLY HOOK, compiled into hitfam-chaos (never installed), not into hitfam: the context's
+ * allocator fails allocation number HITFAM_CHAOS_FAIL_AT (1-based), and with
+ * HITFAM_CHAOS_MODE=all every later one too, so that tests/cli_chaos.py reaches each
+ * out-of-memory path of the commands. With HITFAM_CHAOS_COUNT set, the number of allocations
+ * is printed to stderr at exit. Only the context's allocations fail: GMP, libcgraph and the
+ * CLI's own buffers use malloc. */
+static struct {
+    long fail_at, calls;
+    bool all;
+} chaos;
+
+static bool chaos_fails(void)
+{
+    long k = ++chaos.calls;
+    return chaos.fail_at > 0 && (k == chaos.fail_at || (chaos.all && k > chaos.fail_at));
+}
+static void *chaos_malloc(size_t size, void *user)
+{
+    (void)user;
+    return chaos_fails() ? NULL : malloc(size);
+}
+static void *chaos_realloc(void *ptr, size_t size, void *user)
+{
+    (void)user;
+    return chaos_fails() ? NULL : realloc(ptr, size);
+}
+static void chaos_free(void *ptr, void *user)
+{
+    (void)user;
+    free(ptr);
+}
+static void chaos_count(void) { fprintf(stderr, "hitfam-chaos: %ld allocations\n", chaos.calls); }
+
+static hf_status chaos_ctx_new(hf_ctx **out)
+{
+    const char *k = getenv("HITFAM_CHAOS_FAIL_AT"), *mode = getenv("HITFAM_CHAOS_MODE");
+    chaos.fail_at = k ? strtol(k, NULL, 10) : 0;
+    chaos.all = mode && strcmp(mode, "all") == 0;
+    if (getenv("HITFAM_CHAOS_COUNT"))
+        atexit(chaos_count);
+    hf_allocator a = {.malloc = chaos_malloc, .realloc = chaos_realloc, .free = chaos_free};
+    return hf_ctx_new(&a, NULL, NULL, out);
+}
+#endif /* HITFAM_CLI_CHAOS */
+
+/* The one context of a command: every library object is made through it (the poset's, which
+ * the family, writer and generators share). Exits with a message on failure. */
+static hf_ctx *ctx_new(void)
+{
+    hf_ctx *ctx = NULL;
+#ifdef HITFAM_CLI_CHAOS
+    hf_status st = chaos_ctx_new(&ctx);
+#else
+    hf_status st = hf_ctx_new(NULL, NULL, NULL, &ctx);
+#endif
+    if (st) {
+        report(NULL, 0, "%s", hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    return ctx;
+}
+
+/* Free a poset from read_poset and its context. */
+static void poset_free(hf_poset *p)
+{
+    hf_ctx *ctx = hf_poset_ctx(p);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
+
 static hf_poset *read_poset(const char *path)
 {
     size_t len;
     char *data = slurp(path, &len);
+    hf_ctx *ctx = ctx_new();
     hf_poset *p = NULL;
     hf_error err;
-    hf_status st = hf_dot_read_mem(NULL, data, len, &p, &err);
+    hf_status st = hf_dot_read_mem(ctx, data, len, &p, &err);
     free(data);
     if (st) {
         report_error(path, st, &err);
+        hf_ctx_free(ctx);
         exit(EXIT_BAD);
     }
     return p;
@@ -119,12 +283,26 @@ static int schedule_line(const char *data, size_t len, size_t k)
     return 0;
 }
 
+/* The line of a text family's header (its first line that is not blank), 0 for JSON. */
+static int header_line(const char *data, size_t len)
+{
+    int line = 1;
+    size_t i = len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
+    for (; i < len; i++) {
+        if (data[i] == '\n')
+            line++;
+        else if (data[i] != ' ' && data[i] != '\t' && data[i] != '\r')
+            return data[i] == '#' ? line : 0;
+    }
+    return 0;
+}
+
 /* A focus file: one event name per line (optionally DOT-quoted), `#` comments, blank lines. */
 static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
 {
     size_t len;
     char *data = slurp(path, &len);
-    uint32_t *ids = malloc((len + 1) * sizeof *ids);
+    uint32_t *ids = xmalloc((len + 1) * sizeof *ids);
     size_t k = 0;
     int line = 0;
     for (size_t i = 0; i < len;) {
@@ -140,7 +318,7 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
         i = end + 1;
         if (a == b || data[a] == '#')
             continue;
-        char *name = malloc(b - a + 1);
+        char *name = xmalloc(b - a + 1);
         size_t nl = 0;
         if (data[a] == '"' && b - a >= 2 && data[b - 1] == '"') {
             for (size_t j = a + 1; j + 1 < b; j++) {
@@ -159,7 +337,8 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
         }
         name[nl] = '\0';
         if (strlen(name) != nl || hf_poset_find(p, name, &ids[k]) != HF_OK) {
-            report(path, line, "unknown event \"%s\" in the focus set", name);
+            report(path, line, "unknown event \"%.*s%s\" in the focus set", nl > 64 ? 60 : (int)nl,
+                   name, nl > 64 ? "..." : "");
             exit(EXIT_BAD);
         }
         free(name);
@@ -242,7 +421,7 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     hf_family *f = NULL;
     hf_method used = opt->method;
     hf_status st = hf_method_check(p, opt, &err);
-    if (!st && (st = hf_family_new(NULL, hf_poset_size(p), &f)) != HF_OK)
+    if (!st && (st = hf_family_new(hf_poset_ctx(p), hf_poset_size(p), &f)) != HF_OK)
         snprintf(err.text, sizeof err.text, "%s", hf_strerror(st));
     if (!st)
         st = hf_generate(p, opt, hf_family_sink(f), &used, &err);
@@ -373,7 +552,7 @@ static int cmd_gen(int argc, char **argv)
     if (minimize) {
         int rc = gen_minimized(p, &opt, poset_path, out_path, format);
         free(focus);
-        hf_poset_free(p);
+        poset_free(p);
         return rc;
     }
     hf_error err;
@@ -406,35 +585,50 @@ static int cmd_gen(int argc, char **argv)
         report(out_path, 0, "cannot create: %s", strerror(errno));
         exit(EXIT_BAD);
     }
+    /* A failed run removes its partial output, but never a device or a pipe (-o /dev/full) */
+    struct stat out_stat;
+    bool removable = out_path && fstat(fileno(out), &out_stat) == 0 && S_ISREG(out_stat.st_mode);
     hf_family_header header = {.d = d, .method = hf_method_name(chosen),
                                .schedules_known = known, .schedules = predicted};
     hf_writer *w;
     if ((st = hf_writer_new(p, out, format, &header, &w))) {
-        report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
+        if (st == HF_ENOMEM)
+            report(NULL, 0, "%s", hf_strerror(st));
+        else
+            report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
+        if (out_path)
+            fclose(out);
+        if (removable)
+            remove(out_path);
         exit(EXIT_BAD);
     }
     hf_method used;
+    errno = 0;
     st = hf_generate(p, &opt, hf_writer_sink(w), &used, &err);
+    int gen_errno = errno; /* with the sink's HF_EIO: the stream's reason, if it left one */
     uint64_t written = hf_writer_count(w);
+    errno = 0;
     hf_status close_st = hf_writer_close(w);
     if (out != stdout && fclose(out) != 0 && !close_st)
         close_st = HF_EIO;
+    int write_errno = st == HF_EIO ? gen_errno : errno;
     int rc = 0;
-    if (st) {
-        report_error(poset_path, st, &err);
+    if (st == HF_EIO || (!st && close_st)) { /* about the output, not about the order */
+        report(out_path ? out_path : "stdout", 0, "write failed: %s",
+               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
         rc = EXIT_BAD;
-    } else if (close_st) {
-        report(out_path ? out_path : "stdout", 0, "write failed: %s", hf_strerror(close_st));
+    } else if (st) {
+        report_error(poset_path, st, &err);
         rc = EXIT_BAD;
     } else if (known && written != predicted) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
                hf_method_name(used), written, predicted);
         rc = EXIT_BAD;
     }
-    if (rc && out_path)
+    if (rc && removable)
         remove(out_path);
     free(focus);
-    hf_poset_free(p);
+    poset_free(p);
     return rc;
 }
 
@@ -494,7 +688,12 @@ static int cmd_verify(int argc, char **argv)
         exit(EXIT_BAD);
     }
     if (d == 0) {
-        if (header.d < 1 || header.d > HF_MAX_D)
+        if (header.d > HF_MAX_D) {
+            report(family_path, header_line(data, len),
+                   "the header's d=%u is out of range (1 to %u); give --d", header.d, HF_MAX_D);
+            exit(EXIT_BAD);
+        }
+        if (header.d < 1)
             die_usage("--d is required: %s has no d in its header", family_path);
         d = header.d;
     }
@@ -514,7 +713,7 @@ static int cmd_verify(int argc, char **argv)
         }
     }
     hf_verify_result res;
-    st = hf_verify(p, f, &vopt, &res, &err);
+    st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
     if (st) {
         int line = 0;
         const char *sched = strstr(err.text, "schedule ");
@@ -528,6 +727,13 @@ static int cmd_verify(int argc, char **argv)
                 line = schedule_line(data, len, k - 1);
         }
         report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
+        exit(EXIT_BAD);
+    }
+    /* counted before anything is printed: a failure leaves standard output empty */
+    mpz_t uncovered;
+    mpz_init(uncovered);
+    if (count && (st = hf_verify_count_uncovered(p, f, &vopt, uncovered, &err))) {
+        report_error(family_path, st, &err);
         exit(EXIT_BAD);
     }
     int rc;
@@ -551,20 +757,13 @@ static int cmd_verify(int argc, char **argv)
         putchar('\n');
         rc = EXIT_NOT_HIT;
     }
-    if (count) {
-        mpz_t un;
-        mpz_init(un);
-        if ((st = hf_verify_count_uncovered(p, f, &vopt, un, &err))) {
-            report_error(family_path, st, &err);
-            exit(EXIT_BAD);
-        }
-        gmp_printf("uncovered tuples: %Zd\n", un);
-        mpz_clear(un);
-    }
+    if (count)
+        gmp_printf("uncovered tuples: %Zd\n", uncovered);
+    mpz_clear(uncovered);
     free(focus);
     free(data);
     hf_family_free(f);
-    hf_poset_free(p);
+    poset_free(p);
     return rc;
 }
 
@@ -713,14 +912,14 @@ static int cmd_minimize(int argc, char **argv)
     if (st) {
         report_error(family_path, st, &err);
         free(data);
-        hf_poset_free(p);
+        poset_free(p);
         return EXIT_BAD;
     }
     if (d == 0) {
         if (in_header.d < 1 || in_header.d > HF_MAX_D) {
             free(data);
             hf_family_free(f);
-            hf_poset_free(p);
+            poset_free(p);
             die_usage("--d is required: %s has no d in its header", family_path);
         }
         d = in_header.d;
@@ -758,7 +957,7 @@ static int cmd_minimize(int argc, char **argv)
         free(focus);
         free(data);
         hf_family_free(f);
-        hf_poset_free(p);
+        poset_free(p);
         /* a family that is not d-hitting is refused like `verify` refuses it */
         return st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD;
     }
@@ -780,7 +979,7 @@ static int cmd_minimize(int argc, char **argv)
     free(focus);
     free(data);
     hf_family_free(f);
-    hf_poset_free(p);
+    poset_free(p);
     return rc;
 }
 
@@ -820,7 +1019,7 @@ static char *count_text(hf_status st, mpz_t v, const hf_error *err, bool json)
         return mpz_get_str(NULL, 10, v);
     const char *why = err->text[0] ? err->text : hf_strerror(st);
     size_t n = strlen(why) + 16;
-    char *s = malloc(n);
+    char *s = xmalloc(n);
     if (json)
         snprintf(s, n, "null");
     else
@@ -852,7 +1051,7 @@ static int cmd_stats(int argc, char **argv)
     mpz_t v;
     mpz_init(v);
     hf_error err;
-    hf_status st = hf_count_linear_extensions(p, v, &err);
+    hf_status st = unless_oom(hf_count_linear_extensions(p, v, &err));
     char *linext = count_text(st, v, &err, json);
     if (json)
         printf("{\"events\": %" PRIu32 ", \"hasse_edges\": %zu, \"height\": %" PRIu32
@@ -867,7 +1066,7 @@ static int cmd_stats(int argc, char **argv)
                hf_poset_size(p), hf_poset_hasse_edge_count(p), hf_poset_height(p),
                shape_name(shape), linext);
     uint32_t tree_height;
-    if (hf_poset_tree_height(p, &tree_height) == HF_OK) {
+    if (unless_oom(hf_poset_tree_height(p, &tree_height)) == HF_OK) {
         if (json)
             printf("\"binary_tree_height\": %" PRIu32 ", ", tree_height);
         else
@@ -878,9 +1077,9 @@ static int cmd_stats(int argc, char **argv)
     free(linext);
     unsigned first = only_d ? only_d : 2, last = only_d ? only_d : 3;
     for (unsigned d = first; d <= last; d++) {
-        st = hf_count_admissible(p, d, NULL, 0, v, &err);
+        st = unless_oom(hf_count_admissible(p, d, NULL, 0, v, &err));
         char *tuples = count_text(st, v, &err, json);
-        st = hf_count_lower_bound(p, d, v, &err);
+        st = unless_oom(hf_count_lower_bound(p, d, v, &err));
         char *bound = count_text(st, v, &err, json);
         if (json)
             printf("%s{\"d\": %u, \"admissible_tuples\": %s, \"lower_bound\": %s, \"methods\": {",
@@ -897,8 +1096,8 @@ static int cmd_stats(int argc, char **argv)
             opt.method = (hf_method)m;
             /* sizes known only by running the construction are left to `gen` */
             bool runs = hf_method_predict_runs((hf_method)m) &&
-                        hf_method_check(p, &opt, &err) == HF_OK;
-            st = runs ? HF_EUNSUPPORTED : hf_method_predict_mpz(p, &opt, v, NULL, &err);
+                        unless_oom(hf_method_check(p, &opt, &err)) == HF_OK;
+            st = runs ? HF_EUNSUPPORTED : unless_oom(hf_method_predict_mpz(p, &opt, v, NULL, &err));
             if (runs)
                 snprintf(err.text, sizeof err.text,
                          "applies; its size is known only by running it: hitfam gen --method %s",
@@ -920,7 +1119,7 @@ static int cmd_stats(int argc, char **argv)
         hf_gen_options_init(&opt);
         opt.d = d;
         hf_method chosen;
-        st = hf_method_predict_mpz(p, &opt, v, &chosen, &err);
+        st = unless_oom(hf_method_predict_mpz(p, &opt, v, &chosen, &err));
         if (json)
             printf("}, \"auto\": %s%s%s}", st ? "null" : "\"", st ? "" : hf_method_name(chosen),
                    st ? "" : "\"");
@@ -930,7 +1129,7 @@ static int cmd_stats(int argc, char **argv)
     if (json)
         printf("]}\n");
     mpz_clear(v);
-    hf_poset_free(p);
+    poset_free(p);
     return 0;
 }
 
@@ -949,6 +1148,19 @@ static const char main_usage[] =
     "  -h, --help      show this help ('hitfam COMMAND --help' for a command)\n"
     "  -V, --version   show the version\n";
 
+/* The exit status once standard output is flushed: a write error (a full disk) must not pass
+ * for a result. Failed commands have reported already. */
+static int finish(int rc)
+{
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (rc != EXIT_BAD)
+            report("stdout", 0, "write failed: %s", errno ? strerror(errno) : hf_strerror(HF_EIO));
+        return EXIT_BAD;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -956,23 +1168,23 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         fputs(main_usage, stdout);
-        return 0;
+        return finish(0);
     }
     if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
         printf("hitfam %s\n", hf_version_string());
-        return 0;
+        return finish(0);
     }
     static char name[64];
     snprintf(name, sizeof name, "hitfam %.32s", cmd);
     command = name;
     if (strcmp(cmd, "gen") == 0)
-        return cmd_gen(argc - 1, argv + 1);
+        return finish(cmd_gen(argc - 1, argv + 1));
     if (strcmp(cmd, "verify") == 0)
-        return cmd_verify(argc - 1, argv + 1);
+        return finish(cmd_verify(argc - 1, argv + 1));
     if (strcmp(cmd, "stats") == 0)
-        return cmd_stats(argc - 1, argv + 1);
+        return finish(cmd_stats(argc - 1, argv + 1));
     if (strcmp(cmd, "minimize") == 0)
-        return cmd_minimize(argc - 1, argv + 1);
+        return finish(cmd_minimize(argc - 1, argv + 1));
     command = "hitfam";
     die_usage("unknown command '%s'", cmd);
     return EXIT_BAD;

@@ -162,6 +162,10 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
          * baseline, never auto's choice. */
         if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM)
             continue;
+        /* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w
+         * leaves) by far on every order measured, and predicting chains costs a run. */
+        if (m->id == HF_METHOD_CHAINS && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)))
+            continue;
         if (m->predict_runs && !auto_affordable(m, p, opt->d))
             continue;
         if (m->check(p, &o, NULL) != HF_OK)

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Out-of-memory paths of the CLI: runs each command of COMMANDS under hitfam-chaos (the CLI whose
+context fails allocation number k, see cli/hitfam.c) for every k from 1 to the number of
+allocations the command makes, failing only allocation k; and for every third k (1, 4, 7, ...)
+failing k and every later one (that differs only where a failure path itself allocates; the
+stride keeps the run short under AddressSanitizer). Each run must either give exactly the result
+of the normal tool (the library absorbed the failure) or: exit status 2, standard error exactly
+"hitfam: out of memory", standard output a prefix of the normal output (gen and stats stream,
+and a JSON family is closed with "]}"; verify prints nothing), no -o file left behind, no crash
+and no sanitizer report.
+Usage: cli_chaos.py HITFAM_CHAOS HITFAM DATA_DIR"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot"]
+
+# Families the verify commands read, written by the normal tool first: name -> gen arguments.
+FAMILIES = {
+    "wide3.txt": ["gen", "--d", "3", "wide_tree.dot"],
+    "d2g.json": ["gen", "--d", "3", "--method", "greedy", "--format", "json", "d2.dot"],
+    "inforest2.txt": ["gen", "--d", "2", "inforest.dot"],
+}
+
+# (command line, output file it writes or None)
+COMMANDS = [
+    (["gen", "--d", "2", "--method", "dfs", "forest.dot"], None),
+    (["gen", "--d", "2", "--method", "dfs", "--format", "json", "inforest.dot"], None),
+    (["gen", "--d", "3", "--method", "doubletree", "wide_tree.dot"], None),
+    (["gen", "--d", "4", "--method", "simple", "forest.dot"], None),
+    (["gen", "--d", "4", "--method", "pattern", "wide_tree.dot"], None),
+    (["gen", "--d", "3", "--method", "pattern", "--patterns", "all", "forest.dot"], None),
+    (["gen", "--d", "3", "--method", "greedy", "d2.dot"], None),
+    (["gen", "--d", "2", "--method", "random", "--seed", "7", "diamond.dot"], None),
+    (["gen", "--d", "3", "--method", "random", "--count", "4", "d2.dot"], None),
+    (["gen", "--d", "2", "--method", "dfs", "quoted.dot"], None),
+    (["gen", "--d", "3", "-o", "out.txt", "wide_tree.dot"], "out.txt"),
+    (["gen", "--d", "3", "--method", "greedy", "--format", "json", "-o", "out.json", "d2.dot"],
+     "out.json"),
+    (["gen", "--d", "3", "--method", "simple", "--focus", "focus.txt", "wide_tree.dot"], None),
+    (["gen", "--d", "4", "--focus-prefix", "--focus", "focus.txt", "wide_tree.dot"], None),
+    (["verify", "--d", "3", "wide_tree.dot", "wide3.txt"], None),
+    (["verify", "--d", "3", "--focus", "focus.txt", "wide_tree.dot", "wide3.txt"], None),
+    (["verify", "d2.dot", "d2g.json"], None),
+    (["verify", "--count", "--d", "3", "inforest.dot", "inforest2.txt"], None),
+    (["stats", "d2.dot"], None),
+    (["stats", "--json", "wide_tree.dot"], None),
+]
+
+OOM = b"hitfam: out of memory\n"
+SANITIZER = re.compile(rb"Sanitizer|runtime error:")
+
+
+def run(exe, args, cwd, extra_env):
+    env = dict(os.environ, LC_ALL="C")
+    for key in ("HITFAM_CHAOS_FAIL_AT", "HITFAM_CHAOS_MODE", "HITFAM_CHAOS_COUNT"):
+        env.pop(key, None)
+    env.update(extra_env)
+    r = subprocess.run([exe] + args, cwd=cwd, capture_output=True, env=env, timeout=120)
+    return r.returncode, r.stdout, r.stderr
+
+
+def read(path):
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def is_prefix(out, full, json):
+    """out is the start of full; a JSON writer also closes its brackets after a failure."""
+    return full.startswith(out) or (json and out.endswith(b"]}\n") and full.startswith(out[:-3]))
+
+
+def main():
+    chaos, hitfam, data = (os.path.abspath(a) for a in sys.argv[1:4])
+    work = tempfile.mkdtemp(prefix="hitfam-chaos-")
+    failures = runs = 0
+    try:
+        for name in POSETS:
+            shutil.copy(os.path.join(data, "posets", name), work)
+        with open(os.path.join(work, "focus.txt"), "w") as f:
+            f.write("b\nb1\nd2\n")
+        for name, args in FAMILIES.items():
+            st, out, err = run(hitfam, args, work, {})
+            assert st == 0, (args, err)
+            with open(os.path.join(work, name), "wb") as f:
+                f.write(out)
+        for i, (args, outfile) in enumerate(COMMANDS, 1):
+            problems = []
+            target = os.path.join(work, outfile) if outfile else None
+            want = run(hitfam, args, work, {})
+            want_file = read(target) if target else None
+            if target:
+                os.remove(target)
+            st, out, err = run(chaos, args, work, {"HITFAM_CHAOS_COUNT": "1"})
+            m = re.fullmatch(rb"(.*)hitfam-chaos: (\d+) allocations\n", err, re.S)
+            if not m or (st, out, m.group(1)) != want:
+                problems.append("without failures hitfam-chaos differs from hitfam: %r" %
+                                ((st, out[:200], err[-300:]),))
+                allocations = 0
+            else:
+                allocations = int(m.group(2))
+            oom = absorbed = 0
+            for mode, stride in (("once", 1), ("all", 3)):
+                for k in range(1, allocations + 1, stride):
+                    if target and os.path.exists(target):
+                        os.remove(target)
+                    runs += 1
+                    st, out, err = run(chaos, args, work,
+                                       {"HITFAM_CHAOS_FAIL_AT": str(k), "HITFAM_CHAOS_MODE": mode})
+                    got_file = read(target) if target else None
+                    where = "k=%d %s" % (k, mode)
+                    if st < 0 or st in (23, 24) or SANITIZER.search(err):
+                        problems.append("%s: crash or sanitizer report (status %d):\n%s" %
+                                        (where, st, err.decode("utf-8", "replace")[-3000:]))
+                    elif (st, out, err) == want and got_file == want_file:
+                        absorbed += 1  # the library recovered: the result is the normal one
+                    elif st != 2 or err != OOM:
+                        problems.append("%s: status %d, stderr %r (expected 2, %r)" %
+                                        (where, st, err[-300:], OOM))
+                    elif not is_prefix(out, want[1], "json" in args) or (args[0] == "verify"
+                                                                          and out):
+                        problems.append("%s: standard output is not a prefix of the normal "
+                                        "output: %r" % (where, out[:300]))
+                    elif got_file is not None:
+                        problems.append("%s: the failed run left %s behind" % (where, outfile))
+                    else:
+                        oom += 1
+                    if len(problems) > 5:
+                        break
+                if len(problems) > 5:
+                    break
+            label = " ".join(args)
+            if problems:
+                failures += 1
+                print("not ok %d - %s (%d allocations)" % (i, label, allocations))
+                for p in problems:
+                    print("  " + p.replace("\n", "\n  "))
+            else:
+                print("ok %d - %s (%d allocations; %d runs out of memory, %d recovered)"
+                      % (i, label, allocations, oom, absorbed))
+    finally:
+        shutil.rmtree(work)
+    print("%d commands, %d runs, %d failed" % (len(COMMANDS), runs, failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
