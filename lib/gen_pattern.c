@@ -61,6 +61,7 @@ typedef struct run {
     uint32_t *bfs;       /* nodes by BFS position (by depth, left to right) */
     uint32_t *fc;        /* n + 1: BFS position of the first child of the node at a position */
     uint32_t *layer_end; /* h + 1: positions past the nodes of depth <= L */
+    uint32_t *next_fork; /* h + 1: the least depth >= L with a two-child node (h if none) */
     uint8_t *real;
     int8_t *hasreal; /* 0 if the subtree holds a real node, else -1 */
     int8_t *best;    /* MAXM rows of n: see realised() */
@@ -88,6 +89,8 @@ typedef struct run {
     size_t sig_cap;
     uint32_t *sigmask;
     size_t sigmask_cap, nsig;
+    uint64_t *rbits; /* the realisability tests of the measuring pass, replayed when emitting */
+    size_t rbits_len, rbits_cap, rbits_pos;
     bool probing, probe_hit; /* probing: stop at the first realised layering */
     hf_i_emitter *em;
     const hf_sink *out;
@@ -544,7 +547,23 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     if (r->mode != HF_PATTERN_ALL) {
         if ((st = work(r, (uint64_t)P->m * r->n)))
             return st;
-        if (!realised(r, P))
+        bool yes;
+        if (r->pass == PASS_EMIT) {
+            yes = r->rbits[r->rbits_pos / 64] >> (r->rbits_pos % 64) & 1;
+            r->rbits_pos++;
+        } else {
+            yes = realised(r, P);
+            if (r->pass == PASS_MEASURE) {
+                if (hf_i_grow(r->ctx, (void **)&r->rbits, &r->rbits_cap, r->rbits_len / 64 + 1,
+                              sizeof *r->rbits))
+                    return HF_ENOMEM;
+                if (r->rbits_len % 64 == 0)
+                    r->rbits[r->rbits_len / 64] = 0;
+                r->rbits[r->rbits_len / 64] |= (uint64_t)yes << (r->rbits_len % 64);
+                r->rbits_len++;
+            }
+        }
+        if (!yes)
             return HF_OK;
     }
     if (r->probing) {
@@ -610,7 +629,11 @@ static hf_status each_layering(run *r, pat *P, uint32_t i, size_t from, size_t t
         return each_layering(r, P, i + 1, from, to);
     }
     uint32_t lo = i == 0 ? 0 : P->layer[P->parent[i]] + 1;
+    /* a realised two-child node sits on a two-child tree node: skip the layers without one */
+    bool fork = P->arity[i] == 2 && r->mode != HF_PATTERN_ALL && !(P->free >> i & 1);
     for (uint32_t l = lo; l + P->nlh[i] <= r->h; l++) {
+        if (fork && (l = r->next_fork[l]) + P->nlh[i] > r->h)
+            break;
         P->layer[i] = l;
         hf_status st = each_layering(r, P, i + 1, from, to);
         if (st || (P->free >> i & 1))
@@ -766,8 +789,8 @@ static void run_free(run *r)
 {
     hf_ctx *ctx = r->ctx;
     void *bufs[] = {r->depth, r->bfs,  r->fc,  r->layer_end, r->real,    r->hasreal, r->best,
-                    r->row,   r->sbuf, r->pc,  r->ph,        r->pw,      r->tn,      r->fpool,
-                    r->lp,    r->tkey, r->tval, r->scratch,  r->sig,     r->sigmask, r->table};
+                    r->row,   r->sbuf, r->pc, r->next_fork,  r->ph,        r->pw,      r->tn,      r->fpool,
+                    r->lp,    r->tkey, r->tval, r->scratch,  r->sig,     r->sigmask, r->table, r->rbits};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         hf_i_free(ctx, bufs[i]);
     hf_i_emitter_free(r->em);
@@ -790,6 +813,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     r->bfs = hf_i_alloc_array(ctx, n, sizeof *r->bfs);
     r->fc = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *r->fc);
     r->layer_end = hf_i_calloc(ctx, (size_t)r->h + 1, sizeof *r->layer_end);
+    r->next_fork = hf_i_alloc_array(ctx, (size_t)r->h + 1, sizeof *r->next_fork);
     r->real = hf_i_malloc(ctx, n);
     r->hasreal = hf_i_malloc(ctx, n);
     r->best = hf_i_alloc_array(ctx, (size_t)MAXM * n, 1);
@@ -798,7 +822,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     r->pc = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *r->pc);
     r->ph = hf_i_alloc_array(ctx, 2 * ((size_t)n + 1), sizeof *r->ph);
     if (!r->depth || !r->bfs || !r->fc || !r->layer_end || !r->real || !r->hasreal || !r->best ||
-        !r->row || !r->sbuf || !r->pc || !r->ph || hf_i_emitter_new(t, &r->em))
+        !r->row || !r->sbuf || !r->pc || !r->ph || !r->next_fork || hf_i_emitter_new(t, &r->em))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint32_t head = 0, tail_ = 0, nreal = 0;
     r->bfs[tail_++] = t->root;
@@ -816,6 +840,16 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     for (uint32_t L = 1; L <= r->h; L++)
         if (r->layer_end[L] < r->layer_end[L - 1])
             r->layer_end[L] = r->layer_end[L - 1];
+    for (uint32_t L = 0; L <= r->h; L++)
+        r->next_fork[L] = r->h;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = r->bfs[i];
+        if (t->child_off[u + 1] - t->child_off[u] >= 2 && r->depth[u] < r->next_fork[r->depth[u]])
+            r->next_fork[r->depth[u]] = r->depth[u];
+    }
+    for (uint32_t L = r->h; L-- > 0;)
+        if (r->next_fork[L + 1] < r->next_fork[L])
+            r->next_fork[L] = r->next_fork[L + 1];
     for (uint32_t i = n; i-- > 0;) {
         uint32_t u = r->bfs[i];
         r->real[u] = t->orig[u] != HF_NO_EVENT;
