@@ -680,7 +680,7 @@ static hf_status each_mask(run *r, pat *P)
         return HF_ETOOLARGE;
     hf_status st = work(r, P->linext * per);
     uint8_t sigma[MAXM];
-    if (st || (st = collect_sigmas(r, P, sigma, 0, 1)))
+    if (st || (st = collect_sigmas(r, P, sigma, 0, 1)) || r->nsig == 0)
         return st;
     /* group by mask (stable) */
     sig_ref *ref = hf_i_alloc_array(r->ctx, r->nsig + 1, sizeof *ref);
