@@ -204,7 +204,8 @@ static void cell(char *buf, size_t len, hf_status st, uint64_t v)
         snprintf(buf, len, "%s", st == HF_ETOOLARGE ? "(limit)" : hf_strerror(st));
 }
 
-static void table(uint32_t max_h)
+/* Cells past the method's work limit are computed when `nolimit`, and marked with a star. */
+static void table(uint32_t max_h, bool nolimit)
 {
     printf("| h | events | d | all: patterns | all: walked | all: distinct | realised: patterns | "
            "realised: walked | realised: distinct | canonical: patterns | canonical: walked | "
@@ -224,11 +225,23 @@ static void table(uint32_t max_h)
                 opt.method = HF_METHOD_PATTERN;
                 opt.pattern_mode = modes[i];
                 hf_i_pattern_stats s;
-                hf_status st = hf_i_pattern_run(p, &opt, HF_I_PATTERN_UNREDUCED, NULL, &s, NULL);
-                cell(c[3 * i], sizeof c[0], st, s.patterns);
-                st = hf_i_pattern_run(p, &opt, 0, NULL, &s, NULL);
-                cell(c[3 * i + 1], sizeof c[0], st, s.patterns);
-                cell(c[3 * i + 2], sizeof c[0], st, s.distinct);
+                for (int k = 0; k < 2; k++) {
+                    unsigned flags = k == 0 ? HF_I_PATTERN_UNREDUCED : 0;
+                    hf_status st = hf_i_pattern_run(p, &opt, flags, NULL, &s, NULL);
+                    bool star = st == HF_ETOOLARGE && nolimit;
+                    if (star)
+                        st = hf_i_pattern_run(p, &opt, flags | HF_I_PATTERN_NO_GUARD, NULL, &s,
+                                              NULL);
+                    char *at = c[k == 0 ? 3 * i : 3 * i + 1];
+                    cell(at, sizeof c[0], st, s.patterns);
+                    if (star)
+                        strcat(at, "*");
+                    if (k == 1) {
+                        cell(c[3 * i + 2], sizeof c[0], st, s.distinct);
+                        if (star)
+                            strcat(c[3 * i + 2], "*");
+                    }
+                }
             }
             char simple[32], dtree[32] = "", autoc[64];
             hf_gen_options opt;
@@ -248,6 +261,8 @@ static void table(uint32_t max_h)
             st = hf_method_predict(p, &opt, &v, &chosen, NULL);
             if (st == HF_OK)
                 snprintf(autoc, sizeof autoc, "%s (%" PRIu64 ")", hf_method_name(chosen), v);
+            else if (st == HF_EUNSUPPORTED)
+                snprintf(autoc, sizeof autoc, "none within the limits");
             else
                 snprintf(autoc, sizeof autoc, "%s", hf_strerror(st));
             /* #shapes * h^(d-1) * (2d-1)! */
@@ -274,11 +289,12 @@ static void table(uint32_t max_h)
 int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "table") == 0) {
-        table(argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 12);
+        table(argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 12,
+              argc > 3 && strcmp(argv[3], "nolimit") == 0);
         return 0;
     }
     if (argc > 1) {
-        fprintf(stderr, "usage: bench_pattern [table [MAX_H]]\n");
+        fprintf(stderr, "usage: bench_pattern [table [MAX_H [nolimit]]]\n");
         return 2;
     }
     bench();
