@@ -11,4 +11,4 @@ set -eu
 build=${1:?usage: pattern_table.sh BUILD_DIR [MAX_H]}
 max_h=${2:-12}
 ninja -C "$build" tests/bench/bench_pattern >&2
-exec "$build/tests/bench/bench_pattern" table "$max_h"
+exec "$build/tests/bench/bench_pattern" table "$max_h" nolimit
