@@ -24,8 +24,8 @@ typedef struct pat {
     uint32_t layer[MAXM];  /* lambda-hat: the layer of a non-leaf node, h for leaves */
     uint32_t leaves_unary; /* nodes that every conforming tuple must contain */
     uint32_t two_child;
-    uint64_t linext;       /* linear extensions of the shape */
-    uint32_t free;         /* bit x: one-child node merged with its child (see header) */
+    uint64_t linext; /* linear extensions of the shape */
+    uint32_t free;   /* bit x: one-child node merged with its child (see header) */
 } pat;
 
 /* A 128-bit schedule key; a == 0 marks an empty slot and is never produced. */
@@ -68,9 +68,9 @@ typedef struct run {
     uint32_t *row;
     uint32_t *sbuf;
     /* hashing */
-    uint32_t *pc;   /* n + 1: real nodes before each BFS position */
-    uint64_t *ph;   /* 2 (n + 1): prefix hashes over BFS positions */
-    uint64_t *pw;   /* 2 (nreal + 1): powers of the bases, then of their inverses */
+    uint32_t *pc; /* n + 1: real nodes before each BFS position */
+    uint64_t *ph; /* 2 (n + 1): prefix hashes over BFS positions */
+    uint64_t *pw; /* 2 (nreal + 1): powers of the bases, then of their inverses */
     uint64_t *ipw;
     /* constraint sets */
     tnode *tn;
@@ -107,8 +107,8 @@ static uint64_t mulmod(uint64_t a, uint64_t b)
     uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
     uint64_t lo = al * bl, mid = ah * bl + al * bh, hi = ah * bh;
     /* 2^64 = 8 and 2^61 = 1 modulo p */
-    uint64_t s = (hi << 3) + (mid >> 29) + ((mid & ((UINT64_C(1) << 29) - 1)) << 32) +
-                 (lo & MODP) + (lo >> 61);
+    uint64_t s = (hi << 3) + (mid >> 29) + ((mid & ((UINT64_C(1) << 29) - 1)) << 32) + (lo & MODP) +
+                 (lo >> 61);
     s = (s & MODP) + (s >> 61);
     s = (s & MODP) + (s >> 61);
     return s >= MODP ? s - MODP : s;
@@ -120,10 +120,7 @@ static uint64_t addmod(uint64_t a, uint64_t b)
     return s >= MODP ? s - MODP : s;
 }
 
-static uint64_t submod(uint64_t a, uint64_t b)
-{
-    return a >= b ? a - b : a + MODP - b;
-}
+static uint64_t submod(uint64_t a, uint64_t b) { return a >= b ? a - b : a + MODP - b; }
 
 static uint64_t powmod(uint64_t a, uint64_t e)
 {
@@ -226,8 +223,7 @@ static hf_status tnode_add(run *r, uint32_t depth, size_t len)
 {
     if (hf_i_grow(r->ctx, (void **)&r->tn, &r->tn_cap, r->tn_len + 1, sizeof *r->tn) ||
         hf_i_grow(r->ctx, (void **)&r->fpool, &r->f_cap, r->f_len + len, sizeof *r->fpool) ||
-        hf_i_grow(r->ctx, (void **)&r->scratch, &r->scratch_cap, 2 * len + 2,
-                  sizeof *r->scratch))
+        hf_i_grow(r->ctx, (void **)&r->scratch, &r->scratch_cap, 2 * len + 2, sizeof *r->scratch))
         return HF_ENOMEM;
     tnode *tn = &r->tn[r->tn_len];
     tn->depth = depth;
@@ -674,8 +670,8 @@ static hf_status each_mask(run *r, pat *P)
             return HF_OK;
         r->probe_hit = false;
     }
-    uint64_t per = r->mode == HF_PATTERN_CANONICAL ? (uint64_t)P->m * P->m * (1u << P->two_child)
-                                                   : P->m;
+    uint64_t per =
+        r->mode == HF_PATTERN_CANONICAL ? (uint64_t)P->m * P->m * (1u << P->two_child) : P->m;
     if (P->linext > MAX_SIGMA_BYTES / P->m || P->linext > HF_I_PATTERN_MAX_WORK / per)
         return HF_ETOOLARGE;
     hf_status st = work(r, P->linext * per);
@@ -788,9 +784,10 @@ static hf_status each_shape(run *r, pat *P, uint32_t pos, uint32_t open, uint32_
 static void run_free(run *r)
 {
     hf_ctx *ctx = r->ctx;
-    void *bufs[] = {r->depth, r->bfs,  r->fc,  r->layer_end, r->real,    r->hasreal, r->best,
-                    r->row,   r->sbuf, r->pc, r->next_fork,  r->ph,        r->pw,      r->tn,      r->fpool,
-                    r->lp,    r->tkey, r->tval, r->scratch,  r->sig,     r->sigmask, r->table, r->rbits};
+    void *bufs[] = {r->depth,   r->bfs, r->fc,      r->layer_end, r->real,      r->hasreal,
+                    r->best,    r->row, r->sbuf,    r->pc,        r->next_fork, r->ph,
+                    r->pw,      r->tn,  r->fpool,   r->lp,        r->tkey,      r->tval,
+                    r->scratch, r->sig, r->sigmask, r->table,     r->rbits};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         hf_i_free(ctx, bufs[i]);
     hf_i_emitter_free(r->em);
@@ -884,8 +881,8 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
         r->pc[i + 1] = r->pc[i] + r->real[u];
         for (int k = 0; k < 2; k++) {
             uint64_t g = r->real[u] ? fmix((uint64_t)u * 2 + (uint64_t)k + 1) % MODP : 0;
-            r->ph[k * ((size_t)n + 1) + i + 1] =
-                addmod(r->ph[k * ((size_t)n + 1) + i], mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
+            r->ph[k * ((size_t)n + 1) + i + 1] = addmod(
+                r->ph[k * ((size_t)n + 1) + i], mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
         }
     }
     if (hf_i_grow(ctx, (void **)&r->scratch, &r->scratch_cap, 4, sizeof *r->scratch))

@@ -60,6 +60,15 @@
  * shape (all its one-child nodes are free) instead of C(h, d - 1), and the work on a long
  * unary path grows only with the sigmas that put some other piece between x and y.
  *
+ * When two patterns give one schedule. Within a piece, the procedure lists the nodes level by
+ * level, each level left to right: in breadth-first position order. The emitted row is
+ * therefore the real events sorted by (the sigma position of the piece that holds them, their
+ * breadth-first position). Two patterns give the same row iff these sequences agree, which
+ * holds iff they have the same maximal runs of increasing breadth-first position. Empty pieces
+ * change nothing, and two consecutive pieces merge into one run when the first ends before the
+ * second starts. Nothing simpler holds in general: on a chain, every pattern gives the one
+ * schedule. hitfam does not count the sequences combinatorially. It hashes them:
+ *
  * Deduplication without building schedules. A piece is the real nodes of some levels below a
  * constraint set: the nodes on one depth that the two-child ancestors' sides let through (the
  * root alone, or the side children of the set's nodes on a layer). Positions in breadth-first
@@ -97,7 +106,7 @@
 
 /* hf_i_pattern_run flags */
 #define HF_I_PATTERN_UNREDUCED 1u /* only count the patterns of the plain enumeration */
-#define HF_I_PATTERN_NO_GUARD 2u  /* no work limit (benchmarks and tables) */
+#define HF_I_PATTERN_NO_GUARD  2u /* no work limit (benchmarks and tables) */
 
 typedef struct hf_i_pattern_stats {
     uint64_t layered_shapes; /* realised (shape, free nodes, layers) walked */

@@ -100,8 +100,7 @@ static bool is_hitting(uint32_t n, const bool *lt, const uint32_t *rows, size_t 
     uint32_t nsel = 0;
     for (uint32_t a = 0; a < n; a++)
         nsel += !sel || sel[a];
-    oracle o = {.n = n, .d = d < nsel ? d : nsel, .m = m, .W = (m + 63) / 64, .lt = lt,
-                .sel = sel};
+    oracle o = {.n = n, .d = d < nsel ? d : nsel, .m = m, .W = (m + 63) / 64, .lt = lt, .sel = sel};
     cr_assert(m > 0 || o.d == 0, "empty family");
     o.before = calloc((size_t)n * n * o.W + 1, sizeof *o.before);
     o.sets = calloc((size_t)HF_MAX_D * o.W + 1, sizeof *o.sets);
@@ -248,8 +247,8 @@ static hf_family *run_mode(const hf_poset *p, unsigned d, const uint32_t *focus,
     cr_assert_eq(used, HF_METHOD_PATTERN);
     uint64_t size;
     cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, &err), HF_OK, "predict: %s", err.text);
-    cr_assert_eq(size, hf_family_size(f), "mode %d: predicted %" PRIu64 ", emitted %zu",
-                 (int)mode, size, hf_family_size(f));
+    cr_assert_eq(size, hf_family_size(f), "mode %d: predicted %" PRIu64 ", emitted %zu", (int)mode,
+                 size, hf_family_size(f));
     hf_i_pattern_stats s;
     cr_assert_eq(hf_i_pattern_run(p, &opt, 0, NULL, &s, &err), HF_OK, "%s", err.text);
     cr_assert_eq(s.distinct, size);
@@ -436,7 +435,8 @@ Test(gen_pattern, d3_random_forests_and_inforests)
     uint64_t rng = 42;
     for (int it = 0; it < 40; it++) {
         uint32_t n = 10 + tu_below(&rng, 51), roots = 1 + tu_below(&rng, 4);
-        hf_poset *p = it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         check_poset(p, 3);
         hf_poset_free(p);
     }
@@ -447,7 +447,8 @@ Test(gen_pattern, d4_random_forests)
     uint64_t rng = 7;
     for (int it = 0; it < 12; it++) {
         uint32_t n = 9 + tu_below(&rng, 12), roots = 1 + tu_below(&rng, 3);
-        hf_poset *p = it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         check_poset(p, 4);
         hf_poset_free(p);
     }
@@ -549,9 +550,9 @@ Test(gen_pattern, deterministic)
     hf_family *a = run_pattern(p, 3, NULL, 0), *b = run_pattern(p, 3, NULL, 0);
     cr_assert_eq(hf_family_size(a), hf_family_size(b));
     for (size_t i = 0; i < hf_family_size(a); i++)
-        cr_assert(memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i),
-                         40 * sizeof(uint32_t)) == 0,
-                  "schedule %zu differs between runs", i);
+        cr_assert(
+            memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), 40 * sizeof(uint32_t)) == 0,
+            "schedule %zu differs between runs", i);
     hf_family_free(a);
     hf_family_free(b);
     hf_poset_free(p);

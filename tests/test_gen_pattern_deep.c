@@ -155,7 +155,8 @@ Test(gen_pattern_deep, random_trees_up_to_hundreds_verified)
     uint64_t rng = 2024;
     for (int it = 0; it < 6; it++) {
         uint32_t n = 100 + tu_below(&rng, 151), roots = 1 + tu_below(&rng, 3);
-        hf_poset *p = it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         verified_size(p, 3, (hf_pattern_mode)(it % 3), NULL);
         hf_poset_free(p);
     }
@@ -166,4 +167,3 @@ Test(gen_pattern_deep, random_trees_up_to_hundreds_verified)
         hf_poset_free(p);
     }
 }
-

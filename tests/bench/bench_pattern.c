@@ -274,8 +274,8 @@ static void table(uint32_t max_h, bool nolimit)
                 mpz_mul_ui(bound, bound, k);
             gmp_printf("| %u | %u | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | "
                        "%Zd | %s |\n",
-                       (unsigned)h, (unsigned)n, d, c[0], c[1], c[2], c[3], c[4], c[5], c[6],
-                       c[7], c[8], simple, d == 3 ? dtree : "-", bound, autoc);
+                       (unsigned)h, (unsigned)n, d, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7],
+                       c[8], simple, d == 3 ? dtree : "-", bound, autoc);
             fflush(stdout);
             mpz_clear(bound);
         }
