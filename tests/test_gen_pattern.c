@@ -487,7 +487,7 @@ Test(gen_pattern, focus_sets)
                 sel[a] = true;
             }
         unsigned d = 3 + (unsigned)(it % 2);
-        hf_family *f = run_pattern(p, d, focus, nf);
+        hf_family *f = run_mode(p, d, focus, nf, (hf_pattern_mode)(it % 3), NULL);
         bool *lt = order_closure(p);
         check_hitting(n, lt, rows_of(f), hf_family_size(f), d, sel);
         free(lt);
