@@ -19,8 +19,9 @@
  *                   1 + sum(arity - 1) stays positive until the last node, where it hits 0);
  *   layer[i]        for each i with arity[i] > 0;
  *   sigma[0..m-1]   preorder indices in schedule order.
- * The generator walks the patterns in lexicographic order of (arity, layer, sigma) and never
- * builds two encodings of one pattern.
+ * The generator walks the shapes in lexicographic order of arity, then per shape the sigmas
+ * grouped by their free nodes (below), then the layers, and never visits two encodings of one
+ * pattern.
  *
  * One schedule per pattern: S(root) = {tree root}; for x in sigma order, Piece(x) = every node
  * at or below some s in S(x) down to layer lambda(x) (h for leaves), in breadth-first order; the
