@@ -404,6 +404,28 @@ static bool realised(run *r, const pat *P)
     return r->best[t->root] >= need;
 }
 
+/* The tree nodes realised() visits: the rows of non-leaf nodes down to their depth limit, a
+ * copy of n bytes (counted n / 8) per leaf. O(m). */
+static uint64_t test_cost(const run *r, const pat *P)
+{
+    uint64_t c = 0;
+    uint32_t lim[MAXM];
+    for (uint32_t x = P->m; x-- > 0;) {
+        if (P->arity[x] == 0) {
+            c += r->n / 8 + 1;
+            continue;
+        }
+        uint32_t y = P->child[x][0];
+        if (P->free >> x & 1) {
+            lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
+            c += lim[x] ? r->layer_end[lim[x] - 1] : 0;
+        } else {
+            c += r->layer_end[P->layer[x]];
+        }
+    }
+    return c;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* One schedule per pattern                                                                 */
 
@@ -541,7 +563,7 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     if (r->probe_hit)
         return HF_OK;
     if (r->mode != HF_PATTERN_ALL) {
-        if ((st = work(r, (uint64_t)P->m * r->n)))
+        if ((st = work(r, test_cost(r, P))))
             return st;
         bool yes;
         if (r->pass == PASS_EMIT) {
@@ -572,6 +594,9 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     r->st.patterns += to - from;
     if (r->pass == PASS_UNREDUCED)
         return HF_OK;
+    /* the hash set holds up to one key per pattern */
+    if (r->guard && r->st.patterns > HF_I_PATTERN_MAX_PATTERNS)
+        return HF_ETOOLARGE;
     /* the piece of every node: its constraint set and its levels */
     uint32_t T[MAXM];
     span sp[MAXM];
@@ -928,9 +953,11 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
         }
         if (st == HF_ETOOLARGE)
             hf_i_fail(err, st, 0, 0,
-                      "method pattern: more than %" PRIu64 " steps of work for d=%u on this "
-                      "tree (binarized height %" PRIu32 "); use simple or doubletree",
-                      (uint64_t)HF_I_PATTERN_MAX_WORK, opt->d, r.h);
+                      "method pattern: more than %" PRIu64 " steps of work or %" PRIu64
+                      " patterns for d=%u on this tree (binarized height %" PRIu32
+                      "); use simple or doubletree",
+                      (uint64_t)HF_I_PATTERN_MAX_WORK, (uint64_t)HF_I_PATTERN_MAX_PATTERNS, opt->d,
+                      r.h);
         else if (st == HF_ENOMEM)
             hf_i_fail(err, st, 0, 0, "out of memory");
     }

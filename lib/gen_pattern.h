@@ -89,14 +89,14 @@
  * realised ones; none tested in HF_PATTERN_ALL) and C = the sum over the constraint sets met of
  * (set size) * (levels below it):
  *   predict:  O(R m n + C + K m) time (tests, sets, piece hashes, one hash-set probe per
- *             pattern); memory O(m n + sets * h + sum of set sizes) plus 16 bytes per distinct
- *             schedule. No schedule is built or mapped back.
- *   generate: the same walk once to measure (no hash set, R bits kept), then again with the
- *             tests replayed from the bits, plus O(n + n_orig) per emitted schedule.
- * Measured (tests/bench/bench_pattern, release build): T_12 (8,191 events), d = 4, canonical:
- * predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event chain: one pattern per
- * shape. The guard W = R m n + C + K m (+ the sigma enumeration per shape) refuses with
- * HF_ETOOLARGE when W > HF_I_PATTERN_MAX_WORK, before anything is emitted. W grows with the
+ *             pattern); memory O(m n + sets * h + sum of set sizes) plus 16 to 64 bytes per
+ * distinct schedule. No schedule is built or mapped back. generate: the same walk once to measure
+ * (no hash set, R bits kept), then again with the tests replayed from the bits, plus O(n + n_orig)
+ * per emitted schedule. Measured (tests/bench/bench_pattern, release build): T_12 (8,191 events), d
+ * = 4, canonical: predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event chain: one
+ * pattern per shape. The guard refuses with HF_ETOOLARGE, before anything is emitted, when W >
+ * HF_I_PATTERN_MAX_WORK (W = the tree nodes the realisability tests visit, at most R m n,
+ * + C + K m + the sigma enumeration per shape) or K > HF_I_PATTERN_MAX_PATTERNS. W grows with the
  * layer choices of the non-free nodes: on long unary paths with other branches beside them
  * (a chain with side leaves) every layer of a one-child node between them still gives a new
  * schedule, and d = 4 on a 2,000-event chain with 20 side leaves passes the limit.
@@ -104,6 +104,8 @@
 
 /* Largest work W (node steps, see above) the pattern method accepts. */
 #define HF_I_PATTERN_MAX_WORK ((uint64_t)3000000000u)
+/* Most patterns walked (the hash set then stays under 256 MiB). */
+#define HF_I_PATTERN_MAX_PATTERNS ((uint64_t)1 << 23)
 
 /* hf_i_pattern_run flags */
 #define HF_I_PATTERN_UNREDUCED 1u /* only count the patterns of the plain enumeration */
