@@ -19,8 +19,9 @@
  *                   1 + sum(arity - 1) stays positive until the last node, where it hits 0);
  *   layer[i]        for each i with arity[i] > 0;
  *   sigma[0..m-1]   preorder indices in schedule order.
- * The generator walks the patterns in lexicographic order of (arity, layer, sigma) and never
- * builds two encodings of one pattern.
+ * The generator walks the shapes in lexicographic order of arity, then per shape the sigmas
+ * grouped by their free nodes (below), then the layers, and never visits two encodings of one
+ * pattern.
  *
  * One schedule per pattern: S(root) = {tree root}; for x in sigma order, Piece(x) = every node
  * at or below some s in S(x) down to layer lambda(x) (h for leaves), in breadth-first order; the
@@ -29,61 +30,102 @@
  * whose lca-closure maps onto X (order, sides, layers of non-leaf nodes) with sigma ordering the
  * tuple as it is has a_i in Piece(phi(a_i)), so the schedule hits it.
  *
- * Families (each checked d-hitting by brute force in tests/test_gen_pattern.c):
- *   HF_I_PATTERN_REALISED: only the patterns some admissible tuple of real events
- *     (not virtual root or gadget nodes; focus events when restricted) conforms to. With d' =
- *     min(d, real events) and L leaves, U one-child nodes, a (shape, layers) pair is realised
- *     iff L + U <= d' and some embedding maps leaves and one-child nodes to real events and at
+ * Families (each checked d-hitting by brute force in tests/test_gen_pattern.c), chosen by
+ * hf_gen_options.pattern_mode:
+ *   HF_PATTERN_REALISED: only the patterns some admissible tuple of real events (not virtual
+ *     root or gadget nodes; focus events when restricted) conforms to. With d' = min(d, real
+ *     events) and L leaves, U one-child nodes, a (shape, layers) pair is realised iff
+ *     L + U <= d' and some embedding maps leaves and one-child nodes to real events and at
  *     least d' - L - U two-child nodes to real events too (those complete the tuple; every
  *     one-child node and leaf must be a tuple entry, the two-child nodes are lcas anyway). Then
  *     every sigma is realised: the chosen entries read in sigma order form an admissible,
  *     conforming tuple. The embedding test is a dynamic program over the tree per pattern node
  *     (the most real two-child images of the sub-pattern within each subtree), O(m n).
- *   HF_I_PATTERN_CANONICAL (the method): realised (shape, layers) pairs, but only the sigmas
+ *   HF_PATTERN_CANONICAL (the default): realised (shape, layers) pairs, but only the sigmas
  *     that are canonical for some entry set A (the leaves, the one-child nodes and d' - L - U
  *     two-child nodes): the nodes outside A placed as early as they can go, smallest preorder
  *     index first, the entries of A in sigma's order. A tuple with entry set A and order o
  *     conforms to the canonical sigma of (A, o), so the family stays d-hitting; on T_h it has
- *     about 0.8 (d = 3) and 0.45 (d = 4) times the schedules of HF_I_PATTERN_REALISED.
- *   HF_I_PATTERN_ALL: every pattern with at most d' - 1 non-leaf nodes, as in the paper.
+ *     about 0.8 (d = 3) and 0.45 (d = 4) times the schedules of HF_PATTERN_REALISED.
+ *   HF_PATTERN_ALL: every pattern with at most d' - 1 non-leaf nodes, as in the paper.
  * The three families nest: CANONICAL within REALISED within ALL.
- * Equal schedules (after mapping back to the order) are emitted once: a 128-bit hash of every
- * emitted row is kept (collisions are ignored: two distinct rows with one hash would drop a
- * row; the chance is about m^2 / 2^128).
  *
- * Cost: W = sum over tested (shape, layers) pairs of m * n (the embedding test; none in ALL
- * mode) plus (number of patterns) * (n + n_orig) to build, map and hash each schedule; time
- * O(W) (the embedding tests run in both passes), memory O(n d) plus 32 bytes per distinct
- * schedule. There are at most (#shapes) * h^(d-1) pairs, each with at most m!/(prod of subtree
- * sizes) sigmas, so W grows like h^(d-1) * n: fine for d = 3, 4 on trees of thousands of events
- * (T_12, 8,191 events, d = 4: W = 2.5e9, under 2 s), hopeless for d = 8 on large trees; deep
- * trees suffer most (a chain of 3,000 events is refused for d = 3 although it has a single
- * schedule). A first pass computes W before anything is emitted and refuses with HF_ETOOLARGE
- * when W > HF_I_PATTERN_MAX_WORK. predict() runs the whole generation into the hash set (the
- * same cost as generate(), without the sink).
+ * Free nodes (why deep trees are cheap). If sigma puts a one-child node x directly before its
+ * child y, Piece(x) followed by Piece(y) is the breadth-first run of the levels from x's first
+ * to y's last below S(x), whatever layer x has: the schedule does not depend on lambda(x). Such
+ * an x is *free*: the walk enumerates, per shape, the sigmas grouped by their set of free nodes,
+ * and for each group only the layers of the other non-leaf nodes; a free node gets its parent's
+ * layer + 1 (the smallest it can take), and the realisability test asks for *some* real image
+ * strictly between its parent's and its child's. This is exactly the family of the plain
+ * enumeration, with far fewer patterns: a chain of any length has one realised pattern per
+ * shape (all its one-child nodes are free) instead of C(h, d - 1), and the work on a long
+ * unary path grows only with the sigmas that put some other piece between x and y.
+ *
+ * When two patterns give one schedule. Within a piece, the procedure lists the nodes level by
+ * level, each level left to right: in breadth-first position order. The emitted row is
+ * therefore the real events sorted by (the sigma position of the piece that holds them, their
+ * breadth-first position). Two patterns give the same row iff these sequences agree, which
+ * holds iff they have the same maximal runs of increasing breadth-first position. Empty pieces
+ * change nothing, and two consecutive pieces merge into one run when the first ends before the
+ * second starts. Nothing simpler holds in general: on a chain, every pattern gives the one
+ * schedule. hitfam does not count the sequences combinatorially. It hashes them:
+ *
+ * Deduplication without building schedules. A piece is the real nodes of some levels below a
+ * constraint set: the nodes on one depth that the two-child ancestors' sides let through (the
+ * root alone, or the side children of the set's nodes on a layer). Positions in breadth-first
+ * order make each node's descendants on a level one interval, so a set's levels cost one
+ * interval per node of the set; for each set met, the polynomial hashes (modulo 2^61 - 1, two
+ * bases) of its levels are stored as prefix sums over the depth, which gives each piece's hash
+ * in O(1) and each schedule's hash (of its real events, i.e. of the emitted row) in O(m). The
+ * emitted rows are the sigmas whose 122-bit hash is new; two distinct rows with one hash would
+ * drop a row (chance about k^2 / 2^122 for k patterns). predict and generate take the same
+ * decisions, so the predicted size equals the number of rows emitted exactly.
+ *
+ * Layers that cannot be realised are skipped: outside HF_PATTERN_ALL a two-child node only
+ * takes layers on which the tree has a two-child node.
+ *
+ * Cost, with K patterns walked (the sum over groups of sigmas times layerings; the stats'
+ * `patterns`), R groups-with-layers tested for realisability (`layered_shapes` counts the
+ * realised ones; none tested in HF_PATTERN_ALL) and C = the sum over the constraint sets met of
+ * (set size) * (levels below it):
+ *   predict:  O(R m n + C + K m) time (tests, sets, piece hashes, one hash-set probe per
+ *             pattern); memory O(m n + sets * h + sum of set sizes) plus 16 to 64 bytes per
+ * distinct schedule. No schedule is built or mapped back. generate: the same walk once to measure
+ * (no hash set, R bits kept), then again with the tests replayed from the bits, plus O(n + n_orig)
+ * per emitted schedule. Measured (tests/bench/bench_pattern, release build): T_12 (8,191 events), d
+ * = 4, canonical: predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event chain: one
+ * pattern per shape. The guard refuses with HF_ETOOLARGE, before anything is emitted, when W >
+ * HF_I_PATTERN_MAX_WORK (W = the tree nodes the realisability tests visit, at most R m n,
+ * + C + K m + the sigma enumeration per shape) or K > HF_I_PATTERN_MAX_PATTERNS. W grows with the
+ * layer choices of the non-free nodes: on long unary paths with other branches beside them
+ * (a chain with side leaves) every layer of a one-child node between them still gives a new
+ * schedule, and d = 4 on a 2,000-event chain with 20 side leaves passes the limit.
  */
 
 /* Largest work W (node steps, see above) the pattern method accepts. */
 #define HF_I_PATTERN_MAX_WORK ((uint64_t)3000000000u)
+/* Most patterns walked (the hash set then stays under 256 MiB). */
+#define HF_I_PATTERN_MAX_PATTERNS ((uint64_t)1 << 23)
 
-typedef enum hf_i_pattern_mode {
-    HF_I_PATTERN_REALISED = 0,
-    HF_I_PATTERN_ALL = 1,
-    HF_I_PATTERN_CANONICAL = 2
-} hf_i_pattern_mode;
+/* hf_i_pattern_run flags */
+#define HF_I_PATTERN_UNREDUCED 1u /* only count the patterns of the plain enumeration */
+#define HF_I_PATTERN_NO_GUARD  2u /* no work limit (benchmarks and tables) */
 
 typedef struct hf_i_pattern_stats {
-    uint64_t layered_shapes; /* (shape, layers) pairs used */
-    uint64_t patterns;       /* patterns, i.e. schedules built before deduplication */
-    uint64_t distinct;       /* distinct schedules of the order emitted */
+    uint64_t layered_shapes; /* realised (shape, free nodes, layers) walked */
+    uint64_t patterns;       /* patterns walked, i.e. schedules before deduplication */
+    uint64_t distinct;       /* distinct schedules of the order */
     uint64_t work;           /* W of the cost model above */
 } hf_i_pattern_stats;
 
-/* Run the pattern construction of `mode` on a forest or in-forest (opt->d in 1..HF_MAX_D,
- * opt->focus as in hf_gen_options): stream each distinct schedule to `sink` (NULL: only count)
- * and fill `stats` (may be NULL). HF_EUNSUPPORTED for other orders, HF_ETOOLARGE past the work
- * limit (nothing emitted), HF_ENOMEM, or the sink's status. */
-hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, hf_i_pattern_mode mode,
+/* Run the pattern construction of opt->pattern_mode on a forest or in-forest (opt->d in
+ * 1..HF_MAX_D, opt->focus as in hf_gen_options): with a sink, stream each distinct schedule to
+ * it; without, only count (the prediction). Fill `stats` (may be NULL). With
+ * HF_I_PATTERN_UNREDUCED, only stats->patterns and layered_shapes are filled, counting every
+ * (shape, layers, sigma) of the mode as the paper does (free nodes not merged; costs
+ * R m n with every layering tested). HF_EUNSUPPORTED for other orders, HF_ETOOLARGE past the
+ * work limit (nothing emitted), HF_ENOMEM, or the sink's status. */
+hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigned flags,
                            const hf_sink *sink, hf_i_pattern_stats *stats, hf_error *err);
 
 extern const hf_i_method hf_i_method_pattern;

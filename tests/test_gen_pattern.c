@@ -100,8 +100,7 @@ static bool is_hitting(uint32_t n, const bool *lt, const uint32_t *rows, size_t 
     uint32_t nsel = 0;
     for (uint32_t a = 0; a < n; a++)
         nsel += !sel || sel[a];
-    oracle o = {.n = n, .d = d < nsel ? d : nsel, .m = m, .W = (m + 63) / 64, .lt = lt,
-                .sel = sel};
+    oracle o = {.n = n, .d = d < nsel ? d : nsel, .m = m, .W = (m + 63) / 64, .lt = lt, .sel = sel};
     cr_assert(m > 0 || o.d == 0, "empty family");
     o.before = calloc((size_t)n * n * o.W + 1, sizeof *o.before);
     o.sets = calloc((size_t)HF_MAX_D * o.W + 1, sizeof *o.sets);
@@ -191,13 +190,15 @@ Test(gen_pattern, oracle_self_check)
 /* ---------------------------------------------------------------------------------------- */
 /* Running the method                                                                         */
 
-static void options(hf_gen_options *opt, unsigned d, const uint32_t *focus, size_t nf)
+static void options(hf_gen_options *opt, unsigned d, const uint32_t *focus, size_t nf,
+                    hf_pattern_mode mode)
 {
     hf_gen_options_init(opt);
     opt->d = d;
     opt->method = HF_METHOD_PATTERN;
     opt->focus = focus;
     opt->focus_count = nf;
+    opt->pattern_mode = mode;
 }
 
 static int cmp_rows_n;
@@ -229,63 +230,53 @@ static const uint32_t *rows_of(const hf_family *f)
     return hf_family_size(f) ? hf_family_schedule(f, 0) : NULL;
 }
 
-/* Check, generate, compare with the prediction, no duplicates. */
-static hf_family *run_pattern(const hf_poset *p, unsigned d, const uint32_t *focus, size_t nf)
+/* Check, generate through hf_generate, compare with hf_method_predict and with the walk's own
+ * count, no duplicates. `stats` (may be NULL) gets the prediction walk's figures. */
+static hf_family *run_mode(const hf_poset *p, unsigned d, const uint32_t *focus, size_t nf,
+                           hf_pattern_mode mode, hf_i_pattern_stats *stats)
 {
     hf_gen_options opt;
-    options(&opt, d, focus, nf);
+    options(&opt, d, focus, nf, mode);
     hf_error err;
     cr_assert_eq(PAT.check(p, &opt, &err), HF_OK, "check: %s", err.text);
     hf_family *f;
     cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
-    cr_assert_eq(PAT.generate(p, &opt, hf_family_sink(f), &err), HF_OK, "generate: %s",
+    hf_method used;
+    cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), &used, &err), HF_OK, "generate: %s",
                  err.text);
-    mpz_t s;
-    mpz_init(s);
-    cr_assert_eq(PAT.predict(p, &opt, s, &err), HF_OK, "predict: %s", err.text);
-    cr_assert(mpz_cmp_ui(s, hf_family_size(f)) == 0, "predicted %lu, emitted %zu",
-              mpz_get_ui(s), hf_family_size(f));
-    mpz_clear(s);
-    check_distinct(f);
-    return f;
-}
-
-/* A family of another mode, through hf_i_pattern_run. */
-static hf_family *run_mode(const hf_poset *p, unsigned d, hf_i_pattern_mode mode,
-                           hf_i_pattern_stats *stats)
-{
-    hf_gen_options opt;
-    options(&opt, d, NULL, 0);
-    hf_family *f;
-    cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
-    hf_sink sink = hf_family_sink(f);
-    hf_error err;
-    cr_assert_eq(hf_i_pattern_run(p, &opt, mode, &sink, stats, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(used, HF_METHOD_PATTERN);
+    uint64_t size;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, &err), HF_OK, "predict: %s", err.text);
+    cr_assert_eq(size, hf_family_size(f), "mode %d: predicted %" PRIu64 ", emitted %zu", (int)mode,
+                 size, hf_family_size(f));
+    hf_i_pattern_stats s;
+    cr_assert_eq(hf_i_pattern_run(p, &opt, 0, NULL, &s, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(s.distinct, size);
+    cr_assert_geq(s.patterns, s.distinct);
     if (stats)
-        cr_assert_eq(stats->distinct, hf_family_size(f));
+        *stats = s;
     check_distinct(f);
     return f;
 }
 
-/* Generate (the method, or another mode) and check d-hitting with the oracle. */
-static void check_poset_mode(const hf_poset *p, unsigned d, int mode)
+static hf_family *run_pattern(const hf_poset *p, unsigned d, const uint32_t *focus, size_t nf)
 {
-    hf_family *f = mode < 0 ? run_pattern(p, d, NULL, 0)
-                            : run_mode(p, d, (hf_i_pattern_mode)mode, NULL);
+    return run_mode(p, d, focus, nf, HF_PATTERN_CANONICAL, NULL);
+}
+
+/* Generate in a mode and check d-hitting with the oracle. */
+static void check_poset_mode(const hf_poset *p, unsigned d, hf_pattern_mode mode)
+{
+    hf_family *f = run_mode(p, d, NULL, 0, mode, NULL);
     bool *lt = order_closure(p);
     check_hitting(hf_poset_size(p), lt, rows_of(f), hf_family_size(f), d, NULL);
     free(lt);
     hf_family_free(f);
 }
 
-/* Generate and check d-hitting with the oracle. */
 static void check_poset(const hf_poset *p, unsigned d)
 {
-    hf_family *f = run_pattern(p, d, NULL, 0);
-    bool *lt = order_closure(p);
-    check_hitting(hf_poset_size(p), lt, rows_of(f), hf_family_size(f), d, NULL);
-    free(lt);
-    hf_family_free(f);
+    check_poset_mode(p, d, HF_PATTERN_CANONICAL);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -315,7 +306,7 @@ static hf_poset *from_levels(const uint32_t *lev, uint32_t n, const uint32_t *pe
 
 typedef struct sweep {
     unsigned d;
-    int mode; /* -1: the method */
+    hf_pattern_mode mode;
     bool forest; /* level sequences may return to 0 */
     uint64_t rng;
     uint32_t count;
@@ -348,7 +339,7 @@ static void each_level_sequence(sweep *s, uint32_t *lev, uint32_t i, uint32_t n)
 
 /* Every plane tree (Catalan(n-1) of them) or plane forest (Catalan(n)) on n events, as an
  * out-tree and as an in-tree. */
-static uint32_t sweep_mode(unsigned d, uint32_t n, bool forest, int mode)
+static uint32_t sweep_mode(unsigned d, uint32_t n, bool forest, hf_pattern_mode mode)
 {
     sweep s = {d, mode, forest, 0x5eed + n * 17 + d, 0};
     uint32_t lev[16] = {0};
@@ -358,7 +349,7 @@ static uint32_t sweep_mode(unsigned d, uint32_t n, bool forest, int mode)
 
 static uint32_t sweep_all(unsigned d, uint32_t n, bool forest)
 {
-    sweep s = {d, -1, forest, 0x5eed + n * 17 + d, 0};
+    sweep s = {d, HF_PATTERN_CANONICAL, forest, 0x5eed + n * 17 + d, 0};
     uint32_t lev[16] = {0};
     each_level_sequence(&s, lev, 1, n);
     return s.count;
@@ -392,24 +383,39 @@ Test(gen_pattern, d4_every_small_tree_and_forest)
 
 Test(gen_pattern, d5_every_small_tree_and_forest)
 {
-    for (uint32_t n = 1; n <= 6; n++) {
+    for (uint32_t n = 1; n <= 7; n++) {
         cr_assert_eq(sweep_all(5, n, false), catalan(n - 1));
-        cr_assert_eq(sweep_all(5, n, true), catalan(n));
+        if (n <= 6)
+            cr_assert_eq(sweep_all(5, n, true), catalan(n));
     }
 }
 
-/* The method uses canonical sigmas; every sigma of the realised patterns is checked too. */
-Test(gen_pattern, all_sigmas_every_small_tree_and_forest)
+/* The other two modes through hf_generate on every small tree and forest (the canonical one,
+ * the method's default, is swept above). */
+Test(gen_pattern, realised_every_small_tree_and_forest)
 {
     for (uint32_t n = 1; n <= 8; n++) {
-        sweep_mode(3, n, false, HF_I_PATTERN_REALISED);
-        sweep_mode(4, n, false, HF_I_PATTERN_REALISED);
+        sweep_mode(3, n, false, HF_PATTERN_REALISED);
+        sweep_mode(4, n, false, HF_PATTERN_REALISED);
         if (n <= 7) {
-            sweep_mode(3, n, true, HF_I_PATTERN_REALISED);
-            sweep_mode(4, n, true, HF_I_PATTERN_REALISED);
+            sweep_mode(3, n, true, HF_PATTERN_REALISED);
+            sweep_mode(4, n, true, HF_PATTERN_REALISED);
+            sweep_mode(5, n, false, HF_PATTERN_REALISED);
         }
         if (n <= 6)
-            sweep_mode(5, n, true, HF_I_PATTERN_REALISED);
+            sweep_mode(5, n, true, HF_PATTERN_REALISED);
+    }
+}
+
+Test(gen_pattern, all_every_small_tree_and_forest)
+{
+    for (uint32_t n = 1; n <= 8; n++) {
+        sweep_mode(3, n, false, HF_PATTERN_ALL);
+        sweep_mode(4, n, false, HF_PATTERN_ALL);
+        if (n <= 7)
+            sweep_mode(3, n, true, HF_PATTERN_ALL);
+        if (n <= 6)
+            sweep_mode(5, n, false, HF_PATTERN_ALL);
     }
 }
 
@@ -429,7 +435,8 @@ Test(gen_pattern, d3_random_forests_and_inforests)
     uint64_t rng = 42;
     for (int it = 0; it < 40; it++) {
         uint32_t n = 10 + tu_below(&rng, 51), roots = 1 + tu_below(&rng, 4);
-        hf_poset *p = it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         check_poset(p, 3);
         hf_poset_free(p);
     }
@@ -440,7 +447,8 @@ Test(gen_pattern, d4_random_forests)
     uint64_t rng = 7;
     for (int it = 0; it < 12; it++) {
         uint32_t n = 9 + tu_below(&rng, 12), roots = 1 + tu_below(&rng, 3);
-        hf_poset *p = it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         check_poset(p, 4);
         hf_poset_free(p);
     }
@@ -479,7 +487,7 @@ Test(gen_pattern, focus_sets)
                 sel[a] = true;
             }
         unsigned d = 3 + (unsigned)(it % 2);
-        hf_family *f = run_pattern(p, d, focus, nf);
+        hf_family *f = run_mode(p, d, focus, nf, (hf_pattern_mode)(it % 3), NULL);
         bool *lt = order_closure(p);
         check_hitting(n, lt, rows_of(f), hf_family_size(f), d, sel);
         free(lt);
@@ -516,14 +524,13 @@ Test(gen_pattern, modes_nest)
         hf_poset *p = tu_random_forest(n, 1 + tu_below(&rng, 2), &rng);
         unsigned d = 3 + (unsigned)(it % 2);
         hf_i_pattern_stats sc, sr, sa;
-        hf_family *fc = run_mode(p, d, HF_I_PATTERN_CANONICAL, &sc);
-        hf_family *fr = run_mode(p, d, HF_I_PATTERN_REALISED, &sr);
-        hf_family *fa = run_mode(p, d, HF_I_PATTERN_ALL, &sa);
+        hf_family *fc = run_mode(p, d, NULL, 0, HF_PATTERN_CANONICAL, &sc);
+        hf_family *fr = run_mode(p, d, NULL, 0, HF_PATTERN_REALISED, &sr);
+        hf_family *fa = run_mode(p, d, NULL, 0, HF_PATTERN_ALL, &sa);
         cr_assert_leq(sc.patterns, sr.patterns);
         cr_assert_leq(sr.patterns, sa.patterns);
-        cr_assert_eq(sc.layered_shapes, sr.layered_shapes);
-        cr_assert_leq(sr.layered_shapes, sa.layered_shapes);
-        cr_assert_geq(sr.patterns, sr.distinct);
+        cr_assert_leq(sc.distinct, sr.distinct);
+        cr_assert_leq(sr.distinct, sa.distinct);
         cr_assert(subset(fc, fr), "a canonical schedule missing from the realised family");
         cr_assert(subset(fr, fa), "a realised schedule missing from the all-pattern family");
         bool *lt = order_closure(p);
@@ -543,9 +550,9 @@ Test(gen_pattern, deterministic)
     hf_family *a = run_pattern(p, 3, NULL, 0), *b = run_pattern(p, 3, NULL, 0);
     cr_assert_eq(hf_family_size(a), hf_family_size(b));
     for (size_t i = 0; i < hf_family_size(a); i++)
-        cr_assert(memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i),
-                         40 * sizeof(uint32_t)) == 0,
-                  "schedule %zu differs between runs", i);
+        cr_assert(
+            memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), 40 * sizeof(uint32_t)) == 0,
+            "schedule %zu differs between runs", i);
     hf_family_free(a);
     hf_family_free(b);
     hf_poset_free(p);
@@ -556,16 +563,16 @@ Test(gen_pattern, check_refuses_small_d_and_general_orders)
     hf_poset *t = tu_complete_binary(2);
     hf_gen_options opt;
     hf_error err;
-    options(&opt, 2, NULL, 0);
+    options(&opt, 2, NULL, 0, HF_PATTERN_CANONICAL);
     cr_assert_eq(PAT.check(t, &opt, &err), HF_EUNSUPPORTED);
     cr_assert(strstr(err.text, "dfs") != NULL, "%s", err.text);
     for (unsigned d = 3; d <= HF_MAX_D; d++) {
-        options(&opt, d, NULL, 0);
+        options(&opt, d, NULL, 0, HF_PATTERN_CANONICAL);
         cr_assert_eq(PAT.check(t, &opt, &err), HF_OK);
     }
     const uint32_t diamond[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
     hf_poset *q = tu_poset(4, diamond, 4);
-    options(&opt, 3, NULL, 0);
+    options(&opt, 3, NULL, 0, HF_PATTERN_CANONICAL);
     cr_assert_eq(PAT.check(q, &opt, &err), HF_EUNSUPPORTED);
     cr_assert(strstr(err.text, "forest") != NULL, "%s", err.text);
     hf_poset_free(q);
@@ -584,7 +591,7 @@ Test(gen_pattern, work_guard_refuses_before_emitting)
 {
     hf_poset *p = tu_complete_binary(9);
     hf_gen_options opt;
-    options(&opt, 8, NULL, 0);
+    options(&opt, 8, NULL, 0, HF_PATTERN_CANONICAL);
     hf_error err;
     size_t emitted = 0;
     cr_assert_eq(PAT.generate(p, &opt, (hf_sink){count_put, &emitted}, &err), HF_ETOOLARGE);
@@ -608,7 +615,7 @@ Test(gen_pattern, sink_error_stops)
 {
     hf_poset *p = tu_complete_binary(3);
     hf_gen_options opt;
-    options(&opt, 3, NULL, 0);
+    options(&opt, 3, NULL, 0, HF_PATTERN_CANONICAL);
     size_t calls = 0;
     cr_assert_eq(PAT.generate(p, &opt, (hf_sink){failing_put, &calls}, NULL), HF_EIO);
     cr_assert_eq(calls, 3);
@@ -628,4 +635,91 @@ Test(gen_pattern, single_event_and_chain)
     hf_poset_free(one);
     hf_poset_free(ch);
     hf_poset_free(two);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Counting and out of memory                                                                 */
+
+/* The plain enumeration counts more patterns than the walk (free nodes merged), never fewer,
+ * and the same (shape, layers) pairs are realised with every layer a free node may take. */
+Test(gen_pattern, unreduced_count_bounds_the_walk)
+{
+    uint64_t rng = 77;
+    for (int it = 0; it < 10; it++) {
+        hf_poset *p = tu_random_forest(6 + tu_below(&rng, 30), 1, &rng);
+        for (int mode = 0; mode <= 2; mode++) {
+            hf_gen_options opt;
+            options(&opt, 3 + (unsigned)(it % 2), NULL, 0, (hf_pattern_mode)mode);
+            hf_i_pattern_stats walk, plain;
+            cr_assert_eq(hf_i_pattern_run(p, &opt, 0, NULL, &walk, NULL), HF_OK);
+            cr_assert_eq(hf_i_pattern_run(p, &opt, HF_I_PATTERN_UNREDUCED, NULL, &plain, NULL),
+                         HF_OK);
+            cr_assert_geq(plain.patterns, walk.patterns);
+            cr_assert_geq(walk.patterns, walk.distinct);
+        }
+        hf_poset_free(p);
+    }
+}
+
+/* A copy of q whose allocations go through ctx. */
+static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
+{
+    hf_poset_builder *b;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    uint32_t n = hf_poset_size(q);
+    for (uint32_t v = 0; v < n; v++)
+        cr_assert_eq(hf_poset_builder_add_event(b, hf_poset_name(q, v), NULL), HF_OK);
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t c;
+        const uint32_t *s = hf_poset_hasse_succ(q, v, &c);
+        for (uint32_t i = 0; i < c; i++)
+            cr_assert_eq(hf_poset_builder_add_order(b, v, s[i]), HF_OK);
+    }
+    hf_poset *p;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    return p;
+}
+
+/* Every allocation of predict and generate (each mode) fails in turn: HF_ENOMEM, nothing
+ * leaked, nothing emitted twice; then the run succeeds with the same result. */
+Test(gen_pattern, out_of_memory_paths)
+{
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    uint64_t rng = 3;
+    hf_poset *q = tu_random_forest(30, 2, &rng);
+    hf_poset *p = with_ctx(q, ctx);
+    for (int mode = 0; mode <= 2; mode++)
+        for (int gen = 0; gen < 2; gen++) {
+            hf_gen_options opt;
+            options(&opt, 4, NULL, 0, (hf_pattern_mode)mode);
+            c.left = -1;
+            size_t want = 0;
+            hf_i_pattern_stats s;
+            hf_sink sink = {count_put, &want};
+            cr_assert_eq(hf_i_pattern_run(p, &opt, 0, gen ? &sink : NULL, &s, NULL), HF_OK);
+            if (!gen)
+                want = s.distinct;
+            hf_status st = HF_ENOMEM;
+            for (long fail = 0; st == HF_ENOMEM; fail++) {
+                cr_assert_lt(fail, 100000);
+                long live = c.live;
+                size_t got = 0;
+                sink.user = &got;
+                c.left = fail;
+                hf_error err;
+                st = hf_i_pattern_run(p, &opt, 0, gen ? &sink : NULL, &s, &err);
+                c.left = -1;
+                cr_assert_eq(c.live, live, "leak after failing allocation %ld", fail);
+                if (st == HF_ENOMEM)
+                    cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+                else
+                    cr_assert_eq(gen ? got : s.distinct, want);
+            }
+            cr_assert_eq(st, HF_OK);
+        }
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
 }
