@@ -1089,7 +1089,7 @@ static int cmd_stats(int argc, char **argv)
                    bound);
         free(tuples);
         free(bound);
-        for (int m = HF_METHOD_DFS; m <= HF_METHOD_GREEDY; m++) {
+        for (int m = HF_METHOD_DFS; m <= HF_METHOD_CHAINS; m++) {
             hf_gen_options opt;
             hf_gen_options_init(&opt);
             opt.d = d;

@@ -85,9 +85,10 @@ static hf_status no_method(const hf_poset *p, unsigned d, hf_error *err)
 {
     (void)p;
     return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                     "no method of hitfam %s applies to this order for d=%u: the tree methods "
-                     "need a forest or an in-forest, and greedy (any order, d <= 4) is limited "
-                     "to small orders; method random (any order) may still work",
+                     "no method of hitfam %s applies to this order for d=%u within auto's "
+                     "limits: the tree methods need a forest or an in-forest, greedy is weighed "
+                     "on small orders only and chains on orders where its family stays small; "
+                     "--method greedy, chains or random (any order) may still work",
                      hf_version_string(), d);
 }
 
@@ -157,9 +158,9 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     for (unsigned i = 0; i < N_IMPLEMENTED && !st; i++) {
         const hf_i_method *m = implemented[i];
         hf_gen_options o = method_options(m, opt);
-        /* Predicting pattern costs a generation, and for d = 3 doubletree was smaller on every
-         * tree measured (papers/chistikov2016): auto weighs pattern from d = 4 on. Random is a
-         * baseline, never auto's choice. */
+        /* For d = 3 doubletree was smaller than pattern on every tree measured
+         * (papers/chistikov2016/pattern_table.md): auto weighs pattern from d = 4 on. Random is
+         * a baseline, never auto's choice. */
         if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM)
             continue;
         /* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w

@@ -1007,5 +1007,5 @@ const hf_i_method hf_i_method_pattern = {
     .check = pattern_check,
     .predict = pattern_predict,
     .generate = pattern_generate,
-    .predict_runs = true,
+    .predict_runs = false,
 };
