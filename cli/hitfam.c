@@ -447,6 +447,32 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     return rc;
 }
 
+/* gen's output: the writer is made when hf_generate_ex announces the method and size. */
+typedef struct gen_output {
+    const hf_poset *p;
+    FILE *out;
+    hf_format format;
+    unsigned d;
+    hf_writer *w;
+    hf_status writer_st; /* why the writer could not be made */
+} gen_output;
+
+static hf_status gen_begin(void *user, const hf_gen_info *info)
+{
+    gen_output *g = user;
+    hf_family_header header = {.d = g->d, .method = hf_method_name(info->method),
+                               .schedules_known = info->schedules_known,
+                               .schedules = info->schedules};
+    g->writer_st = hf_writer_new(g->p, g->out, g->format, &header, &g->w);
+    return g->writer_st;
+}
+
+static hf_status gen_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    hf_sink ws = hf_writer_sink(((gen_output *)user)->w);
+    return ws.put(ws.user, schedule, n);
+}
+
 static int cmd_gen(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -556,30 +582,6 @@ static int cmd_gen(int argc, char **argv)
         return rc;
     }
     hf_error err;
-    uint64_t predicted = 0;
-    hf_method chosen = opt.method;
-    hf_status st;
-    bool known;
-    if (opt.method != HF_METHOD_AUTO && hf_method_predict_runs(opt.method) && !opt.count) {
-        /* its size is known only by running it: do not run it twice for the header */
-        st = hf_method_check(p, &opt, &err);
-        known = false;
-    } else {
-        st = hf_method_predict(p, &opt, &predicted, &chosen, &err);
-        known = st == HF_OK;
-    }
-    if (st == HF_ETOOLARGE) { /* still generate: only the header's count is unknown */
-        st = HF_OK;
-        known = false;
-        mpz_t size;
-        mpz_init(size);
-        st = hf_method_predict_mpz(p, &opt, size, &chosen, &err);
-        mpz_clear(size);
-    }
-    if (st) {
-        report_error(poset_path, st, &err);
-        exit(EXIT_BAD);
-    }
     FILE *out = stdout;
     if (out_path && !(out = fopen(out_path, "wb"))) {
         report(out_path, 0, "cannot create: %s", strerror(errno));
@@ -588,41 +590,35 @@ static int cmd_gen(int argc, char **argv)
     /* A failed run removes its partial output, but never a device or a pipe (-o /dev/full) */
     struct stat out_stat;
     bool removable = out_path && fstat(fileno(out), &out_stat) == 0 && S_ISREG(out_stat.st_mode);
-    hf_family_header header = {.d = d, .method = hf_method_name(chosen),
-                               .schedules_known = known, .schedules = predicted};
-    hf_writer *w;
-    if ((st = hf_writer_new(p, out, format, &header, &w))) {
-        if (st == HF_ENOMEM)
-            report(NULL, 0, "%s", hf_strerror(st));
-        else
-            report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(st));
-        if (out_path)
-            fclose(out);
-        if (removable)
-            remove(out_path);
-        exit(EXIT_BAD);
-    }
-    hf_method used;
+    /* the writer is made once the method and its size are known: one run, header first */
+    gen_output g = {.p = p, .out = out, .format = format, .d = d};
+    hf_gen_info info;
     errno = 0;
-    st = hf_generate(p, &opt, hf_writer_sink(w), &used, &err);
+    hf_status st = hf_generate_ex(p, &opt, gen_begin, &g, (hf_sink){gen_put, &g}, &info, &err);
     int gen_errno = errno; /* with the sink's HF_EIO: the stream's reason, if it left one */
-    uint64_t written = hf_writer_count(w);
+    uint64_t written = g.w ? hf_writer_count(g.w) : 0;
     errno = 0;
-    hf_status close_st = hf_writer_close(w);
+    hf_status close_st = hf_writer_close(g.w);
     if (out != stdout && fclose(out) != 0 && !close_st)
         close_st = HF_EIO;
     int write_errno = st == HF_EIO ? gen_errno : errno;
     int rc = 0;
-    if (st == HF_EIO || (!st && close_st)) { /* about the output, not about the order */
+    if (g.writer_st == HF_ENOMEM) {
+        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+        rc = EXIT_BAD;
+    } else if (g.writer_st) {
+        report(out_path ? out_path : "stdout", 0, "%s", hf_strerror(g.writer_st));
+        rc = EXIT_BAD;
+    } else if ((st == HF_EIO && g.w) || (!st && close_st)) { /* the output, not the order */
         report(out_path ? out_path : "stdout", 0, "write failed: %s",
                write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
         rc = EXIT_BAD;
     } else if (st) {
         report_error(poset_path, st, &err);
         rc = EXIT_BAD;
-    } else if (known && written != predicted) {
+    } else if (info.schedules_known && written != info.schedules) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
-               hf_method_name(used), written, predicted);
+               hf_method_name(info.method), written, info.schedules);
         rc = EXIT_BAD;
     }
     if (rc && removable)

@@ -120,6 +120,27 @@ static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
     return p->n <= limit;
 }
 
+/* The most schedules of a run-to-predict method auto considers (and holds in memory). Larger
+ * families lose to the tree methods wherever those apply, and elsewhere are left to an explicit
+ * --method (greedy's and chains' sizes grow with the order). */
+#define AUTO_MAX_RUN_SCHEDULES 65536u
+
+/* A family sink that refuses (HF_ETOOLARGE) beyond `cap` schedules: auto stops a run as soon
+ * as it cannot win. */
+typedef struct capped_family {
+    hf_family *f;
+    uint64_t cap;
+} capped_family;
+
+static hf_status capped_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    capped_family *c = user;
+    if (c->f->m >= c->cap)
+        return HF_ETOOLARGE;
+    hf_sink s = hf_family_sink(c->f);
+    return s.put(s.user, schedule, n);
+}
+
 /* A family auto built while choosing (methods that are sized by running them), kept so that
  * hf_generate replays it instead of running the method a second time. */
 typedef struct auto_cache {
@@ -172,13 +193,21 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         if (m->check(p, &o, NULL) != HF_OK)
             continue;
         hf_family *f = NULL;
+        /* a run-to-predict family auto may hold in memory: at most 64 MiB of rows */
+        uint64_t cap = ((uint64_t)1 << 24) / (p->n ? p->n : 1);
+        cap = cap > AUTO_MAX_RUN_SCHEDULES ? AUTO_MAX_RUN_SCHEDULES : cap ? cap : 1;
+        if (best && mpz_cmp_ui(best_size, (unsigned long)cap) <= 0)
+            cap = mpz_get_ui(best_size) ? mpz_get_ui(best_size) - 1 : 0;
         if (cache && m->predict_runs) {
             if ((st = hf_family_new(p->ctx, p->n, &f)))
                 break;
-            st = m->generate(p, &o, hf_family_sink(f), NULL);
+            capped_family cf = {f, cap};
+            st = m->generate(p, &o, (hf_sink){capped_put, &cf}, NULL);
             mpz_set_ui(s, (unsigned long)hf_family_size(f));
         } else {
             st = m->predict(p, &o, s, NULL);
+            if (!st && m->predict_runs && mpz_cmp_ui(s, (unsigned long)cap) > 0)
+                st = HF_ETOOLARGE;
         }
         /* a size too large to predict (or a method that gives up) is a family not to prefer */
         if (st == HF_ETOOLARGE || st == HF_EUNSUPPORTED) {
