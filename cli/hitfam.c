@@ -678,22 +678,28 @@ static int cmd_verify(int argc, char **argv)
     hf_family *f = NULL;
     hf_family_header header;
     hf_error err;
+    uint32_t *focus = NULL;
+    mpz_t uncovered;
+    mpz_init(uncovered);
+    int rc = EXIT_BAD; /* every failure below has reported, then frees everything */
     hf_status st = hf_family_read_mem(p, data, len, &f, &header, &err);
     if (st) {
         report_error(family_path, st, &err);
-        exit(EXIT_BAD);
+        goto out;
     }
     if (d == 0) {
         if (header.d > HF_MAX_D) {
             report(family_path, header_line(data, len),
                    "the header's d=%u is out of range (1 to %u); give --d", header.d, HF_MAX_D);
-            exit(EXIT_BAD);
+            goto out;
         }
-        if (header.d < 1)
-            die_usage("--d is required: %s has no d in its header", family_path);
+        if (header.d < 1) {
+            report(NULL, 0, "--d is required: %s has no d in its header", family_path);
+            fprintf(stderr, "Try '%s --help'.\n", command);
+            goto out;
+        }
         d = header.d;
     }
-    uint32_t *focus = NULL;
     size_t focus_count = 0;
     hf_verify_options vopt = {.d = d, .focus = NULL, .focus_count = 0};
     if (focus_path) {
@@ -723,16 +729,13 @@ static int cmd_verify(int argc, char **argv)
                 line = schedule_line(data, len, k - 1);
         }
         report(family_path, line, "%s", err.text[0] ? err.text : hf_strerror(st));
-        exit(EXIT_BAD);
+        goto out;
     }
     /* counted before anything is printed: a failure leaves standard output empty */
-    mpz_t uncovered;
-    mpz_init(uncovered);
     if (count && (st = hf_verify_count_uncovered(p, f, &vopt, uncovered, &err))) {
         report_error(family_path, st, &err);
-        exit(EXIT_BAD);
+        goto out;
     }
-    int rc;
     if (res.hitting) {
         if (!quiet)
             printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %" PRIu32
@@ -755,6 +758,7 @@ static int cmd_verify(int argc, char **argv)
     }
     if (count)
         gmp_printf("uncovered tuples: %Zd\n", uncovered);
+out:
     mpz_clear(uncovered);
     free(focus);
     free(data);
