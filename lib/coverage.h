@@ -40,6 +40,11 @@ uint64_t hf_i_coverage_remaining(const hf_i_coverage *c);
 uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule);
 /* The number hf_i_coverage_add would return, without marking anything. */
 uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule);
+/* The same two for the focus events given directly in order: @p seq holds the m local ids. */
+uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq);
+uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq);
+/* Whether the tuple of local ids (hf_i_coverage_d entries, distinct) is admissible and not hit. */
+bool hf_i_coverage_open(const hf_i_coverage *c, const uint32_t *tuple);
 /* Some uncovered tuple, as event ids in @p tuple (hf_i_coverage_d entries); false if none. */
 bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
 
@@ -47,6 +52,13 @@ bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
  * set iff (prefix, y) is admissible and not hit yet. W = hf_i_coverage_row_words words. */
 const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix);
 size_t hf_i_coverage_row_words(const hf_i_coverage *c);
+/* Also keep the set by columns, kept in step by every later add (d >= 2; a no-op otherwise or
+ * when already on): twice the memory, and each newly hit tuple costs one more bit clear.
+ * HF_ENOMEM leaves the bookkeeping as it was. Time O(m^(d-1) * m / 64 + remaining tuples). */
+hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err);
+/* With columns on: the column of @p tail (local ids a_2..a_d): bit a is set iff (a, tail) is
+ * admissible and not hit yet. hf_i_coverage_row_words words. */
+const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail);
 
 /* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
  * stream's first prefix that is d-hitting. */
