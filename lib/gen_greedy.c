@@ -41,7 +41,8 @@
  *    events, d(d-1) entries each) and the later schedules are searched with a count for each
  *    listed tuple only; a move across j events examines the listed tuples with x and one of
  *    them; LS_TAIL_WORK in all. About 40 bytes per listed tuple plus 8 m^2 bytes of index,
- *    after the bookkeeping of the rounds is rebuilt for the frozen schedules (m^d bits).
+ *    after the bookkeeping of the rounds is rebuilt for the frozen schedules (m^d bits); only
+ *    while m^2 <= TAIL_MAX_PAIRS (which limits d = 2 only).
  * Both need the family to have at most LS_MAX_ROWS schedules (counts are bytes).
  *
  * Cost: about 2 m^2 * m/64 word operations per candidate at d = 3 (C(m, d) * d lookups
@@ -67,6 +68,7 @@
 /* Beyond, the local search works on the schedules after those leaving at most TAIL_MAX tuples
  * open. */
 #define TAIL_MAX ((uint64_t)1 << 21)
+#define TAIL_MAX_PAIRS ((uint64_t)1 << 24)
 /* Work budgets of the local search, in tuples examined: in all (dense; tail), and per repair
  * (this much per tuple to hit, at least LS_ATTEMPT_MIN). About 20 ns each on one core. */
 #define LS_TOTAL_WORK ((uint64_t)1 << 30)
@@ -835,7 +837,9 @@ static hf_status tail_search(greedy *g, const uint64_t *left, const hf_gen_optio
         base++;
     /* now the rows up to `base` leave at most TAIL_MAX open; freeze them */
     base++;
-    if (base >= g->count || g->count - base < 2 || g->count - base > LS_MAX_ROWS)
+    /* (the pair index has m^2 entries: only at d = 2 can m be too large for it) */
+    if (base >= g->count || g->count - base < 2 || g->count - base > LS_MAX_ROWS ||
+        (uint64_t)m * m > TAIL_MAX_PAIRS)
         return HF_OK;
     hf_i_coverage_free(g->cov);
     g->cov = NULL;
