@@ -63,7 +63,8 @@ const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail);
 /* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
  * stream's first prefix that is d-hitting. */
 extern const hf_i_method hf_i_method_random;
-/* Method greedy: set cover, each schedule built event by event (see lib/gen_greedy.c). */
+/* Method greedy: set cover by insertion-built schedules, then a tabu local search on hit
+ * counts that removes schedules (see lib/gen_greedy.c for the thresholds and costs). */
 extern const hf_i_method hf_i_method_greedy;
 
 /* Method greedy with other thresholds, for tests: the local search counts hits per tuple while

@@ -1,5 +1,6 @@
-/* Tests of method greedy: every family checked d-hitting by a brute-force oracle written here on
- * many small orders of all shapes; determinism; sizes on antichains against the known optima. */
+/* Tests of method greedy: every family checked d-hitting (and made of extensions) by the
+ * brute-force oracle on many small orders of all shapes, both local search regimes, focus
+ * sets, determinism, out-of-memory paths, and antichain sizes against the published optima. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
