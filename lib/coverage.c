@@ -18,6 +18,8 @@ struct hf_i_coverage {
     uint64_t remaining;
     uint32_t *seq;     /* m: scratch, the schedule's focus events in order (local ids) */
     hf_word *suf;      /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
+    hf_word *cols;     /* rows * W or NULL: the same set by (a_2..a_d), bits over a_1 */
+    size_t tail_rows;  /* m^(d-2): rows per value of a_1 */
 };
 
 /* ---- PRNG: xoshiro256** (Blackman, Vigna), state filled by splitmix64 ---- */
@@ -74,6 +76,7 @@ void hf_i_coverage_free(hf_i_coverage *c)
     hf_i_free(c->ctx, c->bits);
     hf_i_free(c->ctx, c->seq);
     hf_i_free(c->ctx, c->suf);
+    hf_i_free(c->ctx, c->cols);
     hf_i_free(c->ctx, c);
 }
 
@@ -210,6 +213,18 @@ const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix)
     return c->bits + idx * c->W;
 }
 
+/* Keep the column copy in step: the tuples (prefix idx, bits of word w of its row) are hit. */
+static void clear_cols(hf_i_coverage *c, size_t idx, size_t w, hf_word hit)
+{
+    size_t first = idx / c->tail_rows, mid = idx % c->tail_rows;
+    hf_word bit = (hf_word)1 << (first % 64);
+    while (hit) {
+        size_t last = w * 64 + hf_i_ctz(hit);
+        hit &= hit - 1;
+        c->cols[(mid * c->m + last) * c->W + first / 64] &= ~bit;
+    }
+}
+
 /* Walk the ordered (d-1)-prefixes the schedule hits (positions from `start` on in seq), and
  * for each take its row's bits after the prefix's last position. */
 static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t idx, bool mark)
@@ -223,8 +238,11 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
             hf_word hit = row[w] & after[w];
             if (hit) {
                 total += hf_i_popcount(hit);
-                if (mark)
+                if (mark) {
                     row[w] &= ~hit;
+                    if (c->cols)
+                        clear_cols(c, idx, w, hit);
+                }
             }
         }
         return total;
@@ -235,14 +253,9 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
     return total;
 }
 
-static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
+/* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq. */
+static uint64_t scan_seq(hf_i_coverage *c, bool mark)
 {
-    if (c->d == 0 || c->remaining == 0)
-        return 0;
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->local[schedule[i]] != NONE)
-            c->seq[k++] = c->local[schedule[i]];
     size_t W = c->W;
     memset(c->suf + (size_t)c->m * W, 0, W * sizeof *c->suf);
     for (uint32_t i = c->m; i-- > 0;) {
@@ -255,6 +268,25 @@ static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
     return got;
 }
 
+static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
+{
+    if (c->d == 0 || c->remaining == 0)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->local[schedule[i]] != NONE)
+            c->seq[k++] = c->local[schedule[i]];
+    return scan_seq(c, mark);
+}
+
+static uint64_t scan_local(hf_i_coverage *c, const uint32_t *seq, bool mark)
+{
+    if (c->d == 0 || c->remaining == 0)
+        return 0;
+    memcpy(c->seq, seq, c->m * sizeof *c->seq);
+    return scan_seq(c, mark);
+}
+
 uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule)
 {
     return scan(c, schedule, true);
@@ -263,6 +295,49 @@ uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule)
 uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule)
 {
     return scan(c, schedule, false);
+}
+
+uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq)
+{
+    return scan_local(c, seq, true);
+}
+
+uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq)
+{
+    return scan_local(c, seq, false);
+}
+
+hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)
+{
+    if (c->cols || c->d < 2)
+        return HF_OK;
+    c->cols = hf_i_calloc(c->ctx, c->rows * c->W, sizeof *c->cols);
+    if (!c->cols)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    c->tail_rows = c->rows / c->m;
+    for (size_t r = 0; r < c->rows; r++) {
+        size_t first = r / c->tail_rows, mid = r % c->tail_rows;
+        const hf_word *row = c->bits + r * c->W;
+        for (size_t w = 0; w < c->W; w++)
+            for (hf_word bits = row[w]; bits; bits &= bits - 1) {
+                size_t last = w * 64 + hf_i_ctz(bits);
+                hf_i_bit_set(c->cols + (mid * c->m + last) * c->W, first);
+            }
+    }
+    return HF_OK;
+}
+
+const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail)
+{
+    size_t idx = 0;
+    for (unsigned i = 0; i + 1 < c->d; i++)
+        idx = idx * c->m + tail[i];
+    return c->cols + idx * c->W;
+}
+
+bool hf_i_coverage_open(const hf_i_coverage *c, const uint32_t *tuple)
+{
+    return hf_i_bit_test(hf_i_coverage_row(c, tuple), tuple[c->d - 1]);
 }
 
 bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple)

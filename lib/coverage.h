@@ -40,6 +40,11 @@ uint64_t hf_i_coverage_remaining(const hf_i_coverage *c);
 uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule);
 /* The number hf_i_coverage_add would return, without marking anything. */
 uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule);
+/* The same two for the focus events given directly in order: @p seq holds the m local ids. */
+uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq);
+uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq);
+/* Whether the tuple of local ids (hf_i_coverage_d entries, distinct) is admissible and not hit. */
+bool hf_i_coverage_open(const hf_i_coverage *c, const uint32_t *tuple);
 /* Some uncovered tuple, as event ids in @p tuple (hf_i_coverage_d entries); false if none. */
 bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
 
@@ -47,12 +52,32 @@ bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
  * set iff (prefix, y) is admissible and not hit yet. W = hf_i_coverage_row_words words. */
 const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix);
 size_t hf_i_coverage_row_words(const hf_i_coverage *c);
+/* Also keep the set by columns, kept in step by every later add (d >= 2; a no-op otherwise or
+ * when already on): twice the memory, and each newly hit tuple costs one more bit clear.
+ * HF_ENOMEM leaves the bookkeeping as it was. Time O(m^(d-1) * m / 64 + remaining tuples). */
+hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err);
+/* With columns on: the column of @p tail (local ids a_2..a_d): bit a is set iff (a, tail) is
+ * admissible and not hit yet. hf_i_coverage_row_words words. */
+const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail);
 
 /* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
  * stream's first prefix that is d-hitting. */
 extern const hf_i_method hf_i_method_random;
-/* Method greedy: set cover, each schedule built event by event (see lib/gen_greedy.c). */
+/* Method greedy: set cover by insertion-built schedules, then a tabu local search on hit
+ * counts that removes schedules (see lib/gen_greedy.c for the thresholds and costs). */
 extern const hf_i_method hf_i_method_greedy;
+
+/* Method greedy with other thresholds, for tests: the local search counts hits per tuple while
+ * m^d <= dense_cells, and beyond works on the schedules after those leaving at most
+ * tail_tuples tuples open (the method uses 2^24 and 2^21). Same contract as generate; when
+ * @p emitted is non-NULL it receives the number of schedules (sink.put may then be NULL). */
+typedef struct hf_i_greedy_limits {
+    uint64_t dense_cells;
+    uint64_t tail_tuples;
+} hf_i_greedy_limits;
+hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
+                          const hf_i_greedy_limits *lim, hf_sink sink, uint64_t *emitted,
+                          hf_error *err);
 
 /* Exactly @p count independent uniform random linear extensions of @p p (approximately uniform
  * beyond the exact samplers' limits, see lib/gen_random.c), from opt->seed; opt->d and the focus

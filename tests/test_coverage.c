@@ -151,3 +151,91 @@ Test(coverage, fast_enough_at_200_events)
     hf_i_coverage_free(c);
     hf_poset_free(p);
 }
+
+/* The column copy (turned on part way) agrees with the rows after every add, and the adds by
+ * local sequence count as the adds by schedule. */
+Test(coverage, columns_and_local_sequences)
+{
+    uint64_t rng = 31;
+    for (unsigned iter = 0; iter < 60; iter++) {
+        uint32_t n = 3 + tu_below(&rng, 8);
+        hf_poset *p = tu_random_dag(n, tu_below(&rng, 3), 4, &rng);
+        bool *lt = tu_closure(p);
+        unsigned d = 2 + iter % 3;
+        uint32_t focus[10];
+        size_t fc = iter % 2 ? 2 + tu_below(&rng, n - 1) : 0;
+        for (size_t j = 0; j < fc; j++)
+            focus[j] = tu_below(&rng, n);
+        hf_i_coverage *a, *b;
+        cr_assert_eq(hf_i_coverage_new(p, d, fc ? focus : NULL, fc, &a, NULL), HF_OK);
+        cr_assert_eq(hf_i_coverage_new(p, d, fc ? focus : NULL, fc, &b, NULL), HF_OK);
+        uint32_t m = hf_i_coverage_events(a), dd = hf_i_coverage_d(a);
+        for (unsigned s = 0; s < 5; s++) {
+            if (s == 2)
+                cr_assert_eq(hf_i_coverage_columns(a, NULL), HF_OK);
+            uint32_t sched[16], seq[16], k = 0;
+            random_extension(lt, n, &rng, sched);
+            for (uint32_t i = 0; i < n; i++)
+                if (hf_i_coverage_local(a, sched[i]) != UINT32_MAX)
+                    seq[k++] = hf_i_coverage_local(a, sched[i]);
+            cr_assert_eq(k, m);
+            uint64_t fresh = hf_i_coverage_count_new_local(b, seq);
+            cr_assert_eq(hf_i_coverage_count_new(a, sched), fresh);
+            cr_assert_eq(hf_i_coverage_add(a, sched), fresh);
+            cr_assert_eq(hf_i_coverage_add_local(b, seq), fresh);
+            cr_assert_eq(hf_i_coverage_remaining(a), hf_i_coverage_remaining(b));
+            if (s < 2 || dd < 2)
+                continue;
+            /* every tuple: open in the rows iff open in the columns */
+            uint64_t total = 1;
+            for (unsigned i = 0; i < dd; i++)
+                total *= m;
+            for (uint64_t code = 0; code < total; code++) {
+                uint32_t t[4];
+                uint64_t x = code;
+                bool distinct = true;
+                for (unsigned i = 0; i < dd; i++) {
+                    t[i] = (uint32_t)(x % m);
+                    x /= m;
+                    for (unsigned j = 0; j < i; j++)
+                        distinct = distinct && t[j] != t[i];
+                }
+                if (!distinct)
+                    continue;
+                bool open = hf_i_coverage_open(a, t);
+                cr_assert_eq(open, hf_i_coverage_open(b, t));
+                cr_assert_eq(open, hf_i_bit_test(hf_i_coverage_col(a, t + 1), t[0]),
+                             "iter %u code %" PRIu64, iter, code);
+            }
+        }
+        free(lt);
+        hf_i_coverage_free(a);
+        hf_i_coverage_free(b);
+        hf_poset_free(p);
+    }
+}
+
+Test(coverage, columns_out_of_memory)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    hf_poset_builder *b;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    for (unsigned i = 0; i < 5; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "e%u", i);
+        cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+    }
+    hf_poset *p;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    hf_i_coverage *c;
+    cr_assert_eq(hf_i_coverage_new(p, 3, NULL, 0, &c, NULL), HF_OK);
+    chaos.left = 0;
+    cr_assert_eq(hf_i_coverage_columns(c, NULL), HF_ENOMEM);
+    chaos.left = -1;
+    cr_assert_eq(hf_i_coverage_columns(c, NULL), HF_OK);
+    hf_i_coverage_free(c);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
