@@ -47,7 +47,8 @@ typedef struct tnode {
     size_t f_off, f_len, lp_off;
 } tnode;
 
-enum { PASS_PREDICT = 0, PASS_MEASURE = 1, PASS_EMIT = 2, PASS_UNREDUCED = 3 };
+enum { PASS_PREDICT = 0, PASS_MEASURE = 1, PASS_EMIT = 2, PASS_UNREDUCED = 3, PASS_COUNT = 4,
+       PASS_BOUND = 5 };
 
 typedef struct run {
     hf_i_tree *t;
@@ -65,6 +66,9 @@ typedef struct run {
     uint8_t *real;
     int8_t *hasreal; /* 0 if the subtree holds a real node, else -1 */
     int8_t *best;    /* MAXM rows of n: see realised() */
+    uint32_t *rep;     /* one node per class of isomorphic subtrees at one depth, by position */
+    uint32_t *rep_end; /* h + 1: representatives of depth <= L */
+    uint32_t *crep;    /* per child slot of the tree: its class's representative */
     uint32_t *row;
     uint32_t *sbuf;
     /* hashing */
@@ -89,8 +93,9 @@ typedef struct run {
     size_t sig_cap;
     uint32_t *sigmask;
     size_t sigmask_cap, nsig;
-    uint64_t *rbits; /* the realisability tests of the measuring pass, replayed when emitting */
+    uint64_t *rbits; /* the realisability tests of the first pass, replayed by the later ones */
     size_t rbits_len, rbits_cap, rbits_pos;
+    bool record, replay; /* this pass writes rbits / reads them instead of testing */
     bool probing, probe_hit; /* probing: stop at the first realised layering */
     hf_i_emitter *em;
     const hf_sink *out;
@@ -351,7 +356,9 @@ static span piece(const run *r, uint32_t T, uint32_t s, uint32_t e)
  * embedding inside sub(u) maps to real events (-1: none). A non-free non-leaf x sits on
  * layer(x); a free x on any real node strictly above its child's image; a leaf on any real
  * node. Pattern nodes children first, tree nodes deepest first; row x is filled only down to
- * the depths its parent reads. O(m n). */
+ * the depths its parent reads, and only at the representatives of the subtree classes (two
+ * nodes of one depth with isomorphic subtrees, real events included, get the same values),
+ * which the rows read through crep. O(m n), O(m h) on complete binary trees. */
 static bool realised(run *r, const pat *P)
 {
     const hf_i_tree *t = r->t;
@@ -367,12 +374,12 @@ static bool realised(run *r, const pat *P)
         if (P->free >> x & 1) {
             /* images strictly above the child's: depths < lim */
             lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
-            for (uint32_t i = lim[x] ? r->layer_end[lim[x] - 1] : 0; i-- > 0;) {
-                uint32_t u = r->bfs[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+            for (uint32_t i = lim[x] ? r->rep_end[lim[x] - 1] : 0; i-- > 0;) {
+                uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
                 int v = -1;
                 bool deeper = r->depth[u] + 1 < lim[x];
                 for (uint32_t j = 0; j < cnt; j++) {
-                    uint32_t c = t->child[lo + j];
+                    uint32_t c = r->crep[lo + j];
                     if (deeper && bx[c] > v)
                         v = bx[c];
                     if (r->real[u] && b0[c] > v)
@@ -384,18 +391,19 @@ static bool realised(run *r, const pat *P)
         }
         uint32_t L = P->layer[x];
         const int8_t *b1 = r->best + (size_t)P->child[x][1] * n;
-        for (uint32_t i = r->layer_end[L]; i-- > 0;) {
-            uint32_t u = r->bfs[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        for (uint32_t i = r->rep_end[L]; i-- > 0;) {
+            uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+            const uint32_t *c = r->crep + lo;
             int v = -1;
             if (r->depth[u] < L) {
                 for (uint32_t j = 0; j < cnt; j++)
-                    v = bx[t->child[lo + j]] > v ? bx[t->child[lo + j]] : v;
+                    v = bx[c[j]] > v ? bx[c[j]] : v;
             } else if (P->arity[x] == 2) {
-                if (cnt == 2 && b0[t->child[lo]] >= 0 && b1[t->child[lo + 1]] >= 0)
-                    v = r->real[u] + b0[t->child[lo]] + b1[t->child[lo + 1]];
+                if (cnt == 2 && b0[c[0]] >= 0 && b1[c[1]] >= 0)
+                    v = r->real[u] + b0[c[0]] + b1[c[1]];
             } else if (r->real[u]) {
                 for (uint32_t j = 0; j < cnt; j++)
-                    v = b0[t->child[lo + j]] > v ? b0[t->child[lo + j]] : v;
+                    v = b0[c[j]] > v ? b0[c[j]] : v;
             }
             bx[u] = (int8_t)v;
         }
@@ -565,13 +573,16 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     if (r->mode != HF_PATTERN_ALL) {
         if ((st = work(r, test_cost(r, P))))
             return st;
+        /* the tests' cost is known without running them; only the probes need their answer */
+        if (r->pass == PASS_BOUND && !r->probing)
+            return HF_OK;
         bool yes;
-        if (r->pass == PASS_EMIT) {
+        if (r->replay) {
             yes = r->rbits[r->rbits_pos / 64] >> (r->rbits_pos % 64) & 1;
             r->rbits_pos++;
         } else {
             yes = realised(r, P);
-            if (r->pass == PASS_MEASURE) {
+            if (r->record) {
                 if (hf_i_grow(r->ctx, (void **)&r->rbits, &r->rbits_cap, r->rbits_len / 64 + 1,
                               sizeof *r->rbits))
                     return HF_ENOMEM;
@@ -597,6 +608,8 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     /* the hash set holds up to one key per pattern */
     if (r->guard && r->st.patterns > HF_I_PATTERN_MAX_PATTERNS)
         return HF_ETOOLARGE;
+    if (r->pass == PASS_COUNT)
+        return HF_OK;
     /* the piece of every node: its constraint set and its levels */
     uint32_t T[MAXM];
     span sp[MAXM];
@@ -807,10 +820,83 @@ static hf_status each_shape(run *r, pat *P, uint32_t pos, uint32_t open, uint32_
 /* ---------------------------------------------------------------------------------------- */
 /* Set-up and the method                                                                    */
 
+typedef struct cls_key {
+    uint32_t real, cnt, c0, c1, pos;
+} cls_key;
+
+static int cmp_cls_key(const void *a, const void *b)
+{
+    const cls_key *x = a, *y = b;
+    const uint32_t kx[5] = {x->real, x->cnt, x->c0, x->c1, x->pos},
+                   ky[5] = {y->real, y->cnt, y->c0, y->c1, y->pos};
+    for (int i = 0; i < 5; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+/* Classes of isomorphic subtrees per depth (children in order, real flags kept), deepest level
+ * first, each represented by its first node in breadth-first order: realised() computes one
+ * value per class. Needs depth, bfs, layer_end and real. O(n log n). */
+static hf_status classes(run *r)
+{
+    const hf_i_tree *t = r->t;
+    uint32_t n = r->n, nchild = t->child_off[n], ncls = 0;
+    uint32_t *cls = hf_i_alloc_array(r->ctx, n, sizeof *cls);
+    uint32_t *first = hf_i_alloc_array(r->ctx, n, sizeof *first);
+    cls_key *keys = hf_i_alloc_array(r->ctx, n, sizeof *keys);
+    r->rep = hf_i_alloc_array(r->ctx, n, sizeof *r->rep);
+    r->rep_end = hf_i_alloc_array(r->ctx, (size_t)r->h + 1, sizeof *r->rep_end);
+    r->crep = hf_i_alloc_array(r->ctx, (size_t)nchild + 1, sizeof *r->crep);
+    if (!cls || !first || !keys || !r->rep || !r->rep_end || !r->crep) {
+        hf_i_free(r->ctx, cls);
+        hf_i_free(r->ctx, first);
+        hf_i_free(r->ctx, keys);
+        return HF_ENOMEM;
+    }
+    for (uint32_t D = r->h + 1; D-- > 0;) {
+        uint32_t lo = D ? r->layer_end[D - 1] : 0, hi = r->layer_end[D];
+        for (uint32_t i = lo; i < hi; i++) {
+            uint32_t u = r->bfs[i], co = t->child_off[u], cnt = t->child_off[u + 1] - co;
+            cls_key k = {r->real[u], cnt, 0, 0, i};
+            if (cnt > 2) /* not binarized: a class of its own */
+                k.c0 = k.c1 = UINT32_MAX;
+            else {
+                if (cnt > 0)
+                    k.c0 = cls[t->child[co]];
+                if (cnt > 1)
+                    k.c1 = cls[t->child[co + 1]];
+            }
+            keys[i - lo] = k;
+        }
+        qsort(keys, hi - lo, sizeof *keys, cmp_cls_key);
+        for (uint32_t j = 0; j < hi - lo; j++) {
+            const cls_key *a = &keys[j], *b = j ? &keys[j - 1] : NULL;
+            if (!b || a->real != b->real || a->cnt != b->cnt || a->c0 != b->c0 ||
+                a->c1 != b->c1 || a->cnt > 2)
+                first[ncls++] = a->pos;
+            cls[r->bfs[a->pos]] = ncls - 1;
+        }
+    }
+    uint32_t nrep = 0;
+    for (uint32_t D = 0, i = 0; D <= r->h; D++) {
+        for (; i < r->layer_end[D]; i++)
+            if (first[cls[r->bfs[i]]] == i)
+                r->rep[nrep++] = r->bfs[i];
+        r->rep_end[D] = nrep;
+    }
+    for (uint32_t j = 0; j < nchild; j++)
+        r->crep[j] = r->bfs[first[cls[t->child[j]]]];
+    hf_i_free(r->ctx, cls);
+    hf_i_free(r->ctx, first);
+    hf_i_free(r->ctx, keys);
+    return HF_OK;
+}
+
 static void run_free(run *r)
 {
     hf_ctx *ctx = r->ctx;
-    void *bufs[] = {r->depth,   r->bfs, r->fc,      r->layer_end, r->real,      r->hasreal,
+    void *bufs[] = {r->rep, r->rep_end, r->crep, r->depth,   r->bfs, r->fc,      r->layer_end, r->real,      r->hasreal,
                     r->best,    r->row, r->sbuf,    r->pc,        r->next_fork, r->ph,
                     r->pw,      r->tn,  r->fpool,   r->lp,        r->tkey,      r->tval,
                     r->scratch, r->sig, r->sigmask, r->table,     r->rbits};
@@ -883,6 +969,8 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
                 r->hasreal[u] = 0;
     }
     r->nreal = nreal;
+    if (classes(r))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     r->dd = opt->d < nreal ? opt->d : nreal;
     if (r->dd == 0)
         r->dd = 1;
@@ -927,6 +1015,7 @@ static hf_status one_pass(run *r, int pass)
 {
     pat P;
     r->pass = pass;
+    r->rbits_pos = 0;
     r->st = (hf_i_pattern_stats){0};
     return each_shape(r, &P, 0, 1, 0, 0);
 }
@@ -942,14 +1031,32 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
     r.guard = !(flags & HF_I_PATTERN_NO_GUARD);
     hf_status st = run_init(&r, p, opt, err);
     if (!st) {
-        if (flags & HF_I_PATTERN_UNREDUCED)
+        if (flags & HF_I_PATTERN_UNREDUCED) {
             st = one_pass(&r, PASS_UNREDUCED);
-        else if (!sink)
-            st = one_pass(&r, PASS_PREDICT);
-        else if (!(st = one_pass(&r, PASS_MEASURE))) {
-            /* the same walk again: no refusal once emitting */
-            r.guard = false;
-            st = one_pass(&r, PASS_EMIT);
+        } else {
+            /* With the guard, cheap walks first, each charging part of the full walk's work
+             * and refusing when that part passes a limit: the bound (the sigmas, the tests'
+             * cost, only the probes tested), then the count (the tests, recorded for the later
+             * passes, and the patterns; no constraint set, no hash). */
+            if (r.guard && r.mode != HF_PATTERN_ALL)
+                st = one_pass(&r, PASS_BOUND);
+            if (r.guard && !st) {
+                r.record = true;
+                st = one_pass(&r, PASS_COUNT);
+                r.record = false;
+                r.replay = true;
+            } else {
+                r.record = sink != NULL;
+            }
+            if (!st && !sink)
+                st = one_pass(&r, PASS_PREDICT);
+            else if (!st && !(st = one_pass(&r, PASS_MEASURE))) {
+                /* the same walk again: no refusal once emitting */
+                r.guard = false;
+                r.record = false;
+                r.replay = true;
+                st = one_pass(&r, PASS_EMIT);
+            }
         }
         if (st == HF_ETOOLARGE)
             hf_i_fail(err, st, 0, 0,

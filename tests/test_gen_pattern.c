@@ -604,6 +604,62 @@ Test(gen_pattern, work_guard_refuses_before_emitting)
     hf_poset_free(p);
 }
 
+/* Orders far past the limits (the examples of the work guard's issue: T_6 with d = 6 and all
+ * patterns, T_12 with d = 5 and realised patterns) are refused by the first, counting walk: no
+ * schedule hashed, the count over the limit by at most one group of sigmas, the work within
+ * it; the message names the limits and the other methods. */
+Test(gen_pattern, over_limit_refused_by_the_counting_walk)
+{
+    const struct {
+        uint32_t h;
+        unsigned d;
+        hf_pattern_mode mode;
+    } cases[] = {{6, 6, HF_PATTERN_ALL}, {11, 5, HF_PATTERN_ALL}, {12, 5, HF_PATTERN_REALISED}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        hf_poset *p = tu_complete_binary(cases[i].h);
+        hf_gen_options opt;
+        options(&opt, cases[i].d, NULL, 0, cases[i].mode);
+        hf_error err;
+        hf_i_pattern_stats s;
+        cr_assert_eq(hf_i_pattern_run(p, &opt, 0, NULL, &s, &err), HF_ETOOLARGE);
+        cr_assert(strstr(err.text, "method pattern: more than 3000000000 steps of work or "
+                                   "8388608 patterns") != NULL,
+                  "%s", err.text);
+        cr_assert(strstr(err.text, "use simple or doubletree") != NULL, "%s", err.text);
+        cr_assert_eq(s.distinct, 0, "refused before any schedule was hashed");
+        cr_assert_gt(s.patterns, HF_I_PATTERN_MAX_PATTERNS);
+        cr_assert_leq(s.patterns, HF_I_PATTERN_MAX_PATTERNS + (1u << 16));
+        cr_assert_leq(s.work, HF_I_PATTERN_MAX_WORK);
+        mpz_t size;
+        mpz_init(size);
+        cr_assert_eq(PAT.predict(p, &opt, size, &err), HF_ETOOLARGE);
+        mpz_clear(size);
+        size_t emitted = 0;
+        cr_assert_eq(PAT.generate(p, &opt, (hf_sink){count_put, &emitted}, &err), HF_ETOOLARGE);
+        cr_assert_eq(emitted, 0);
+        cr_assert(strstr(err.text, "more than") != NULL, "%s", err.text);
+        hf_poset_free(p);
+    }
+}
+
+/* The counting walk changes nothing once it accepts: with and without the guard (which skips
+ * it) the walk counts the same patterns, work and schedules. */
+Test(gen_pattern, within_limits_still_accepted)
+{
+    hf_poset *p = tu_complete_binary(6);
+    hf_gen_options opt;
+    options(&opt, 5, NULL, 0, HF_PATTERN_REALISED);
+    hf_i_pattern_stats a, b;
+    cr_assert_eq(hf_i_pattern_run(p, &opt, 0, NULL, &a, NULL), HF_OK);
+    cr_assert_eq(hf_i_pattern_run(p, &opt, HF_I_PATTERN_NO_GUARD, NULL, &b, NULL), HF_OK);
+    cr_assert_eq(a.distinct, b.distinct);
+    cr_assert_eq(a.patterns, b.patterns);
+    cr_assert_eq(a.work, b.work);
+    cr_assert_gt(a.patterns, a.distinct);
+    cr_assert_leq(a.patterns, HF_I_PATTERN_MAX_PATTERNS);
+    hf_poset_free(p);
+}
+
 static hf_status failing_put(void *user, const uint32_t *s, uint32_t n)
 {
     (void)s;
