@@ -391,6 +391,9 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
     /* fsize: |F_{d-2}| (trees only); quick: the last level may try its first schedule alone */
     size_t fsize = 0;
     bool quick = v->tree && last == 1;
+    /* forests: F_last is kept from one c to the next (held: the c it was built for) */
+    const bool path = v->tree && !v->p->dual;
+    uint32_t held = HF_NO_EVENT;
     uint64_t acc = 0;
     uint32_t step = v->n / 100 ? v->n / 100 : 1;
     unsigned lvl = 1;
@@ -424,7 +427,20 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
                 continue;
         }
         hf_word *Fcur = v->F + lvl * W;
-        memcpy(Fcur, Fprev, W * sizeof *Fcur);
+        if (lvl == last && path) {
+            /* F_last = F_{last-1} plus the root path of c: from that of the previous c, drop
+             * the events above it up to a common ancestor (or F_{last-1}), then add those of
+             * c's path; cost the tree distance instead of O(n/64 + depth) */
+            if (held == HF_NO_EVENT)
+                memcpy(Fcur, Fprev, W * sizeof *Fcur);
+            for (uint32_t u = held; u != HF_NO_EVENT && !hf_i_bit_test(Fprev, u) &&
+                                    !(v->p->tin[u] <= v->p->tin[c] && v->p->tin[c] <= v->p->tout[u]);
+                 u = v->p->parent[u])
+                hf_i_bit_clear(Fcur, u);
+            held = c;
+        } else {
+            memcpy(Fcur, Fprev, W * sizeof *Fcur);
+        }
         hf_i_or_down_set(v->p, c, Fcur);
         hf_i_bit_set(Fcur, c);
         if (lvl < last) {
@@ -438,6 +454,8 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
                     Scur[s] = Sprev[s] & (pp[s] < pc[s]);
                 S[lvl] = Scur;
             }
+            if (lvl + 1 == last)
+                held = HF_NO_EVENT;
             if (lvl + 1 == last && v->tree) {
                 fsize = 0;
                 for (size_t w = 0; w < W; w++)
