@@ -29,14 +29,27 @@
  * Repeated schedules are dropped first: a copy never hits anything new, yet the sorted lists
  * would put all copies of a schedule side by side and consult each.
  *
+ * Deep trees (forests and in-forests). Every schedule of S_{d-1} places F_{d-1} but a_{d-1}
+ * before a_{d-1}, so the first one consulted hits every continuation iff a_{d-1} sits at
+ * position |F_{d-1}| - 1 there. On a tree |F_{d-1}| is known in O(1) without building F_{d-1}:
+ * |F_{d-2}| plus the part of the root path (forest) or subtree (in-forest) of a_{d-1} outside
+ * F_{d-2}, read from depths and subtree sizes and, for d >= 3, a table built once per
+ * (d-2)-prefix in O(n) (not when fewer than n/16 continuations are left). Families made for trees mostly place an event right after its
+ * down-set in some schedule (a chain's only schedule always does), so most prefixes cost O(1)
+ * instead of O(n/64 + depth). When the test fails, F_{d-1} is built as usual, except that on a
+ * forest it is carried from the previous a_{d-1}: the root path changes along the tree
+ * distance between the two.
+ *
  * Cost. Setup: the schedule checks O(m * (n + e)), dropping copies O(m * n + m log m),
  * positions and the per-event sorted lists O(m * n), checkpoints O(m * (n/B) * n/64). Enumeration, for each admissible prefix:
+ * O(1) when a tree's first schedule settles it (above; O(m) at most to find that schedule
+ * for d >= 3), else
  * O(n/64 + down-set work) for F, O(m) per intermediate level for S (none for d <= 3), then
  * O(1) per schedule examined in the sorted list and O(n/64 + B) per schedule of S_{d-1}
  * consulted before saturation (all of them when the prefix has an uncovered continuation, which
  * is what the count pays and what hf_verify pays once). Memory: 3 * m * n 32-bit ids (positions
  * (d >= 3 only) and the sorted lists), m * (n/B) * n/64 checkpoint words, d * n/64 words and d * m bytes for
- * the levels.
+ * the levels, n + 1 ids for the table of trees (d >= 3).
  * B is the smallest power of two >= n/64, at most 64 (so the single clears never cost more than
  * the word operations; smaller blocks measured faster for n < 4096), unless the checkpoints would
  * exceed CHECKPOINT_BUDGET words; then B doubles until they fit, trading memory for the
@@ -433,8 +446,9 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
              * c's path; cost the tree distance instead of O(n/64 + depth) */
             if (held == HF_NO_EVENT)
                 memcpy(Fcur, Fprev, W * sizeof *Fcur);
+            const uint32_t *tin = v->p->tin, *tout = v->p->tout;
             for (uint32_t u = held; u != HF_NO_EVENT && !hf_i_bit_test(Fprev, u) &&
-                                    !(v->p->tin[u] <= v->p->tin[c] && v->p->tin[c] <= v->p->tout[u]);
+                                    !(tin[u] <= tin[c] && tin[c] <= tout[u]);
                  u = v->p->parent[u])
                 hf_i_bit_clear(Fcur, u);
             held = c;
