@@ -29,14 +29,27 @@
  * Repeated schedules are dropped first: a copy never hits anything new, yet the sorted lists
  * would put all copies of a schedule side by side and consult each.
  *
+ * Deep trees (forests and in-forests). Every schedule of S_{d-1} places F_{d-1} but a_{d-1}
+ * before a_{d-1}, so the first one consulted hits every continuation iff a_{d-1} sits at
+ * position |F_{d-1}| - 1 there. On a tree |F_{d-1}| is known in O(1) without building F_{d-1}:
+ * |F_{d-2}| plus the part of the root path (forest) or subtree (in-forest) of a_{d-1} outside
+ * F_{d-2}, read from depths and subtree sizes and, for d >= 3, a table built once per
+ * (d-2)-prefix in O(n) (not when fewer than n/16 continuations are left). Families made for trees mostly place an event right after its
+ * down-set in some schedule (a chain's only schedule always does), so most prefixes cost O(1)
+ * instead of O(n/64 + depth). When the test fails, F_{d-1} is built as usual, except that on a
+ * forest it is carried from the previous a_{d-1}: the root path changes along the tree
+ * distance between the two.
+ *
  * Cost. Setup: the schedule checks O(m * (n + e)), dropping copies O(m * n + m log m),
  * positions and the per-event sorted lists O(m * n), checkpoints O(m * (n/B) * n/64). Enumeration, for each admissible prefix:
+ * O(1) when a tree's first schedule settles it (above; O(m) at most to find that schedule
+ * for d >= 3), else
  * O(n/64 + down-set work) for F, O(m) per intermediate level for S (none for d <= 3), then
  * O(1) per schedule examined in the sorted list and O(n/64 + B) per schedule of S_{d-1}
  * consulted before saturation (all of them when the prefix has an uncovered continuation, which
  * is what the count pays and what hf_verify pays once). Memory: 3 * m * n 32-bit ids (positions
  * (d >= 3 only) and the sorted lists), m * (n/B) * n/64 checkpoint words, d * n/64 words and d * m bytes for
- * the levels.
+ * the levels, n + 1 ids for the table of trees (d >= 3).
  * B is the smallest power of two >= n/64, at most 64 (so the single clears never cost more than
  * the word operations; smaller blocks measured faster for n < 4096), unless the checkpoints would
  * exceed CHECKPOINT_BUDGET words; then B doubles until they fit, trading memory for the
@@ -67,6 +80,13 @@ struct ver {
     hf_word *F;   /* d levels of W words; level 0 is empty */
     uint8_t *S;   /* d levels of m flags (S_i[s]: s keeps a1..ai in order); level 0: all 1 */
     hf_word *rem; /* W */
+    /* Forest or in-forest views (no closure): the size of F_{d-1} is then known without
+     * building it, which lets a prefix be settled by its first schedule (see enumerate). */
+    bool tree;
+    /* d >= 3 on a tree: per (d-2)-prefix, for a forest, aux[x] = the number of ancestors of x
+     * (x included) in F_{d-2}; for an in-forest, aux[t] = the members of F_{d-2} among the
+     * first t events of the DFS order (n + 1 entries) */
+    uint32_t *aux;
 };
 
 static void ver_free(struct ver *v)
@@ -80,6 +100,7 @@ static void ver_free(struct ver *v)
     hf_i_free(v->ctx, v->F);
     hf_i_free(v->ctx, v->S);
     hf_i_free(v->ctx, v->rem);
+    hf_i_free(v->ctx, v->aux);
 }
 
 /* Number of checkpoint words for block size B, or SIZE_MAX when it does not fit in size_t. */
@@ -244,6 +265,10 @@ static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
     v->F = hf_i_calloc(ctx, (size_t)v->d * W, sizeof *v->F);
     v->S = hf_i_alloc_array(ctx, v->d, m);
     v->rem = hf_i_calloc(ctx, W, sizeof *v->rem);
+    v->tree = v->p->tin && !v->p->closure && (v->p->dual || v->p->parent);
+    if (v->tree && v->d >= 3 &&
+        !(v->aux = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *v->aux)))
+        goto nomem;
     uint32_t *fill = hf_i_calloc(ctx, n, sizeof *fill);
     if (!v->by_pos || !v->by_pos_at || !v->ck || !v->F || !v->S || !v->rem || !fill) {
         hf_i_free(ctx, fill);
@@ -321,6 +346,37 @@ static bool cut_after(const struct ver *v, size_t s, uint32_t p, size_t *lo, siz
     return true;
 }
 
+/* v->aux for the down-closed set F = F_{d-2} of a tree. O(n). */
+static void tree_aux(struct ver *v, const hf_word *F)
+{
+    const hf_poset *p = v->p;
+    uint32_t *aux = v->aux;
+    if (p->dual) {
+        aux[0] = 0;
+        for (uint32_t t = 0; t < v->n; t++)
+            aux[t + 1] = aux[t] + hf_i_bit_test(F, p->dfs_order[t]);
+        return;
+    }
+    /* parents come first in the DFS order; F holds whole root paths, so the count of a node
+     * outside F is that of its deepest ancestor inside */
+    for (uint32_t t = 0; t < v->n; t++) {
+        uint32_t x = p->dfs_order[t], up = p->parent[x];
+        aux[x] = hf_i_bit_test(F, x) ? p->depth[x] + 1 : up == HF_NO_EVENT ? 0 : aux[up];
+    }
+}
+
+/* On a tree, the events that c and its down-set add to F_{d-2} (c not in it): the part of the
+ * root path (forest) or of the subtree (in-forest) of c outside F_{d-2}. O(1); aux is read only
+ * when F_{d-2} is not empty (d >= 3). */
+static uint32_t tree_added(const struct ver *v, uint32_t c)
+{
+    const hf_poset *p = v->p;
+    if (p->dual)
+        return p->subtree[c] -
+               (v->d >= 3 ? v->aux[p->tout[c] + 1] - v->aux[p->tin[c]] : 0);
+    return p->depth[c] + 1 - (v->d >= 3 ? v->aux[c] : 0);
+}
+
 static void mpz_add_u64(mpz_t z, uint64_t x)
 {
 #if ULONG_MAX >= UINT64_MAX
@@ -345,6 +401,12 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
     uint32_t a[HF_MAX_D], cursor[HF_MAX_D];
     const uint8_t *S[HF_MAX_D];
     S[0] = v->S;
+    /* fsize: |F_{d-2}| (trees only); quick: the last level may try its first schedule alone */
+    size_t fsize = 0;
+    bool quick = v->tree && last == 1;
+    /* forests: F_last is kept from one c to the next (held: the c it was built for) */
+    const bool path = v->tree && !v->p->dual;
+    uint32_t held = HF_NO_EVENT;
     uint64_t acc = 0;
     uint32_t step = v->n / 100 ? v->n / 100 : 1;
     unsigned lvl = 1;
@@ -362,8 +424,37 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
         if (lvl == 1 && c % step == 0)
             hf_i_log(v->ctx, HF_LOG_PROGRESS, "verify d=%u: first event %" PRIu32 " of %" PRIu32,
                      v->d, c, v->n);
+        const uint32_t *order = v->by_pos + (size_t)c * m, *at = v->by_pos_at + (size_t)c * m;
+        const uint32_t *pp = lvl > 1 ? v->pos + (size_t)a[lvl - 1] * m : NULL;
+        const uint8_t *Sprev = S[lvl - 1];
+        if (lvl == last && quick) {
+            /* Every schedule of S_last places F_last but c before c, so the first one in the
+             * order of c's position (ties with the general loop below) hits every
+             * continuation exactly when c comes right after F_last - c there: the usual case
+             * on deep trees, settled in O(1) instead of O(n/64 + depth). */
+            size_t i = 0;
+            if (pp)
+                while (i < m && !(Sprev[order[i]] && pp[order[i]] < at[i]))
+                    i++;
+            if (i < m && (size_t)at[i] + 1 == fsize + tree_added(v, c))
+                continue;
+        }
         hf_word *Fcur = v->F + lvl * W;
-        memcpy(Fcur, Fprev, W * sizeof *Fcur);
+        if (lvl == last && path) {
+            /* F_last = F_{last-1} plus the root path of c: from that of the previous c, drop
+             * the events above it up to a common ancestor (or F_{last-1}), then add those of
+             * c's path; cost the tree distance instead of O(n/64 + depth) */
+            if (held == HF_NO_EVENT)
+                memcpy(Fcur, Fprev, W * sizeof *Fcur);
+            const uint32_t *tin = v->p->tin, *tout = v->p->tout;
+            for (uint32_t u = held; u != HF_NO_EVENT && !hf_i_bit_test(Fprev, u) &&
+                                    !(tin[u] <= tin[c] && tin[c] <= tout[u]);
+                 u = v->p->parent[u])
+                hf_i_bit_clear(Fcur, u);
+            held = c;
+        } else {
+            memcpy(Fcur, Fprev, W * sizeof *Fcur);
+        }
         hf_i_or_down_set(v->p, c, Fcur);
         hf_i_bit_set(Fcur, c);
         if (lvl < last) {
@@ -371,13 +462,22 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
             if (lvl == 1) {
                 S[1] = S[0];
             } else {
-                const uint32_t *pp = v->pos + (size_t)a[lvl - 1] * m;
                 const uint32_t *pc = v->pos + (size_t)c * m;
-                const uint8_t *Sprev = S[lvl - 1];
                 uint8_t *Scur = v->S + lvl * m;
                 for (size_t s = 0; s < m; s++)
                     Scur[s] = Sprev[s] & (pp[s] < pc[s]);
                 S[lvl] = Scur;
+            }
+            if (lvl + 1 == last)
+                held = HF_NO_EVENT;
+            if (lvl + 1 == last && v->tree) {
+                fsize = 0;
+                for (size_t w = 0; w < W; w++)
+                    fsize += hf_i_popcount(Fcur[w]);
+                /* the O(n) table pays off unless few continuations are left */
+                quick = (v->n - fsize) * (size_t)16 >= v->n;
+                if (quick)
+                    tree_aux(v, Fcur);
             }
             lvl++;
             cursor[lvl] = 0;
@@ -396,9 +496,6 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
         if (lo == SIZE_MAX)
             continue;
         bool open = true;
-        const uint32_t *order = v->by_pos + (size_t)c * m, *at = v->by_pos_at + (size_t)c * m;
-        const uint32_t *pp = lvl > 1 ? v->pos + (size_t)a[lvl - 1] * m : NULL;
-        const uint8_t *Sprev = S[lvl - 1];
         /* 64 schedules at a time: the membership tests (in S_{last-1}, a_{last-1} before c)
          * without branches, then the cuts; most prefixes stop within the first chunks */
         for (size_t base = 0; base < m && open; base += HF_WORD_BITS) {

@@ -1,4 +1,4 @@
-/* Benchmark of hf_verify and hf_verify_count_uncovered: large trees (d=2), random orders (d=3),
+/* Benchmark of hf_verify and hf_verify_count_uncovered: large and deep trees, random orders (d=3),
  * and the tuple-by-tuple check on the sizes it can do, timed in the same run. Prints a table. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -401,6 +401,53 @@ int main(void)
         hf_family_free(f);
         free(s);
         hf_poset_free(p);
+    }
+
+    /* deep forests: a chain of 200,000 events (d = 2) and of 20,000 (d = 3) with its one
+     * schedule, and a caterpillar of 100,000 events (a spine, one leaf below each spine node)
+     * with its two DFS preorders; most prefixes are settled by their first schedule */
+    {
+        const uint32_t sizes[] = {200000, 20000};
+        for (unsigned k = 0; k < 2; k++) {
+            uint32_t n = sizes[k];
+            uint32_t *pairs = malloc(2 * (size_t)n * sizeof *pairs), *s = malloc(n * sizeof *s);
+            for (uint32_t i = 0; i + 1 < n; i++) {
+                pairs[2 * i] = i;
+                pairs[2 * i + 1] = i + 1;
+            }
+            hf_poset *p = build(n, pairs, n - 1);
+            for (uint32_t i = 0; i < n; i++)
+                s[i] = i;
+            hf_family *f = new_family(n);
+            append(f, s);
+            timing t = time_library(p, f, 2 + k);
+            row(k == 0 ? "chain, its schedule" : "chain, its schedule (d=3)", p, f, 2 + k, &t,
+                -1, -1);
+            hf_family_free(f);
+            hf_poset_free(p);
+            free(pairs);
+            free(s);
+        }
+        const uint32_t n = 100000;
+        uint32_t *pairs = malloc(2 * (size_t)n * sizeof *pairs);
+        uint32_t *s = malloc(2 * (size_t)n * sizeof *s);
+        size_t e = 0;
+        for (uint32_t i = 1; i < n; i++) {
+            pairs[2 * e] = i % 2 ? i - 1 : i - 2; /* spine at even ids, leaves at odd ones */
+            pairs[2 * e++ + 1] = i;
+        }
+        hf_poset *p = build(n, pairs, e);
+        preorder(p, 0, s);
+        preorder(p, 1, s + n);
+        hf_family *f = new_family(n);
+        append(f, s);
+        append(f, s + n);
+        timing t = time_library(p, f, 2);
+        row("caterpillar, lambda + rho", p, f, 2, &t, -1, -1);
+        hf_family_free(f);
+        hf_poset_free(p);
+        free(pairs);
+        free(s);
     }
 
     /* d = 3, random order of 2,000 events with random linear extensions */
