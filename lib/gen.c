@@ -116,7 +116,7 @@ static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
     /* dfs is optimal there: one schedule for d = 1, two (one for a chain) for forests, d = 2 */
     if (d == 1 || (d == 2 && forest))
         return false;
-    uint32_t limit = d <= 2 ? 2000 : d == 3 ? (forest ? 32 : 300) : (forest ? 12 : 60);
+    uint32_t limit = d <= 2 ? 2000 : d == 3 ? (forest ? 32 : 200) : (forest ? 12 : 40);
     return p->n <= limit;
 }
 
