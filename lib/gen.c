@@ -104,19 +104,19 @@ static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options 
     return o;
 }
 
-/* Largest orders on which auto runs a method whose size is known only by running it (greedy;
- * pattern from d = 4 on): beyond these, such a method is left to an explicit --method, so that
- * auto stays quick. On forests, where explicit constructions exist, greedy is weighed only on
- * small orders, where it can beat them (antichains, wide shallow trees). */
+/* Largest orders on which auto runs a method whose size is known only by running it (greedy):
+ * beyond these, such a method is left to an explicit --method, so that auto stays quick. On
+ * forests and in-forests auto keeps to the tree methods: greedy can beat them on small ones
+ * (antichains, wide shallow trees), but its local search spends a fixed budget even on tiny
+ * orders (docs/ROADMAP.md). */
 static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
 {
     if (m->id != HF_METHOD_GREEDY)
         return true;
-    bool forest = p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST);
-    /* dfs is optimal there: one schedule for d = 1, two (one for a chain) for forests, d = 2 */
-    if (d == 1 || (d == 2 && forest))
+    /* dfs is optimal for d = 1 (one schedule) */
+    if (d == 1 || (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)))
         return false;
-    uint32_t limit = d <= 2 ? 2000 : d == 3 ? (forest ? 32 : 200) : (forest ? 12 : 40);
+    uint32_t limit = d == 2 ? 2000 : d == 3 ? 200 : 40;
     return p->n <= limit;
 }
 
