@@ -349,6 +349,26 @@ static uint32_t *read_focus(const hf_poset *p, const char *path, size_t *count)
     return ids;
 }
 
+/* The focus set of a command: the events of --focus FILE (stored in *owned, which the caller
+ * frees), else the nodes marked focus=true, else none (*focus NULL, *count 0). */
+static void choose_focus(const hf_poset *p, const char *path, uint32_t **owned,
+                         const uint32_t **focus, size_t *count)
+{
+    *owned = NULL;
+    *focus = NULL;
+    *count = 0;
+    if (path) {
+        *focus = *owned = read_focus(p, path, count);
+        return;
+    }
+    uint32_t fc;
+    const uint32_t *marked = hf_poset_focus(p, &fc);
+    if (fc) {
+        *focus = marked;
+        *count = fc;
+    }
+}
+
 static unsigned parse_d(const char *s)
 {
     char *end;
@@ -559,19 +579,7 @@ static int cmd_gen(int argc, char **argv)
     const char *poset_path = argv[optind];
     hf_poset *p = read_poset(poset_path);
     uint32_t *focus = NULL;
-    size_t focus_count = 0;
-    if (focus_path) {
-        focus = read_focus(p, focus_path, &focus_count);
-        opt.focus = focus;
-        opt.focus_count = focus_count;
-    } else {
-        uint32_t fc;
-        const uint32_t *marked = hf_poset_focus(p, &fc);
-        if (fc) {
-            opt.focus = marked;
-            opt.focus_count = fc;
-        }
-    }
+    choose_focus(p, focus_path, &focus, &opt.focus, &opt.focus_count);
     opt.d = d;
     if (opt.focus_prefix && !opt.focus)
         die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
@@ -700,20 +708,8 @@ static int cmd_verify(int argc, char **argv)
         }
         d = header.d;
     }
-    size_t focus_count = 0;
     hf_verify_options vopt = {.d = d, .focus = NULL, .focus_count = 0};
-    if (focus_path) {
-        focus = read_focus(p, focus_path, &focus_count);
-        vopt.focus = focus;
-        vopt.focus_count = focus_count;
-    } else {
-        uint32_t fc;
-        const uint32_t *marked = hf_poset_focus(p, &fc);
-        if (fc) {
-            vopt.focus = marked;
-            vopt.focus_count = fc;
-        }
-    }
+    choose_focus(p, focus_path, &focus, &vopt.focus, &vopt.focus_count);
     hf_verify_result res;
     st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
     if (st) {
@@ -925,19 +921,7 @@ static int cmd_minimize(int argc, char **argv)
         d = in_header.d;
     }
     uint32_t *focus = NULL;
-    size_t focus_count = 0;
-    if (focus_path) {
-        focus = read_focus(p, focus_path, &focus_count);
-        mo.focus = focus;
-        mo.focus_count = focus_count;
-    } else {
-        uint32_t fc;
-        const uint32_t *marked = hf_poset_focus(p, &fc);
-        if (fc) {
-            mo.focus = marked;
-            mo.focus_count = fc;
-        }
-    }
+    choose_focus(p, focus_path, &focus, &mo.focus, &mo.focus_count);
     mo.d = d;
     hf_minimize_result res;
     st = hf_family_minimize(p, f, &mo, &res, &err);
