@@ -389,7 +389,7 @@ static const char gen_usage[] =
     "\n"
     "  -d, --d D            tuple size, 1..8 (required)\n"
     "  -m, --method M       auto (default: the smallest family that applies), dfs, simple,\n"
-    "                       doubletree, pattern, random, greedy, chains\n"
+    "                       doubletree, pattern, random, greedy, chains, scramble\n"
     "  -s, --seed S         seed of randomised methods (default 0)\n"
     "      --count M        method random: exactly M schedules (hitting or not)\n"
     "      --until-covered  method random: stop at the first d-hitting prefix (default)\n"
@@ -1073,7 +1073,7 @@ static int cmd_stats(int argc, char **argv)
                    bound);
         free(tuples);
         free(bound);
-        for (int m = HF_METHOD_DFS; m <= HF_METHOD_CHAINS; m++) {
+        for (int m = HF_METHOD_DFS; m <= HF_METHOD_SCRAMBLE; m++) {
             hf_gen_options opt;
             hf_gen_options_init(&opt);
             opt.d = d;

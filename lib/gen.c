@@ -6,14 +6,15 @@
 #include "hitfam/count.h"
 
 static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubletree",
-                                           "pattern", "random", "greedy", "chains"};
+                                           "pattern", "random", "greedy", "chains",
+                                           "scramble"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
 static const hf_i_method *const implemented[] = {
     &hf_i_method_dfs,     &hf_i_method_doubletree, &hf_i_method_simple,
-    &hf_i_method_pattern, &hf_i_method_greedy,     &hf_i_method_chains,
-    &hf_i_method_random};
+    &hf_i_method_pattern, &hf_i_method_scramble,   &hf_i_method_greedy,
+    &hf_i_method_chains,  &hf_i_method_random};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
 const char *hf_method_name(hf_method m)

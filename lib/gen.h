@@ -28,5 +28,6 @@ extern const hf_i_method hf_i_method_pattern;
 extern const hf_i_method hf_i_method_random;
 extern const hf_i_method hf_i_method_greedy;
 extern const hf_i_method hf_i_method_chains;
+extern const hf_i_method hf_i_method_scramble;
 
 #endif

@@ -5,11 +5,12 @@
 
 #include "forest.h"
 #include "gen_pattern.h"
+#include "mod61.h"
 
 /* Pattern nodes: at most d - 1 non-leaf nodes, so at most 2d - 1 nodes. */
 #define MAXM (2 * HF_MAX_D - 1)
-/* The hash works modulo this prime (2^61 - 1) with two bases. */
-#define MODP ((UINT64_C(1) << 61) - 1)
+/* The hash works modulo 2^61 - 1 (lib/mod61.h) with two bases. */
+#define MODP HF_I_MODP
 /* Shapes with more linear extensions than this are first probed for a realised layering. */
 #define PROBE_LINEXT 256
 /* Most sigmas kept for one shape (bytes: sigmas times pattern nodes). */
@@ -104,38 +105,6 @@ typedef struct run {
     hf_i_pattern_stats st;
 } run;
 
-/* ---------------------------------------------------------------------------------------- */
-/* Arithmetic modulo 2^61 - 1                                                               */
-
-static uint64_t mulmod(uint64_t a, uint64_t b)
-{
-    uint64_t al = a & 0xffffffffu, ah = a >> 32, bl = b & 0xffffffffu, bh = b >> 32;
-    uint64_t lo = al * bl, mid = ah * bl + al * bh, hi = ah * bh;
-    /* 2^64 = 8 and 2^61 = 1 modulo p */
-    uint64_t s = (hi << 3) + (mid >> 29) + ((mid & ((UINT64_C(1) << 29) - 1)) << 32) + (lo & MODP) +
-                 (lo >> 61);
-    s = (s & MODP) + (s >> 61);
-    s = (s & MODP) + (s >> 61);
-    return s >= MODP ? s - MODP : s;
-}
-
-static uint64_t addmod(uint64_t a, uint64_t b)
-{
-    uint64_t s = a + b;
-    return s >= MODP ? s - MODP : s;
-}
-
-static uint64_t submod(uint64_t a, uint64_t b) { return a >= b ? a - b : a + MODP - b; }
-
-static uint64_t powmod(uint64_t a, uint64_t e)
-{
-    uint64_t r = 1;
-    for (; e; e >>= 1, a = mulmod(a, a))
-        if (e & 1)
-            r = mulmod(r, a);
-    return r;
-}
-
 static uint64_t fmix(uint64_t x)
 {
     x ^= x >> 33;
@@ -154,7 +123,7 @@ static span cat(const run *r, span a, span b)
 {
     span s = {a.c + b.c, {0, 0}};
     for (int i = 0; i < 2; i++)
-        s.h[i] = addmod(a.h[i], mulmod(b.h[i], r->pw[i * (r->nreal + 1) + a.c]));
+        s.h[i] = hf_i_addmod(a.h[i], hf_i_mulmod(b.h[i], r->pw[i * (r->nreal + 1) + a.c]));
     return s;
 }
 
@@ -163,7 +132,7 @@ static span tail(const run *r, uint64_t clo, const uint64_t *hlo, uint64_t chi, 
 {
     span s = {chi - clo, {0, 0}};
     for (int i = 0; i < 2; i++)
-        s.h[i] = mulmod(submod(hhi[i], hlo[i]), r->ipw[i * (r->nreal + 1) + clo]);
+        s.h[i] = hf_i_mulmod(hf_i_submod(hhi[i], hlo[i]), r->ipw[i * (r->nreal + 1) + clo]);
     return s;
 }
 
@@ -981,11 +950,11 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     r->ipw = r->pw + 2 * ((size_t)nreal + 1);
     for (int i = 0; i < 2; i++) {
         uint64_t *pw = r->pw + i * ((size_t)nreal + 1), *ipw = r->ipw + i * ((size_t)nreal + 1);
-        uint64_t inv = powmod(BASE[i], MODP - 2);
+        uint64_t inv = hf_i_powmod(BASE[i], MODP - 2);
         pw[0] = ipw[0] = 1;
         for (uint32_t j = 1; j <= nreal; j++) {
-            pw[j] = mulmod(pw[j - 1], BASE[i]);
-            ipw[j] = mulmod(ipw[j - 1], inv);
+            pw[j] = hf_i_mulmod(pw[j - 1], BASE[i]);
+            ipw[j] = hf_i_mulmod(ipw[j - 1], inv);
         }
     }
     r->pc[0] = 0;
@@ -995,8 +964,8 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
         r->pc[i + 1] = r->pc[i] + r->real[u];
         for (int k = 0; k < 2; k++) {
             uint64_t g = r->real[u] ? fmix((uint64_t)u * 2 + (uint64_t)k + 1) % MODP : 0;
-            r->ph[k * ((size_t)n + 1) + i + 1] = addmod(
-                r->ph[k * ((size_t)n + 1) + i], mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
+            r->ph[k * ((size_t)n + 1) + i + 1] = hf_i_addmod(
+                r->ph[k * ((size_t)n + 1) + i], hf_i_mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
         }
     }
     if (hf_i_grow(ctx, (void **)&r->scratch, &r->scratch_cap, 4, sizeof *r->scratch))

@@ -11,8 +11,9 @@
 
 TU_SUITE(gen_all);
 
+/* the methods auto weighs on forests (scramble: when the focus events are incomparable) */
 static const hf_method tree_methods[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE,
-                                        HF_METHOD_PATTERN};
+                                        HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};
 
 /* Poset from parent links (parent[v] < v, HF_NO_EVENT for roots); reversed edges if `in`. */
 static hf_poset *from_parents(const uint32_t *parent, uint32_t n, bool in)

@@ -492,7 +492,11 @@ typedef enum hf_method {
     HF_METHOD_CHAINS = 7 /**< any order, any d: one schedule per (chain, admissible
                               (d-2)-tuple), the chains being the threads
                               (hf_poset_builder_set_thread) or a minimum decomposition:
-                              at most width * n^(d-2) schedules; refused beyond 2^22 */
+                              at most width * n^(d-2) schedules; refused beyond 2^22 */,
+    HF_METHOD_SCRAMBLE = 8 /**< d <= 3, pairwise incomparable focus events (an antichain
+                                without a focus set): the double-tree recursion over blocks
+                                with searched block families; 2 * rows(m) schedules for m
+                                focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */

@@ -1,0 +1,357 @@
+/* Tests of method scramble: the searched block families against their definition, families on
+ * antichains and on orders with an antichain focus set against the brute-force oracle and
+ * hf_verify, sizes against an independent recomputation of the recursion, refusals, and
+ * allocation failures. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen_scramble.h"
+#include "oracle.h"
+#include "util.h"
+
+TU_SUITE(gen_scramble);
+
+/* ---- helpers ---- */
+
+static hf_gen_options scramble_options(unsigned d, const uint32_t *focus, size_t focus_count)
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = d;
+    opt.method = HF_METHOD_SCRAMBLE;
+    opt.focus = focus;
+    opt.focus_count = focus_count;
+    return opt;
+}
+
+/* rows per group for m events, recomputed from the base table: the smallest base holding m or
+ * one halving step more (this is the size rule of lib/gen_scramble.c, written again here) */
+static unsigned rows_for(uint32_t m)
+{
+    if (m <= 1)
+        return 0;
+    unsigned best = rows_for(m - m / 2) + 2;
+    for (size_t i = 0; i < hf_i_scramble_base_count; i++)
+        if (hf_i_scramble_bases[i].s >= m && hf_i_scramble_bases[i].r < best)
+            best = hf_i_scramble_bases[i].r;
+    return best;
+}
+
+static unsigned ceil_log2(uint32_t m)
+{
+    unsigned k = 0;
+    while (((uint64_t)1 << k) < m)
+        k++;
+    return k;
+}
+
+/* Generate, then check: the oracle (every row a linear extension, every focus d-tuple hit),
+ * hf_verify, no two rows equal, prediction == rows emitted. Returns the family. */
+static tu_collect check_family(const hf_poset *p, unsigned d, const uint32_t *focus,
+                               size_t focus_count, bool oracle, const char *what)
+{
+    uint32_t n = hf_poset_size(p);
+    hf_gen_options opt = scramble_options(d, focus, focus_count);
+    hf_error err;
+    tu_collect c = {n, 0, 0, NULL};
+    hf_method used;
+    cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), &used, &err), HF_OK, "%s: %s", what,
+                 err.text);
+    cr_assert_eq(used, HF_METHOD_SCRAMBLE);
+    uint64_t predicted;
+    cr_assert_eq(hf_method_predict(p, &opt, &predicted, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(predicted, c.m, "%s: predicted %llu, emitted %zu", what,
+                 (unsigned long long)predicted, c.m);
+    for (size_t i = 0; i < c.m; i++)
+        for (size_t j = 0; j < i; j++)
+            cr_assert_neq(memcmp(c.rows + i * n, c.rows + j * n, n * sizeof *c.rows), 0,
+                          "%s: rows %zu and %zu are equal", what, j, i);
+    bool *in = NULL;
+    if (focus_count) {
+        in = calloc(n + 1, 1);
+        for (size_t i = 0; i < focus_count; i++)
+            in[focus[i]] = true;
+    }
+    if (oracle)
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, in), "%s: not %u-hitting", what, d);
+    free(in);
+    hf_family *f;
+    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
+    for (size_t i = 0; i < c.m; i++)
+        cr_assert_eq(hf_family_append(f, c.rows + i * n), HF_OK);
+    hf_verify_options vo = {d, focus, focus_count};
+    hf_verify_result vr;
+    cr_assert_eq(hf_verify(p, f, &vo, &vr, &err), HF_OK, "%s: %s", what, err.text);
+    cr_assert(vr.hitting, "%s: hf_verify finds (%u %u %u) unhit", what, vr.witness[0],
+              vr.witness[1], vr.witness[2]);
+    hf_family_free(f);
+    return c;
+}
+
+/* ---- the block table ---- */
+
+Test(gen_scramble, block_families_meet_their_definition)
+{
+    cr_assert_gt(hf_i_scramble_base_count, 0);
+    unsigned prev_r = 0, prev_s = 0;
+    for (size_t i = 0; i < hf_i_scramble_base_count; i++) {
+        const hf_i_scramble_base *b = &hf_i_scramble_bases[i];
+        unsigned s = b->s, r = b->r;
+        cr_assert(r > prev_r && s > prev_s, "table not sorted at %zu", i);
+        prev_r = r;
+        prev_s = s;
+        /* Sperner: the cut vectors of a group form an antichain of {0,1}^r */
+        uint64_t binom = 1;
+        for (unsigned k = 0; k < r / 2; k++)
+            binom = binom * (r - k) / (k + 1);
+        cr_assert_leq(s, binom, "r=%u: %u events exceed binomial(r, r/2) = %llu", r, s,
+                      (unsigned long long)binom);
+        uint32_t *pos = malloc(2 * r * s * sizeof *pos);
+        for (unsigned j = 0; j < 2 * r; j++) {
+            bool seen[256] = {false};
+            cr_assert_leq(b->cuts[j], s);
+            for (unsigned k = 0; k < s; k++) {
+                uint8_t e = b->rows[j * s + k];
+                cr_assert_lt(e, s);
+                cr_assert_not(seen[e], "r=%u row %u repeats %u", r, j, e);
+                seen[e] = true;
+                pos[j * s + e] = k;
+            }
+        }
+        /* every ordered triple hit by some row, restricted to every prefix 0..m-1 as well
+         * (a restriction keeps the order, so checking all s events suffices) */
+        for (unsigned a = 0; a < s; a++)
+            for (unsigned c = 0; c < s; c++)
+                for (unsigned e = 0; e < s; e++) {
+                    if (a == c || a == e || c == e)
+                        continue;
+                    bool hit = false;
+                    for (unsigned j = 0; j < 2 * r && !hit; j++)
+                        hit = pos[j * s + a] < pos[j * s + c] && pos[j * s + c] < pos[j * s + e];
+                    cr_assert(hit, "r=%u: (%u %u %u) not hit", r, a, c, e);
+                }
+        /* each group separates every ordered pair */
+        for (unsigned g = 0; g < 2; g++)
+            for (unsigned a = 0; a < s; a++)
+                for (unsigned c = 0; c < s; c++) {
+                    if (a == c)
+                        continue;
+                    bool sep = false;
+                    for (unsigned j = g * r; j < g * r + r && !sep; j++)
+                        sep = pos[j * s + a] < b->cuts[j] && pos[j * s + c] >= b->cuts[j];
+                    cr_assert(sep, "r=%u group %u: (%u, %u) not separated", r, g, a, c);
+                }
+        free(pos);
+    }
+}
+
+/* ---- antichains ---- */
+
+Test(gen_scramble, antichains_every_size_to_80)
+{
+    for (uint32_t n = 0; n <= 80; n++) {
+        hf_poset *p = tu_antichain(n);
+        for (unsigned d = 1; d <= 3; d++) {
+            char what[64];
+            snprintf(what, sizeof what, "antichain %u, d=%u", (unsigned)n, d);
+            tu_collect c = check_family(p, d, NULL, 0, n <= 40 || d < 3, what);
+            size_t want = n <= 1 || d == 1 ? 1 : d == 2 ? 2 : 2 * (size_t)rows_for(n);
+            /* equal rows are dropped: at most the recursion's count, exactly it from 4 on */
+            cr_assert_leq(c.m, want, "%s: %zu rows, recursion gives %zu", what, c.m, want);
+            if (d == 3 && n >= 4)
+                cr_assert_eq(c.m, want, "%s: %zu rows, recursion gives %zu", what, c.m, want);
+            /* never more than the double tree's 4 ceil(log2 n) */
+            if (d == 3 && n >= 3)
+                cr_assert_leq(c.m, 4 * ceil_log2(n), "%s", what);
+            free(c.rows);
+        }
+        hf_poset_free(p);
+    }
+}
+
+Test(gen_scramble, large_antichains_by_hf_verify)
+{
+    static const uint32_t sizes[] = {100, 127, 128, 129, 255, 256, 257, 500, 1000, 1024, 1025};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        hf_poset *p = tu_antichain(sizes[i]);
+        char what[64];
+        snprintf(what, sizeof what, "antichain %u", (unsigned)sizes[i]);
+        tu_collect c = check_family(p, 3, NULL, 0, false, what);
+        cr_assert_eq(c.m, 2 * (size_t)rows_for(sizes[i]), "%s", what);
+        cr_assert_lt(c.m, 4 * ceil_log2(sizes[i]), "%s: %zu", what, c.m);
+        free(c.rows);
+        hf_poset_free(p);
+    }
+    /* the sizes the issue asks about: 100 events in 24 rows, 1,000 in 36 */
+    cr_assert_eq(2 * rows_for(100), 24);
+    cr_assert_eq(2 * rows_for(1000), 36);
+}
+
+Test(gen_scramble, auto_prefers_scramble_on_antichains)
+{
+    hf_poset *p = tu_antichain(1000);
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = 3;
+    uint64_t size;
+    hf_method chosen;
+    hf_error err;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(chosen, HF_METHOD_SCRAMBLE);
+    cr_assert_eq(size, 36);
+    hf_poset_free(p);
+}
+
+/* ---- focus sets: any order whose focus events are pairwise incomparable ---- */
+
+/* A random maximal-ish antichain of p: events in random order, each kept if incomparable to
+ * those kept, at most `limit`. */
+static size_t random_antichain(const hf_poset *p, uint32_t limit, uint64_t *rng, uint32_t *out)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *perm = malloc((n + 1) * sizeof *perm);
+    for (uint32_t i = 0; i < n; i++)
+        perm[i] = i;
+    for (uint32_t i = n; i > 1; i--) {
+        uint32_t j = tu_below(rng, i), t = perm[i - 1];
+        perm[i - 1] = perm[j];
+        perm[j] = t;
+    }
+    size_t k = 0;
+    for (uint32_t i = 0; i < n && k < limit; i++) {
+        bool ok = true;
+        for (size_t j = 0; j < k && ok; j++)
+            ok = !hf_poset_comparable(p, perm[i], out[j]);
+        if (ok)
+            out[k++] = perm[i];
+    }
+    free(perm);
+    return k;
+}
+
+Test(gen_scramble, antichain_focus_sets_in_random_orders)
+{
+    uint64_t rng = 2026;
+    uint32_t focus[64];
+    unsigned tried = 0;
+    for (unsigned i = 0; i < 600; i++) {
+        uint32_t n = 3 + tu_below(&rng, 30);
+        hf_poset *p = tu_some_order(i, n, &rng);
+        size_t k = random_antichain(p, 2 + tu_below(&rng, 20), &rng, focus);
+        /* a repeated focus id is allowed */
+        if (k && tu_below(&rng, 4) == 0)
+            focus[k++] = focus[0];
+        for (unsigned d = 2; d <= 3; d++) {
+            char what[96];
+            snprintf(what, sizeof what, "order %u (%u events, %zu focus), d=%u", i,
+                     (unsigned)n, k, d);
+            tu_collect c = check_family(p, d, focus, k, true, what);
+            free(c.rows);
+            tried++;
+        }
+        hf_poset_free(p);
+    }
+    cr_assert_eq(tried, 1200);
+}
+
+/* ---- refusals ---- */
+
+Test(gen_scramble, refusals_name_two_comparable_events)
+{
+    hf_error err;
+    static const uint32_t e[][2] = {{0, 1}};
+    hf_poset *p = tu_poset(4, e, 1);
+    hf_gen_options opt = scramble_options(3, NULL, 0);
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
+    cr_assert(strstr(err.text, "pairwise incomparable events") && strstr(err.text, "e0 < e1"),
+              "%s", err.text);
+    tu_collect c = {4, 0, 0, NULL};
+    cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, &err), HF_EUNSUPPORTED);
+    cr_assert_eq(c.m, 0);
+    uint64_t size;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, &err), HF_EUNSUPPORTED);
+    /* a focus set with a comparable pair */
+    uint32_t bad[] = {2, 1, 0};
+    opt = scramble_options(3, bad, 3);
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
+    cr_assert(strstr(err.text, "focus events") && strstr(err.text, "e0 < e1"), "%s", err.text);
+    /* an incomparable focus set is fine */
+    uint32_t good[] = {1, 2, 3};
+    opt = scramble_options(3, good, 3);
+    cr_assert_eq(hf_method_check(p, &opt, &err), HF_OK, "%s", err.text);
+    /* d > 3 */
+    hf_poset *a = tu_antichain(5);
+    opt = scramble_options(4, NULL, 0);
+    cr_assert_eq(hf_method_check(a, &opt, &err), HF_EUNSUPPORTED);
+    cr_assert(strstr(err.text, "d <= 3"), "%s", err.text);
+    hf_poset_free(a);
+    hf_poset_free(p);
+}
+
+/* ---- out of memory ---- */
+
+Test(gen_scramble, allocation_failures)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    hf_poset *shapes[2];
+    {
+        hf_poset_builder *b;
+        cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+        for (uint32_t v = 0; v < 40; v++) {
+            char name[16];
+            snprintf(name, sizeof name, "e%u", (unsigned)v);
+            cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+        }
+        cr_assert_eq(hf_poset_builder_finish(b, &shapes[0], NULL), HF_OK);
+        hf_poset_builder_free(b);
+        cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+        for (uint32_t v = 0; v < 12; v++) {
+            char name[16];
+            snprintf(name, sizeof name, "e%u", (unsigned)v);
+            cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+        }
+        for (uint32_t v = 0; v + 1 < 6; v++)
+            cr_assert_eq(hf_poset_builder_add_order(b, v, v + 6), HF_OK);
+        cr_assert_eq(hf_poset_builder_finish(b, &shapes[1], NULL), HF_OK);
+        hf_poset_builder_free(b);
+    }
+    uint32_t focus[] = {0, 1, 2, 3, 11};
+    for (int s = 0; s < 2; s++) {
+        hf_gen_options opt = scramble_options(3, s ? focus : NULL, s ? 5 : 0);
+        uint32_t n = hf_poset_size(shapes[s]);
+        tu_collect want = {n, 0, 0, NULL};
+        chaos.left = -1;
+        cr_assert_eq(hf_generate(shapes[s], &opt, tu_collect_sink(&want), NULL, NULL), HF_OK);
+        bool done = false;
+        for (long k = 0; !done; k++) {
+            tu_collect got = {n, 0, 0, NULL};
+            long live = chaos.live;
+            chaos.left = k;
+            chaos.once = false;
+            hf_error err;
+            uint64_t size;
+            hf_status sp = hf_method_predict(shapes[s], &opt, &size, NULL, &err);
+            cr_assert(sp == HF_OK || sp == HF_ENOMEM, "%s", hf_strerror(sp));
+            chaos.left = k;
+            hf_status st = hf_generate(shapes[s], &opt, tu_collect_sink(&got), NULL, &err);
+            chaos.left = -1;
+            cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+            if (st == HF_OK) {
+                cr_assert_eq(got.m, want.m);
+                cr_assert_eq(memcmp(got.rows, want.rows, want.m * n * sizeof *want.rows), 0);
+                done = true;
+            } else {
+                cr_assert_eq(st, HF_ENOMEM, "allocation %ld: %s", k, hf_strerror(st));
+                cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+            }
+            free(got.rows);
+        }
+        free(want.rows);
+    }
+    hf_poset_free(shapes[0]);
+    hf_poset_free(shapes[1]);
+    hf_ctx_free(ctx);
+}
