@@ -204,6 +204,33 @@ Test(gen_scramble, auto_prefers_scramble_on_antichains)
     hf_poset_free(p);
 }
 
+Test(gen_scramble, auto_weighs_greedy_on_small_antichains)
+{
+    /* greedy reaches the optima 6, 7, 8, 8, 8 of 4..8 events (sequence covering arrays); from
+     * 17 events on auto no longer runs greedy and scramble is the smallest */
+    static const uint64_t optimum[] = {6, 7, 8, 8, 8};
+    for (uint32_t n = 4; n <= 17; n++) {
+        hf_poset *p = tu_antichain(n);
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = 3;
+        uint64_t size;
+        hf_method chosen;
+        hf_error err;
+        cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
+        if (n <= 8)
+            cr_assert_eq(size, optimum[n - 4], "%u events: %llu", (unsigned)n,
+                         (unsigned long long)size);
+        /* on a tie (6 events: 8 and 8) auto keeps scramble, which comes first */
+        if (n > 16 || chosen != HF_METHOD_GREEDY)
+            cr_assert_eq(chosen, HF_METHOD_SCRAMBLE, "%u events", (unsigned)n);
+        if (n > 8 && n <= 16)
+            cr_assert_eq(chosen, HF_METHOD_GREEDY, "%u events", (unsigned)n);
+        cr_assert_leq(size, 2 * (uint64_t)rows_for(n));
+        hf_poset_free(p);
+    }
+}
+
 /* ---- focus sets: any order whose focus events are pairwise incomparable ---- */
 
 /* A random maximal-ish antichain of p: events in random order, each kept if incomparable to
