@@ -108,6 +108,52 @@ static void fill_rows(hf_i_coverage *c, const hf_word *below, hf_word *allowed, 
     }
 }
 
+/* Whether the d-tuples of m events fit the bit budget: m^(d-1) rows of ceil(m/64) words. */
+static bool fits(uint64_t m, unsigned d)
+{
+    if (m == 0 || d == 0) /* nothing to track */
+        return true;
+    uint64_t rows = 1, words = hf_i_words(m);
+    for (unsigned i = 1; i < d; i++) {
+        if (rows > HF_I_COVERAGE_MAX_BITS / (64u * words))
+            return false;
+        rows *= m;
+    }
+    return rows <= HF_I_COVERAGE_MAX_BITS / (64u * words);
+}
+
+static hf_status too_large(hf_error *err, uint64_t m, unsigned d)
+{
+    return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                     "tracking the %u-tuples of %" PRIu64 " events needs %" PRIu64
+                     "^%u bits, more than the limit of 2^33 bits (1 GiB); use fewer events "
+                     "(a focus set) or a smaller d",
+                     d, m, m, d);
+}
+
+hf_status hf_i_coverage_check_size(const hf_poset *p, unsigned d, const uint32_t *focus,
+                                   size_t focus_count, hf_error *err)
+{
+    uint64_t m = focus && focus_count ? focus_count : p->n;
+    if (fits(m, d < m ? d : (unsigned)m))
+        return HF_OK;
+    if (focus && focus_count) { /* repeated ids count once */
+        hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(p->n ? p->n : 1), sizeof *seen);
+        if (!seen)
+            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        m = 0;
+        for (size_t i = 0; i < focus_count; i++)
+            if (focus[i] < p->n && !hf_i_bit_test(seen, focus[i])) {
+                hf_i_bit_set(seen, focus[i]);
+                m++;
+            }
+        hf_i_free(p->ctx, seen);
+        if (fits(m, d < m ? d : (unsigned)m))
+            return HF_OK;
+    }
+    return too_large(err, m, d < m ? d : (unsigned)m);
+}
+
 hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus,
                             size_t focus_count, hf_i_coverage **out, hf_error *err)
 {
@@ -156,14 +202,10 @@ hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus
     uint64_t rows = 1;
     for (unsigned i = 1; i < c->d; i++)
         rows *= m;
-    if (rows > HF_I_COVERAGE_MAX_BITS / (64u * c->W)) {
+    if (!fits(m, c->d)) {
         unsigned dd = c->d;
         hf_i_coverage_free(c);
-        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
-                         "tracking the %u-tuples of %" PRIu32 " events needs %" PRIu32
-                         "^%u bits, more than the limit of 2^33 bits (1 GiB); use fewer events "
-                         "(a focus set) or a smaller d",
-                         dd, m, m, dd);
+        return too_large(err, m, dd);
     }
     c->rows = (size_t)rows;
     c->global = hf_i_alloc_array(ctx, m, sizeof *c->global);

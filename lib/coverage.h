@@ -25,6 +25,11 @@ typedef struct hf_i_coverage hf_i_coverage;
 hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus,
                             size_t focus_count, hf_i_coverage **out, hf_error *err);
 void hf_i_coverage_free(hf_i_coverage *c);
+/* HF_OK iff hf_i_coverage_new would accept the size (the message it would give otherwise):
+ * what methods greedy and random check before they start. HF_ENOMEM possible with a focus set
+ * larger than the budget (its distinct ids are counted). */
+hf_status hf_i_coverage_check_size(const hf_poset *p, unsigned d, const uint32_t *focus,
+                                   size_t focus_count, hf_error *err);
 
 /* The tuple length actually tracked: min(d, m). */
 unsigned hf_i_coverage_d(const hf_i_coverage *c);

@@ -434,7 +434,8 @@ static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_e
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method random needs a forest, an in-forest or an order of at most %u "
                          "events", HF_CLOSURE_MAX_EVENTS);
-    return HF_OK;
+    return opt->count ? HF_OK
+                      : hf_i_coverage_check_size(p, opt->d, opt->focus, opt->focus_count, err);
 }
 
 typedef struct until_state {
