@@ -1,5 +1,7 @@
 /* Fuzz target: DOT order + family -> hf_verify and hf_verify_count_uncovered, which must agree;
- * small orders also get a generated family that must verify as hitting (the oracle of hf_generate). */
+ * small orders also get a family from auto and from every method that applies, each of which
+ * must have the predicted size and verify as hitting (the oracle of hf_generate), and auto's
+ * family minimised must stay hitting. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,21 +52,23 @@ static void verify_both(const hf_poset *p, const hf_family *f, const hf_verify_o
     mpz_clear(uncovered);
 }
 
-/* hf_generate's promise, checked by hf_verify: whatever auto builds is d-hitting (for the focus
- * tuples when a focus set is given). */
-static void generate_and_verify(const hf_poset *p, unsigned d, const uint32_t *focus,
-                                size_t focus_count)
+/* hf_generate's promise, checked by hf_verify: whatever a method builds is d-hitting (for the
+ * focus tuples when a focus set is given) and has exactly the predicted size. Returns the
+ * family (NULL if the method does not apply or the family would be too large). */
+static hf_family *generate_and_verify(const hf_poset *p, unsigned d, hf_method method,
+                                      const uint32_t *focus, size_t focus_count)
 {
     hf_gen_options g;
     hf_gen_options_init(&g);
     g.d = d;
+    g.method = method;
     g.focus = focus;
     g.focus_count = focus_count;
     uint64_t predicted = 0;
     hf_error err;
     if (hf_method_predict(p, &g, &predicted, NULL, &err) != HF_OK ||
         predicted > FUZZ_GEN_MAX_SCHEDULES)
-        return;
+        return NULL;
     hf_family *f = NULL;
     if (hf_family_new(NULL, hf_poset_size(p), &f) != HF_OK)
         abort();
@@ -78,6 +82,39 @@ static void generate_and_verify(const hf_poset *p, unsigned d, const uint32_t *f
     hf_verify_result r;
     if (hf_verify(p, f, &v, &r, &err) != HF_OK || !r.hitting)
         abort();
+    return f;
+}
+
+/* auto and every method whose size is cheap to predict; on small orders also chains, and the
+ * minimisation of auto's family, which must stay hitting and not grow */
+static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus,
+                         size_t focus_count, bool small)
+{
+    static const hf_method cheap[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE,
+                                      HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};
+    for (size_t i = 0; i < sizeof cheap / sizeof cheap[0]; i++)
+        hf_family_free(generate_and_verify(p, d, cheap[i], focus, focus_count));
+    if (small)
+        hf_family_free(generate_and_verify(p, d, HF_METHOD_CHAINS, focus, focus_count));
+    hf_family *f = generate_and_verify(p, d, HF_METHOD_AUTO, focus, focus_count);
+    if (f && small && d <= HF_MINIMIZE_MAX_D) {
+        size_t before = hf_family_size(f);
+        hf_minimize_options mo;
+        hf_minimize_options_init(&mo);
+        mo.d = d;
+        mo.focus = focus;
+        mo.focus_count = focus_count;
+        mo.rounds = 50;
+        hf_minimize_result mr;
+        hf_error err;
+        if (hf_family_minimize(p, f, &mo, &mr, &err) != HF_OK)
+            abort();
+        hf_verify_options v = {d, focus, focus_count};
+        hf_verify_result r;
+        if (hf_family_size(f) > before || mr.after != hf_family_size(f) ||
+            hf_verify(p, f, &v, &r, &err) != HF_OK || !r.hitting)
+            abort();
+    }
     hf_family_free(f);
 }
 
@@ -113,9 +150,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     bool tree = (hf_poset_shape(p) & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)) != 0;
     if (hf_poset_size(p) < (tree ? FUZZ_GEN_MAX_EVENTS : FUZZ_GEN_MAX_EVENTS_GENERAL)) {
-        generate_and_verify(p, d, NULL, 0);
+        bool small = hf_poset_size(p) < FUZZ_GEN_MAX_EVENTS_GENERAL;
+        generate_all(p, d, NULL, 0, small);
         if (focus != NULL)
-            generate_and_verify(p, d, focus, focus_count);
+            generate_all(p, d, focus, focus_count, small);
     }
     hf_poset_free(p);
     return 0;
