@@ -54,6 +54,7 @@
 #include <string.h>
 
 #include "gen_chains.h"
+#include "keyset.h"
 
 #define NONE HF_NO_EVENT
 
@@ -418,11 +419,6 @@ oom:
 /* ---------------------------------------------------------------------------------------- */
 /* The family                                                                               */
 
-/* A 128-bit row hash; a = 0 marks an empty slot and is never produced. */
-typedef struct key {
-    uint64_t a, b;
-} key;
-
 enum { MODE_COUNT, MODE_EMIT };
 
 typedef struct run {
@@ -451,8 +447,7 @@ typedef struct run {
     uint32_t cur;        /* the current chain */
     uint64_t pairs;      /* MODE_COUNT: (chain, tuple) pairs */
     uint64_t limit;
-    key *table;
-    size_t cap, used;
+    hf_i_keyset keys;
     hf_sink out;         /* put NULL: count only */
     uint64_t emitted;
 } run;
@@ -462,7 +457,7 @@ static void run_free(run *r)
     hf_ctx *ctx = r->ctx;
     hf_i_chains_free(ctx, &r->ch);
     void *arrays[] = {r->in_f,  r->fev,   r->done, r->cdone,  r->prefix, r->stack,
-                      r->sigma, r->lc,    r->bucket, r->row,  r->table, r->sigmas};
+                      r->sigma, r->lc,    r->bucket, r->row,  r->keys.slot, r->sigmas};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
 }
@@ -563,18 +558,8 @@ static void build_sigma(run *r, uint32_t c, uint32_t *out)
         out[r->bucket[b]] = ce[b];
 }
 
-static uint64_t fmix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
-}
-
 /* Two ids per step and two independent lanes: the multiply chains dominate generation. */
-static key row_key(const uint32_t *s, uint32_t n)
+static hf_i_key row_key(const uint32_t *s, uint32_t n)
 {
     uint64_t a = UINT64_C(0x6a09e667f3bcc909) ^ n, b = UINT64_C(0xbb67ae8584caa73b) + n;
     uint32_t i = 0;
@@ -589,40 +574,9 @@ static key row_key(const uint32_t *s, uint32_t n)
         a = (a ^ s[i]) * UINT64_C(0x9e3779b97f4a7c15);
         b = (b + s[i] + 1) * UINT64_C(0xd6e8feb86659fd93);
     }
-    key k = {fmix(a ^ (b >> 7)), fmix(b + UINT64_C(0xa54ff53a5f1d36f1))};
+    hf_i_key k = {hf_i_fmix64(a ^ (b >> 7)), hf_i_fmix64(b + UINT64_C(0xa54ff53a5f1d36f1))};
     k.a |= 1;
     return k;
-}
-
-/* Insert k; *fresh tells whether it was new. */
-static hf_status table_add(run *r, key k, bool *fresh)
-{
-    if (2 * (r->used + 1) > r->cap) {
-        size_t ncap = r->cap ? 2 * r->cap : 256;
-        key *nt = hf_i_calloc(r->ctx, ncap, sizeof *nt);
-        if (!nt)
-            return HF_ENOMEM;
-        for (size_t i = 0; i < r->cap; i++)
-            if (r->table[i].a) {
-                size_t j = r->table[i].b & (ncap - 1);
-                while (nt[j].a)
-                    j = (j + 1) & (ncap - 1);
-                nt[j] = r->table[i];
-            }
-        hf_i_free(r->ctx, r->table);
-        r->table = nt;
-        r->cap = ncap;
-    }
-    size_t j = k.b & (r->cap - 1);
-    for (; r->table[j].a; j = (j + 1) & (r->cap - 1))
-        if (r->table[j].a == k.a && r->table[j].b == k.b) {
-            *fresh = false;
-            return HF_OK;
-        }
-    r->table[j] = k;
-    r->used++;
-    *fresh = true;
-    return HF_OK;
 }
 
 /* Whether focus event y lies below every other unplaced focus event. O(|F|). */
@@ -648,7 +602,7 @@ static hf_status emit(run *r, uint32_t c, const uint32_t *sigma)
         if (!r->done[sigma[i]])
             r->row[len++] = sigma[i];
     bool fresh;
-    if (table_add(r, row_key(r->row, r->n), &fresh))
+    if (hf_i_keyset_add(r->ctx, &r->keys, row_key(r->row, r->n), &fresh))
         return HF_ENOMEM;
     if (!fresh)
         return HF_OK;

@@ -5,6 +5,7 @@
 
 #include "forest.h"
 #include "gen_pattern.h"
+#include "keyset.h"
 #include "mod61.h"
 
 /* Pattern nodes: at most d - 1 non-leaf nodes, so at most 2d - 1 nodes. */
@@ -28,11 +29,6 @@ typedef struct pat {
     uint64_t linext; /* linear extensions of the shape */
     uint32_t free;   /* bit x: one-child node merged with its child (see header) */
 } pat;
-
-/* A 128-bit schedule key; a == 0 marks an empty slot and is never produced. */
-typedef struct key {
-    uint64_t a, b;
-} key;
 
 /* Real nodes of a run of the schedule: their number and two polynomial hashes of their ids. */
 typedef struct span {
@@ -100,20 +96,9 @@ typedef struct run {
     bool probing, probe_hit; /* probing: stop at the first realised layering */
     hf_i_emitter *em;
     const hf_sink *out;
-    key *table;
-    size_t cap, used;
+    hf_i_keyset keys;
     hf_i_pattern_stats st;
 } run;
-
-static uint64_t fmix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
-}
 
 static const uint64_t BASE[2] = {UINT64_C(0x1c8f3a5b7d2e4f61) % MODP,
                                  UINT64_C(0x0b5ad4eceda1ce2b) % MODP};
@@ -141,43 +126,6 @@ static span interval(const run *r, uint32_t lo, uint32_t hi)
 {
     uint64_t a[2] = {r->ph[lo], r->ph[r->n + 1 + lo]}, b[2] = {r->ph[hi], r->ph[r->n + 1 + hi]};
     return tail(r, r->pc[lo], a, r->pc[hi], b);
-}
-
-/* ---------------------------------------------------------------------------------------- */
-/* Deduplication                                                                            */
-
-/* Insert; *fresh tells whether the key was new. */
-static hf_status table_add(run *r, key k, bool *fresh)
-{
-    if (2 * (r->used + 1) > r->cap) {
-        size_t ncap = r->cap ? 2 * r->cap : 1024;
-        key *nt = hf_i_calloc(r->ctx, ncap, sizeof *nt);
-        if (!nt)
-            return HF_ENOMEM;
-        for (size_t i = 0; i < r->cap; i++) {
-            if (!r->table[i].a)
-                continue;
-            size_t j = fmix(r->table[i].b) & (ncap - 1);
-            while (nt[j].a)
-                j = (j + 1) & (ncap - 1);
-            nt[j] = r->table[i];
-        }
-        hf_i_free(r->ctx, r->table);
-        r->table = nt;
-        r->cap = ncap;
-    }
-    size_t j = fmix(k.b) & (r->cap - 1);
-    while (r->table[j].a) {
-        if (r->table[j].a == k.a && r->table[j].b == k.b) {
-            *fresh = false;
-            return HF_OK;
-        }
-        j = (j + 1) & (r->cap - 1);
-    }
-    r->table[j] = k;
-    r->used++;
-    *fresh = true;
-    return HF_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -252,7 +200,7 @@ static hf_status tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t side, 
         for (size_t i = 0; i < r->tmap_cap; i++) {
             if (!r->tkey[i])
                 continue;
-            size_t j = fmix(r->tkey[i]) & (ncap - 1);
+            size_t j = hf_i_fmix64(r->tkey[i]) & (ncap - 1);
             while (nk[j])
                 j = (j + 1) & (ncap - 1);
             nk[j] = r->tkey[i];
@@ -264,7 +212,7 @@ static hf_status tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t side, 
         r->tval = nv;
         r->tmap_cap = ncap;
     }
-    size_t j = fmix(k) & (r->tmap_cap - 1);
+    size_t j = hf_i_fmix64(k) & (r->tmap_cap - 1);
     while (r->tkey[j]) {
         if (r->tkey[j] == k) {
             *out = r->tval[j];
@@ -602,9 +550,9 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
         for (uint32_t k = 0; k < P->m; k++)
             if (sp[sigma[k]].c)
                 acc = cat(r, acc, sp[sigma[k]]);
-        key k = {acc.h[0] + 1, acc.h[1]};
+        hf_i_key k = {acc.h[0] + 1, acc.h[1]};
         bool fresh;
-        if (table_add(r, k, &fresh))
+        if (hf_i_keyset_add(r->ctx, &r->keys, k, &fresh))
             return HF_ENOMEM;
         if (!fresh)
             continue;
@@ -868,7 +816,7 @@ static void run_free(run *r)
     void *bufs[] = {r->rep, r->rep_end, r->crep, r->depth,   r->bfs, r->fc,      r->layer_end, r->real,      r->hasreal,
                     r->best,    r->row, r->sbuf,    r->pc,        r->next_fork, r->ph,
                     r->pw,      r->tn,  r->fpool,   r->lp,        r->tkey,      r->tval,
-                    r->scratch, r->sig, r->sigmask, r->table,     r->rbits};
+                    r->scratch, r->sig, r->sigmask, r->keys.slot,     r->rbits};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         hf_i_free(ctx, bufs[i]);
     hf_i_emitter_free(r->em);
@@ -963,7 +911,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
         uint32_t u = r->bfs[i];
         r->pc[i + 1] = r->pc[i] + r->real[u];
         for (int k = 0; k < 2; k++) {
-            uint64_t g = r->real[u] ? fmix((uint64_t)u * 2 + (uint64_t)k + 1) % MODP : 0;
+            uint64_t g = r->real[u] ? hf_i_fmix64((uint64_t)u * 2 + (uint64_t)k + 1) % MODP : 0;
             r->ph[k * ((size_t)n + 1) + i + 1] = hf_i_addmod(
                 r->ph[k * ((size_t)n + 1) + i], hf_i_mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
         }
