@@ -427,14 +427,22 @@ static hf_status scramble_check(const hf_poset *p, const hf_gen_options *opt, hf
     return st;
 }
 
+/* The focus events, or check()'s refusal. */
+static hf_status open_focus(const hf_poset *p, const hf_gen_options *opt, focus *f,
+                            hf_error *err)
+{
+    uint32_t lo, hi;
+    hf_status st = focus_new(p, opt, f, &lo, &hi, err);
+    return st == HF_EUNSUPPORTED ? scramble_check(p, opt, err) : st;
+}
+
 static hf_status scramble_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                   hf_error *err)
 {
     focus f;
-    uint32_t lo, hi;
-    hf_status st = focus_new(p, opt, &f, &lo, &hi, err);
+    hf_status st = open_focus(p, opt, &f, err);
     if (st)
-        return st == HF_EUNSUPPORTED ? scramble_check(p, opt, err) : st;
+        return st;
     uint32_t m = f.m;
     focus_free(p->ctx, &f);
     if (opt->d <= 2 || m <= 1) {
@@ -486,10 +494,9 @@ static hf_status scramble_generate(const hf_poset *p, const hf_gen_options *opt,
                                    hf_error *err)
 {
     focus f;
-    uint32_t lo, hi;
-    hf_status st = focus_new(p, opt, &f, &lo, &hi, err);
+    hf_status st = open_focus(p, opt, &f, err);
     if (st)
-        return st == HF_EUNSUPPORTED ? scramble_check(p, opt, err) : st;
+        return st;
     /* d <= 2 or at most one focus event: the increasing order, and for d = 2 its reverse */
     bool small = opt->d <= 2 || f.m <= 1;
     plan pl;

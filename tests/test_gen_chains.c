@@ -99,13 +99,7 @@ static uint64_t falling(uint64_t n, unsigned k)
 
 static hf_gen_options chains_options(unsigned d, const uint32_t *focus, size_t focus_count)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = HF_METHOD_CHAINS;
-    opt.focus = focus;
-    opt.focus_count = focus_count;
-    return opt;
+    return tu_gen_options(d, HF_METHOD_CHAINS, focus, focus_count);
 }
 
 /* Generate, check against the oracle and hf_verify, the bound and the prediction; returns the

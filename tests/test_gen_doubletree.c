@@ -572,19 +572,6 @@ static void random_shape(int kind, uint32_t n, uint64_t *rng, uint32_t *par)
     free(kids);
 }
 
-static uint32_t *random_perm(uint32_t n, uint64_t *rng)
-{
-    uint32_t *perm = malloc((n + 1) * sizeof *perm);
-    for (uint32_t i = 0; i < n; i++)
-        perm[i] = i;
-    for (uint32_t i = n; i > 1; i--) {
-        uint32_t j = tu_below(rng, i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
-    return perm;
-}
-
 static void random_battery(uint64_t seed, int count, uint32_t lo, uint32_t hi)
 {
     uint64_t rng = seed;
@@ -593,7 +580,7 @@ static void random_battery(uint64_t seed, int count, uint32_t lo, uint32_t hi)
         int kind = (int)tu_below(&rng, N_KINDS), as = (int)tu_below(&rng, 3);
         uint32_t *par = malloc(n * sizeof *par);
         random_shape(kind, n, &rng, par);
-        uint32_t *perm = random_perm(n, &rng);
+        uint32_t *perm = tu_random_perm(n, &rng);
         if (as == AS_FOREST) /* the ids left after dropping the root */
             for (uint32_t i = 0, j = 0; i < n; i++)
                 if (perm[i] != n - 1)
@@ -618,7 +605,7 @@ Test(gen_doubletree, focus_sets_on_random_trees)
         int kind = (int)tu_below(&rng, N_KINDS), as = (int)tu_below(&rng, 3);
         uint32_t *par = malloc(n * sizeof *par);
         random_shape(kind, n, &rng, par);
-        uint32_t *perm = random_perm(n, &rng);
+        uint32_t *perm = tu_random_perm(n, &rng);
         if (as == AS_FOREST)
             for (uint32_t i = 0, j = 0; i < n; i++)
                 if (perm[i] != n - 1)
@@ -766,7 +753,7 @@ static hf_poset *chain_with_sides(uint32_t chain, uint32_t sides, uint32_t low, 
                                   uint64_t *rng)
 {
     uint32_t n = chain + sides;
-    uint32_t *perm = random_perm(n, rng);
+    uint32_t *perm = tu_random_perm(n, rng);
     uint32_t(*e)[2] = malloc(n * sizeof *e);
     for (uint32_t v = 1; v < n; v++) {
         uint32_t par = v < chain ? v - 1 : low + tu_below(rng, chain - low);
@@ -847,7 +834,7 @@ Test(gen_doubletree, short_chains_with_side_events)
             par[v] = v - 1;
         for (uint32_t v = chain; v < n; v++)
             par[v] = tu_below(&rng, v);
-        uint32_t *perm = random_perm(n, &rng);
+        uint32_t *perm = tu_random_perm(n, &rng);
         hf_poset *p = tree_order(n, par, perm, iter % 2 ? AS_INFOREST : AS_TREE);
         full_check(p, NULL, 0);
         hf_poset_free(p);

@@ -17,13 +17,7 @@ TU_SUITE(gen_scramble);
 
 static hf_gen_options scramble_options(unsigned d, const uint32_t *focus, size_t focus_count)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = HF_METHOD_SCRAMBLE;
-    opt.focus = focus;
-    opt.focus_count = focus_count;
-    return opt;
+    return tu_gen_options(d, HF_METHOD_SCRAMBLE, focus, focus_count);
 }
 
 /* rows per group for m events, recomputed from the base table: the smallest base holding m or
@@ -189,19 +183,23 @@ Test(gen_scramble, large_antichains_by_hf_verify)
     cr_assert_eq(2 * rows_for(1000), 36);
 }
 
+/* auto's prediction at d = 3 for an antichain of n events */
+static uint64_t auto_size(uint32_t n, hf_method *chosen)
+{
+    hf_poset *p = tu_antichain(n);
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    uint64_t size;
+    hf_error err;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, chosen, &err), HF_OK, "%s", err.text);
+    hf_poset_free(p);
+    return size;
+}
+
 Test(gen_scramble, auto_prefers_scramble_on_antichains)
 {
-    hf_poset *p = tu_antichain(1000);
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = 3;
-    uint64_t size;
     hf_method chosen;
-    hf_error err;
-    cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(auto_size(1000, &chosen), 36);
     cr_assert_eq(chosen, HF_METHOD_SCRAMBLE);
-    cr_assert_eq(size, 36);
-    hf_poset_free(p);
 }
 
 Test(gen_scramble, auto_weighs_greedy_on_small_antichains)
@@ -212,14 +210,8 @@ Test(gen_scramble, auto_weighs_greedy_on_small_antichains)
     static const uint32_t sizes[] = {4, 5, 6, 7, 8, 9, 10, 11, 12, 33, 40};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         uint32_t n = sizes[i];
-        hf_poset *p = tu_antichain(n);
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = 3;
-        uint64_t size;
         hf_method chosen;
-        hf_error err;
-        cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
+        uint64_t size = auto_size(n, &chosen);
         if (n <= 8)
             cr_assert_eq(size, optimum[n - 4], "%u events: %llu", (unsigned)n,
                          (unsigned long long)size);
@@ -229,7 +221,6 @@ Test(gen_scramble, auto_weighs_greedy_on_small_antichains)
         if (n > 8 && n <= 32)
             cr_assert_eq(chosen, HF_METHOD_GREEDY, "%u events", (unsigned)n);
         cr_assert_leq(size, 2 * (uint64_t)rows_for(n));
-        hf_poset_free(p);
     }
 }
 
@@ -240,14 +231,7 @@ Test(gen_scramble, auto_weighs_greedy_on_small_antichains)
 static size_t random_antichain(const hf_poset *p, uint32_t limit, uint64_t *rng, uint32_t *out)
 {
     uint32_t n = hf_poset_size(p);
-    uint32_t *perm = malloc((n + 1) * sizeof *perm);
-    for (uint32_t i = 0; i < n; i++)
-        perm[i] = i;
-    for (uint32_t i = n; i > 1; i--) {
-        uint32_t j = tu_below(rng, i), t = perm[i - 1];
-        perm[i - 1] = perm[j];
-        perm[j] = t;
-    }
+    uint32_t *perm = tu_random_perm(n, rng);
     size_t k = 0;
     for (uint32_t i = 0; i < n && k < limit; i++) {
         bool ok = true;

@@ -52,7 +52,7 @@ hf_poset *tu_poset(uint32_t n, const uint32_t (*edges)[2], size_t m)
     return p;
 }
 
-static uint32_t *permutation(uint32_t n, uint64_t *rng)
+uint32_t *tu_random_perm(uint32_t n, uint64_t *rng)
 {
     uint32_t *perm = malloc((n ? n : 1) * sizeof *perm);
     for (uint32_t i = 0; i < n; i++)
@@ -66,9 +66,20 @@ static uint32_t *permutation(uint32_t n, uint64_t *rng)
     return perm;
 }
 
+hf_gen_options tu_gen_options(unsigned d, hf_method m, const uint32_t *focus, size_t focus_count)
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = d;
+    opt.method = m;
+    opt.focus = focus;
+    opt.focus_count = focus_count;
+    return opt;
+}
+
 hf_poset *tu_random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng)
 {
-    uint32_t *perm = permutation(n, rng);
+    uint32_t *perm = tu_random_perm(n, rng);
     size_t cap = 16, m = 0;
     uint32_t(*e)[2] = malloc(cap * sizeof *e);
     for (uint32_t i = 0; i < n; i++)
@@ -88,7 +99,7 @@ hf_poset *tu_random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng)
 
 static hf_poset *random_forest(uint32_t n, uint32_t roots, uint64_t *rng, int reverse)
 {
-    uint32_t *perm = permutation(n, rng);
+    uint32_t *perm = tu_random_perm(n, rng);
     uint32_t(*e)[2] = malloc((n ? n : 1) * sizeof *e);
     size_t m = 0;
     if (roots == 0)

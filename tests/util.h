@@ -12,6 +12,10 @@
 uint64_t tu_next(uint64_t *state);
 /* uniform in [0, bound) (bound > 0) */
 uint32_t tu_below(uint64_t *state, uint32_t bound);
+/* A uniformly random permutation of 0..n-1 (malloc'd, at least one entry; the caller frees). */
+uint32_t *tu_random_perm(uint32_t n, uint64_t *rng);
+/* hf_gen_options for method m at d with a focus set (NULL, 0: none). */
+hf_gen_options tu_gen_options(unsigned d, hf_method m, const uint32_t *focus, size_t focus_count);
 
 /* Build a poset with events named by `name_fmt` (printf with the id, e.g. "e%u") and the given
  * pairs (before, after). Aborts the test (via Criterion) on failure. */
