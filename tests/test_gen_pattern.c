@@ -307,52 +307,41 @@ static hf_poset *from_levels(const uint32_t *lev, uint32_t n, const uint32_t *pe
 typedef struct sweep {
     unsigned d;
     hf_pattern_mode mode;
-    bool forest; /* level sequences may return to 0 */
     uint64_t rng;
     uint32_t count;
 } sweep;
 
-static void each_level_sequence(sweep *s, uint32_t *lev, uint32_t i, uint32_t n)
+static void check_levels(const uint32_t *lev, uint32_t n, void *user)
 {
-    if (i == n) {
-        uint32_t perm[16];
-        for (uint32_t k = 0; k < n; k++)
-            perm[k] = k;
-        for (uint32_t k = n; k > 1; k--) {
-            uint32_t j = tu_below(&s->rng, k), tmp = perm[k - 1];
-            perm[k - 1] = perm[j];
-            perm[j] = tmp;
-        }
-        for (int in = 0; in < 2; in++) {
-            hf_poset *p = from_levels(lev, n, perm, in);
-            check_poset_mode(p, s->d, s->mode);
-            hf_poset_free(p);
-        }
-        s->count++;
-        return;
+    sweep *s = user;
+    uint32_t perm[16];
+    for (uint32_t k = 0; k < n; k++)
+        perm[k] = k;
+    for (uint32_t k = n; k > 1; k--) {
+        uint32_t j = tu_below(&s->rng, k), tmp = perm[k - 1];
+        perm[k - 1] = perm[j];
+        perm[j] = tmp;
     }
-    for (uint32_t l = s->forest ? 0 : 1; l <= lev[i - 1] + 1; l++) {
-        lev[i] = l;
-        each_level_sequence(s, lev, i + 1, n);
+    for (int in = 0; in < 2; in++) {
+        hf_poset *p = from_levels(lev, n, perm, in);
+        check_poset_mode(p, s->d, s->mode);
+        hf_poset_free(p);
     }
+    s->count++;
 }
 
 /* Every plane tree (Catalan(n-1) of them) or plane forest (Catalan(n)) on n events, as an
  * out-tree and as an in-tree. */
 static uint32_t sweep_mode(unsigned d, uint32_t n, bool forest, hf_pattern_mode mode)
 {
-    sweep s = {d, mode, forest, 0x5eed + n * 17 + d, 0};
-    uint32_t lev[16] = {0};
-    each_level_sequence(&s, lev, 1, n);
+    sweep s = {d, mode, 0x5eed + n * 17 + d, 0};
+    tu_each_level_sequence(n, forest, check_levels, &s);
     return s.count;
 }
 
 static uint32_t sweep_all(unsigned d, uint32_t n, bool forest)
 {
-    sweep s = {d, HF_PATTERN_CANONICAL, forest, 0x5eed + n * 17 + d, 0};
-    uint32_t lev[16] = {0};
-    each_level_sequence(&s, lev, 1, n);
-    return s.count;
+    return sweep_mode(d, n, forest, HF_PATTERN_CANONICAL);
 }
 
 static uint32_t catalan(uint32_t k)

@@ -251,3 +251,27 @@ hf_ctx *tu_chaos_ctx(tu_chaos *c)
     cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
     return ctx;
 }
+
+static size_t level_rec(uint32_t *lev, uint32_t i, uint32_t n, bool forest,
+                        void (*visit)(const uint32_t *, uint32_t, void *), void *user)
+{
+    if (i == n) {
+        visit(lev, n, user);
+        return 1;
+    }
+    size_t count = 0;
+    for (uint32_t l = forest ? 0 : 1; l <= lev[i - 1] + 1; l++) {
+        lev[i] = l;
+        count += level_rec(lev, i + 1, n, forest, visit, user);
+    }
+    return count;
+}
+
+size_t tu_each_level_sequence(uint32_t n, bool forest,
+                              void (*visit)(const uint32_t *lev, uint32_t n, void *user),
+                              void *user)
+{
+    uint32_t lev[32] = {0};
+    cr_assert(n >= 1 && n <= 32);
+    return level_rec(lev, 1, n, forest, visit, user);
+}

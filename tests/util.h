@@ -38,6 +38,12 @@ hf_poset *tu_antichain(uint32_t n);
 hf_poset *tu_complete_binary(uint32_t h);
 /* Double tree D_k of MATH.md: 3 * 2^k - 2 events. */
 hf_poset *tu_double_tree(uint32_t k);
+/* Every level sequence of n >= 1 nodes in preorder: lev[0] = 0 and lev[i] from 1 (0 for a
+ * forest, whose roots are at level 0) to lev[i-1] + 1, that is every plane tree (Catalan(n-1)
+ * of them) or plane forest (Catalan(n)); `visit` gets each one. Returns how many. n <= 32. */
+size_t tu_each_level_sequence(uint32_t n, bool forest,
+                              void (*visit)(const uint32_t *lev, uint32_t n, void *user),
+                              void *user);
 /* A tree from a canonical level sequence ("0122"). */
 hf_poset *tu_tree_from_levels(const char *levels);
 
