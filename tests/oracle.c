@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gen.h"
 #include "oracle.h"
 
 /* ---- brute-force oracle ---- */
@@ -179,4 +180,25 @@ hf_poset *tu_some_order(unsigned i, uint32_t n, uint64_t *rng)
     case 7: return tu_random_forest(n, 1 + tu_below(rng, 2), rng);
     default: return tu_random_inforest(n, 1 + tu_below(rng, 2), rng);
     }
+}
+
+tu_collect tu_run_method(const struct hf_i_method *m, const hf_poset *p, unsigned d,
+                         uint64_t seed, const uint32_t *focus, size_t focus_count, bool predict)
+{
+    hf_gen_options opt = tu_gen_options(d, m->id, focus, focus_count);
+    opt.seed = seed;
+    tu_collect c = {hf_poset_size(p), 0, 0, NULL};
+    hf_error err;
+    cr_assert_eq(m->check(p, &opt, &err), HF_OK, "%s: %s", m->name, err.text);
+    cr_assert_eq(m->generate(p, &opt, tu_collect_sink(&c), &err), HF_OK, "%s: %s", m->name,
+                 err.text);
+    if (predict) {
+        mpz_t size;
+        mpz_init(size);
+        cr_assert_eq(m->predict(p, &opt, size, &err), HF_OK, "%s: %s", m->name, err.text);
+        cr_assert_eq(mpz_cmp_ui(size, (unsigned long)c.m), 0, "%s: predict differs from %zu",
+                     m->name, c.m);
+        mpz_clear(size);
+    }
+    return c;
 }

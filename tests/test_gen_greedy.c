@@ -12,28 +12,9 @@
 TU_SUITE(gen_greedy);
 
 static tu_collect run_seed(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,
-                        size_t focus_count, bool predict)
+                           size_t focus_count, bool predict)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = HF_METHOD_GREEDY;
-    opt.seed = seed;
-    opt.focus = focus;
-    opt.focus_count = focus_count;
-    tu_collect c = {hf_poset_size(p), 0, 0, NULL};
-    hf_error err;
-    cr_assert_eq(hf_i_method_greedy.check(p, &opt, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), &err), HF_OK, "%s",
-                 err.text);
-    if (predict) {
-        mpz_t size;
-        mpz_init(size);
-        cr_assert_eq(hf_i_method_greedy.predict(p, &opt, size, &err), HF_OK, "%s", err.text);
-        cr_assert_eq(mpz_cmp_ui(size, (unsigned long)c.m), 0, "predict differs from %zu", c.m);
-        mpz_clear(size);
-    }
-    return c;
+    return tu_run_method(&hf_i_method_greedy, p, d, seed, focus, focus_count, predict);
 }
 
 static tu_collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,

@@ -13,27 +13,9 @@
 TU_SUITE(gen_random);
 
 static tu_collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,
-                   size_t focus_count)
+                      size_t focus_count)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = HF_METHOD_RANDOM;
-    opt.seed = seed;
-    opt.focus = focus;
-    opt.focus_count = focus_count;
-    tu_collect c = {hf_poset_size(p), 0, 0, NULL};
-    hf_error err;
-    cr_assert_eq(hf_i_method_random.check(p, &opt, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(hf_i_method_random.generate(p, &opt, tu_collect_sink(&c), &err), HF_OK, "%s",
-                 err.text);
-    mpz_t size;
-    mpz_init(size);
-    cr_assert_eq(hf_i_method_random.predict(p, &opt, size, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(mpz_cmp_ui(size, (unsigned long)c.m), 0, "predict differs from emitted %zu",
-                 c.m);
-    mpz_clear(size);
-    return c;
+    return tu_run_method(&hf_i_method_random, p, d, seed, focus, focus_count, true);
 }
 
 Test(gen_random, hitting_on_many_orders)
