@@ -36,12 +36,7 @@ static hf_poset *from_parents(const uint32_t *parent, uint32_t n, bool in)
 static uint64_t run_method(const hf_poset *p, unsigned d, hf_method method, const uint32_t *focus,
                            size_t fc, hf_method *method_used)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = method;
-    opt.focus = focus;
-    opt.focus_count = fc;
+    hf_gen_options opt = tu_gen_options(d, method, focus, fc);
     hf_error err;
     if (hf_method_check(p, &opt, &err) != HF_OK)
         return 0;

@@ -111,12 +111,7 @@ static bool fam_equal(const fam *a, const fam *b)
 /* Run the method through its registry entry; predict must equal the number emitted. */
 static fam *run_simple(const hf_poset *p, unsigned d, const uint32_t *focus, size_t focus_count)
 {
-    hf_gen_options opt;
-    hf_gen_options_init(&opt);
-    opt.d = d;
-    opt.method = HF_METHOD_SIMPLE;
-    opt.focus = focus;
-    opt.focus_count = focus_count;
+    hf_gen_options opt = tu_gen_options(d, HF_METHOD_SIMPLE, focus, focus_count);
     hf_error err;
     cr_assert_eq(hf_i_method_simple.check(p, &opt, &err), HF_OK, "%s", err.text);
     fam *f = fam_new(hf_poset_size(p));
