@@ -3,8 +3,12 @@
 families), measured in one run with the CLI: the tables of papers/any-order/README.md.
 
 usage: papers/any-order/table.py PATH/TO/hitfam [--quick] [--no-verify] [--only SECTIONS]
+                                 [--random-sizes N,...] [--timeout SECONDS]
 
-SECTIONS: a comma-separated subset of antichain3, antichain4, random, trees (default: all).
+SECTIONS: a comma-separated subset of antichain3, antichain4, random, trees (default: all);
+--random-sizes N,N,...: the sizes of the random orders (default 50,200,1000). A family whose
+verification does not finish within the command time limit (--timeout, default 900 s, 120 s
+with --quick) is listed at the end.
 
 Every family is checked with `hitfam verify` (unless --no-verify) and the script exits 1 if one
 is not d-hitting. --quick skips the sizes that take minutes (n = 1,000 and the largest
@@ -57,6 +61,7 @@ class Runner:
         self.tmp = tmp
         self.verify = verify
         self.failed = []
+        self.unverified = []  # verify did not finish within the timeout
         self.count = 0
 
     def write(self, text):
@@ -84,10 +89,13 @@ class Runner:
         with open(out) as f:
             m = sum(1 for line in f if line.strip() and not line.startswith("#"))
         if self.verify:
-            v = subprocess.run([self.hitfam, "verify", "--d", str(d), "--quiet", dot, out],
-                               capture_output=True, text=True)
-            if v.returncode != 0:
-                self.failed.append(f"gen --d {d} {' '.join(args)} {dot}: {v.stderr.strip()}")
+            try:
+                v = subprocess.run([self.hitfam, "verify", "--d", str(d), "--quiet", dot, out],
+                                   capture_output=True, text=True, timeout=self.timeout)
+                if v.returncode != 0:
+                    self.failed.append(f"gen --d {d} {' '.join(args)} {dot}: {v.stderr.strip()}")
+            except subprocess.TimeoutExpired:
+                self.unverified.append(f"gen --d {d} {' '.join(args)} {dot}: {m} schedules")
         return m, dt, None
 
     def stats(self, dot, d):
@@ -176,13 +184,16 @@ def trees(run, hs):
 
 def main():
     args = [a for i, a in enumerate(sys.argv[1:], 1)
-            if not a.startswith("--") and sys.argv[i - 1] != "--only"]
+            if not a.startswith("--") and sys.argv[i - 1] not in ("--only", "--random-sizes", "--timeout")]
     if len(args) != 1 or not os.access(args[0], os.X_OK):
         print(__doc__, file=sys.stderr)
         return 2
     quick = "--quick" in sys.argv
     with tempfile.TemporaryDirectory(prefix="hitfam-table-") as tmp:
         timeout = 120 if quick else 900
+        for i, a in enumerate(sys.argv):
+            if a == "--timeout" and i + 1 < len(sys.argv):
+                timeout = int(sys.argv[i + 1])
         run = Runner(os.path.abspath(args[0]), tmp, "--no-verify" not in sys.argv, timeout)
         only = "antichain3,antichain4,random,trees"
         for i, a in enumerate(sys.argv):
@@ -194,9 +205,15 @@ def main():
         if "antichain4" in only:
             antichain_d4(run, [6, 10] + ([] if quick else [20]))
         if "random" in only:
-            random_orders(run, [50, 200] + ([] if quick else [1000]), [2, 8])
+            sizes = [50, 200] + ([] if quick else [1000])
+            for i, a in enumerate(sys.argv):
+                if a == "--random-sizes" and i + 1 < len(sys.argv):
+                    sizes = [int(x) for x in sys.argv[i + 1].split(",")]
+            random_orders(run, sizes, [2, 8])
         if "trees" in only:
             trees(run, range(2, 7 if quick else 9))
+        if run.unverified:
+            print("\nNot verified within the time limit:\n" + "\n".join(run.unverified))
         if run.failed:
             print("\nNOT HITTING:\n" + "\n".join(run.failed), file=sys.stderr)
             return 1
