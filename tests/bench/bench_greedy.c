@@ -11,27 +11,9 @@
 #include <unistd.h>
 
 #include "hitfam/hitfam.h"
+#include "bench_util.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(const char *what, hf_status st, const hf_error *err)
-{
-    fprintf(stderr, "bench_greedy: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
-    exit(1);
-}
-
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+#define die(what, st, err) bench_die("bench_greedy", what, st, err)
 
 /* An antichain (edges = 0) or a random DAG: for i < j in a random permutation of the events,
  * an edge with probability avg_deg / n. */
@@ -51,14 +33,14 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
         for (uint32_t i = 0; i < n; i++)
             perm[i] = i;
         for (uint32_t i = n; i > 1; i--) {
-            uint32_t j = (uint32_t)(next_u64(&seed) % i), t = perm[i - 1];
+            uint32_t j = (uint32_t)(bench_next_u64(&seed) % i), t = perm[i - 1];
             perm[i - 1] = perm[j];
             perm[j] = t;
         }
         uint64_t thresh = (uint64_t)((avg_deg / n) * 18446744073709551615.0);
         for (uint32_t i = 0; i < n && !st; i++)
             for (uint32_t j = i + 1; j < n && !st; j++)
-                if (next_u64(&seed) < thresh)
+                if (bench_next_u64(&seed) < thresh)
                     st = hf_poset_builder_add_order(b, perm[i], perm[j]);
         free(perm);
     }
@@ -91,15 +73,15 @@ static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t coun
     hf_status st = hf_family_new(NULL, hf_poset_size(p), &f);
     if (st)
         die("family", st, NULL);
-    double t0 = now();
+    double t0 = bench_now();
     if ((st = hf_generate(p, &opt, hf_family_sink(f), NULL, &err))) {
         if (method == HF_METHOD_GREEDY)
             die("generate", st, &err);
         fprintf(stderr, "bench_greedy: %s\n", err.text);
         hf_family_free(f);
-        return (result){0, now() - t0, true};
+        return (result){0, bench_now() - t0, true};
     }
-    result r = {hf_family_size(f), now() - t0, false};
+    result r = {hf_family_size(f), bench_now() - t0, false};
     hf_verify_options vo = {d, NULL, 0};
     hf_verify_result vr;
     if ((st = hf_verify(p, f, &vo, &vr, &err)))

@@ -14,42 +14,9 @@
 #include "gen_pattern.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "bench_util.h"
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(const char *what, hf_status st, const hf_error *err)
-{
-    fprintf(stderr, "bench_pattern: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
-    exit(1);
-}
-
-/* A tree given by parent[] (HF_NO_EVENT marks a root); events named by their ids. */
-static hf_poset *from_parents(uint32_t n, const uint32_t *parent)
-{
-    hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(NULL, &b);
-    char name[16];
-    for (uint32_t i = 0; i < n && !st; i++) {
-        snprintf(name, sizeof name, "%u", (unsigned)i);
-        st = hf_poset_builder_add_event(b, name, NULL);
-    }
-    for (uint32_t i = 0; i < n && !st; i++)
-        if (parent[i] != HF_NO_EVENT)
-            st = hf_poset_builder_add_order(b, parent[i], i);
-    hf_poset *p = NULL;
-    hf_error err = {0};
-    if (!st)
-        st = hf_poset_builder_finish(b, &p, &err);
-    hf_poset_builder_free(b);
-    if (st)
-        die("building a tree", st, &err);
-    return p;
-}
+#define die(what, st, err) bench_die("bench_pattern", what, st, err)
 
 /* The first n events of the complete binary tree in heap order (T_h for n = 2^(h+1) - 1). */
 static hf_poset *heap_tree(uint32_t n)
@@ -57,7 +24,7 @@ static hf_poset *heap_tree(uint32_t n)
     uint32_t *parent = malloc(n * sizeof *parent);
     for (uint32_t i = 0; i < n; i++)
         parent[i] = i ? (i - 1) / 2 : HF_NO_EVENT;
-    hf_poset *p = from_parents(n, parent);
+    hf_poset *p = bench_from_parents("bench_pattern", n, parent);
     free(parent);
     return p;
 }
@@ -70,7 +37,7 @@ static hf_poset *chain_with_leaves(uint32_t len, uint32_t side)
         parent[i] = i ? i - 1 : HF_NO_EVENT;
     for (uint32_t j = 0; j < side; j++)
         parent[len + j] = (uint32_t)((uint64_t)(j + 1) * len / (side + 1));
-    hf_poset *p = from_parents(n, parent);
+    hf_poset *p = bench_from_parents("bench_pattern", n, parent);
     free(parent);
     return p;
 }
@@ -111,9 +78,9 @@ static outcome timed(const hf_poset *p, unsigned d, hf_pattern_mode mode, bool g
         opt.method = HF_METHOD_PATTERN;
         opt.pattern_mode = mode;
         hf_sink sink = {count_put, &o.emitted};
-        double t0 = now();
+        double t0 = bench_now();
         o.st = hf_i_pattern_run(p, &opt, 0, generate ? &sink : NULL, &o.stats, NULL);
-        o.seconds = now() - t0;
+        o.seconds = bench_now() - t0;
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
         o.rss_kib = ru.ru_maxrss;

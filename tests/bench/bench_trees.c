@@ -16,51 +16,9 @@
 #include "gen.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "bench_util.h"
 
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(const char *what, hf_status st, const hf_error *err)
-{
-    fprintf(stderr, "bench_trees: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
-    exit(1);
-}
-
-/* A tree given by parent[] (parent[0] unused: event 0 is the root unless parent says otherwise;
- * HF_NO_EVENT marks a root). Events are named by their ids, which keeps the text output short. */
-static hf_poset *build_from_parents(uint32_t n, const uint32_t *parent)
-{
-    hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(NULL, &b);
-    char name[16];
-    for (uint32_t i = 0; i < n && !st; i++) {
-        snprintf(name, sizeof name, "%u", (unsigned)i);
-        st = hf_poset_builder_add_event(b, name, NULL);
-    }
-    for (uint32_t i = 0; i < n && !st; i++)
-        if (parent[i] != HF_NO_EVENT)
-            st = hf_poset_builder_add_order(b, parent[i], i);
-    hf_poset *p = NULL;
-    hf_error err = {0};
-    if (!st)
-        st = hf_poset_builder_finish(b, &p, &err);
-    hf_poset_builder_free(b);
-    if (st)
-        die("building an order", st, &err);
-    return p;
-}
+#define die(what, st, err) bench_die("bench_trees", what, st, err)
 
 /* ---------------------------------------------------------------------------------------- */
 /* The shapes                                                                                */
@@ -99,7 +57,7 @@ static shape random_recursive(uint32_t n, uint64_t seed)
     uint32_t *par = parents_alloc(n);
     par[0] = HF_NO_EVENT;
     for (uint32_t i = 1; i < n; i++)
-        par[i] = (uint32_t)(next_u64(&seed) % i);
+        par[i] = (uint32_t)(bench_next_u64(&seed) % i);
     return (shape){"random", "random recursive tree, seed 42", n, par};
 }
 
@@ -232,9 +190,9 @@ static hf_status count_put(void *user, const uint32_t *schedule, uint32_t n)
 static void run_child(const shape *s, const char *path, run_result *r)
 {
     struct rusage ru;
-    double t0 = now();
-    hf_poset *p = build_from_parents(s->n, s->parent);
-    r->t_build = now() - t0;
+    double t0 = bench_now();
+    hf_poset *p = bench_from_parents("bench_trees", s->n, s->parent);
+    r->t_build = bench_now() - t0;
     getrusage(RUSAGE_SELF, &ru);
     r->rss_build_kib = ru.ru_maxrss;
     r->events = hf_poset_size(p);
@@ -246,9 +204,9 @@ static void run_child(const shape *s, const char *path, run_result *r)
     opt.method = HF_METHOD_AUTO;
     hf_error err = {0};
     hf_method chosen = HF_METHOD_AUTO;
-    t0 = now();
+    t0 = bench_now();
     hf_status st = hf_method_predict(p, &opt, &r->predicted, &chosen, &err);
-    r->t_predict = now() - t0;
+    r->t_predict = bench_now() - t0;
     if (st)
         die("predict", st, &err);
     opt.method = HF_METHOD_DOUBLETREE;
@@ -259,11 +217,11 @@ static void run_child(const shape *s, const char *path, run_result *r)
         die("predict simple", st, &err);
     opt.method = HF_METHOD_AUTO;
 
-    t0 = now();
+    t0 = bench_now();
     if (!path) {
         hf_method used = HF_METHOD_AUTO;
         st = hf_generate(p, &opt, (hf_sink){count_put, &r->schedules}, &used, &err);
-        r->t_gen = now() - t0;
+        r->t_gen = bench_now() - t0;
         if (st)
             die("generate", st, &err);
         getrusage(RUSAGE_SELF, &ru);
@@ -288,7 +246,7 @@ static void run_child(const shape *s, const char *path, run_result *r)
     hf_status cst = hf_writer_close(w);
     if (fclose(out) != 0 && !cst)
         cst = HF_EIO;
-    r->t_gen = now() - t0;
+    r->t_gen = bench_now() - t0;
     if (st)
         die("generate", st, &err);
     if (cst)
@@ -311,11 +269,11 @@ static double read_back(const char *path)
         perror(path);
         return -1;
     }
-    double t0 = now();
+    double t0 = bench_now();
     ssize_t k;
     while ((k = read(fd, buf, sizeof buf)) > 0)
         ;
-    double t = now() - t0;
+    double t = bench_now() - t0;
     close(fd);
     return k < 0 ? -1 : t;
 }
@@ -429,7 +387,7 @@ static void binarized(const hf_poset *p, hf_i_gadget g, uint32_t *height, uint64
     }
     for (uint32_t v = 0; v < t->n; v++)
         par[pre[v]] = t->parent[v] == HF_NO_EVENT ? HF_NO_EVENT : pre[t->parent[v]];
-    hf_poset *q = build_from_parents(t->n, par);
+    hf_poset *q = bench_from_parents("bench_trees", t->n, par);
     uint32_t qh = 0;
     hf_poset_tree_height(q, &qh);
     if (qh != t->height)
@@ -445,7 +403,7 @@ static void binarized(const hf_poset *p, hf_i_gadget g, uint32_t *height, uint64
 
 static void wide_case(shape s, const char *desc)
 {
-    hf_poset *p = build_from_parents(s.n, s.parent);
+    hf_poset *p = bench_from_parents("bench_trees", s.n, s.parent);
     uint32_t maxdeg = 0;
     for (uint32_t v = 0; v < s.n; v++) {
         uint32_t c;

@@ -7,29 +7,11 @@
 
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "bench_util.h"
 
-static uint64_t next_u64(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
-}
+#define die(what, st, err) bench_die("bench_verify", what, st, err)
 
-static uint32_t below(uint64_t *s, uint32_t bound) { return (uint32_t)(next_u64(s) % bound); }
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void die(const char *what, hf_status st, const hf_error *err)
-{
-    fprintf(stderr, "bench_verify: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
-    exit(1);
-}
+static uint32_t below(uint64_t *s, uint32_t bound) { return (uint32_t)(bench_next_u64(s) % bound); }
 
 static hf_poset *build(uint32_t n, const uint32_t *pairs, size_t m)
 {
@@ -194,11 +176,11 @@ static timing time_library(const hf_poset *p, const hf_family *f, unsigned d)
     hf_verify_options opt = {.d = d};
     hf_verify_result res;
     hf_error err;
-    double best = 1e30, start = now();
-    for (int reps = 0; reps < 3 || now() - start < 0.3; reps++) {
-        double t0 = now();
+    double best = 1e30, start = bench_now();
+    for (int reps = 0; reps < 3 || bench_now() - start < 0.3; reps++) {
+        double t0 = bench_now();
         hf_status st = hf_verify(p, f, &opt, &res, &err);
-        double t1 = now();
+        double t1 = bench_now();
         if (st)
             die("hf_verify", st, &err);
         best = t1 - t0 < best ? t1 - t0 : best;
@@ -211,11 +193,11 @@ static timing time_library(const hf_poset *p, const hf_family *f, unsigned d)
     mpz_t c;
     mpz_init(c);
     best = 1e30;
-    start = now();
-    for (int reps = 0; reps < 3 || now() - start < 0.3; reps++) {
-        double t0 = now();
+    start = bench_now();
+    for (int reps = 0; reps < 3 || bench_now() - start < 0.3; reps++) {
+        double t0 = bench_now();
         hf_status st = hf_verify_count_uncovered(p, f, &opt, c, &err);
-        double t1 = now();
+        double t1 = bench_now();
         if (st)
             die("hf_verify_count_uncovered", st, &err);
         best = t1 - t0 < best ? t1 - t0 : best;
@@ -316,11 +298,11 @@ done:
 static double time_naive(const hf_poset *p, const hf_family *f, unsigned d, int first_only,
                          naive *out)
 {
-    double best = 1e30, start = now();
-    for (int reps = 0; reps < 3 && (reps == 0 || now() - start < 0.5); reps++) {
-        double t0 = now();
+    double best = 1e30, start = bench_now();
+    for (int reps = 0; reps < 3 && (reps == 0 || bench_now() - start < 0.5); reps++) {
+        double t0 = bench_now();
         *out = d == 2 ? naive_check2(p, f, first_only) : naive_check3(p, f, first_only);
-        double t1 = now();
+        double t1 = bench_now();
         best = t1 - t0 < best ? t1 - t0 : best;
     }
     return 1e3 * best;
@@ -484,7 +466,7 @@ int main(void)
         for (int fam = n <= 100 ? 0 : 1; fam < 2; fam++) {
             hf_family *f = new_family(n);
             if (fam == 0) {
-                double g0 = now();
+                double g0 = bench_now();
                 for (;;) {
                     hf_verify_options opt = {.d = 3};
                     hf_verify_result res;
@@ -498,7 +480,7 @@ int main(void)
                     append(f, s);
                 }
                 printf("# n=%u: grown to %zu schedules in %.1f s\n", n, hf_family_size(f),
-                        now() - g0);
+                        bench_now() - g0);
             } else {
                 for (int i = 0; i < 30; i++) {
                     random_extension(p, &rng, s);

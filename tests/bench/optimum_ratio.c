@@ -6,12 +6,9 @@
 
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "bench_util.h"
 
-static void die(const char *what, hf_status st, const hf_error *err)
-{
-    fprintf(stderr, "optimum_ratio: %s: %s (%s)\n", what, hf_strerror(st), err ? err->text : "");
-    exit(1);
-}
+#define die(what, st, err) bench_die("optimum_ratio", what, st, err)
 
 /* A tree from its canonical level sequence: the preorder depths, root 0. */
 static hf_poset *tree_from_levels(const char *levels)

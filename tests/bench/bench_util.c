@@ -1,0 +1,49 @@
+/* Helpers shared by the benchmark programs (bench_util.h). */
+#include "bench_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+uint64_t bench_next_u64(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+void bench_die(const char *program, const char *what, hf_status st, const hf_error *err)
+{
+    fprintf(stderr, "%s: %s: %s (%s)\n", program, what, hf_strerror(st), err ? err->text : "");
+    exit(1);
+}
+
+hf_poset *bench_from_parents(const char *program, uint32_t n, const uint32_t *parent)
+{
+    hf_poset_builder *b;
+    hf_status st = hf_poset_builder_new(NULL, &b);
+    char name[16];
+    for (uint32_t i = 0; i < n && !st; i++) {
+        snprintf(name, sizeof name, "%u", (unsigned)i);
+        st = hf_poset_builder_add_event(b, name, NULL);
+    }
+    for (uint32_t i = 0; i < n && !st; i++)
+        if (parent[i] != HF_NO_EVENT)
+            st = hf_poset_builder_add_order(b, parent[i], i);
+    hf_poset *p = NULL;
+    hf_error err = {0};
+    if (!st)
+        st = hf_poset_builder_finish(b, &p, &err);
+    hf_poset_builder_free(b);
+    if (st)
+        bench_die(program, "building a tree", st, &err);
+    return p;
+}
