@@ -19,13 +19,8 @@
  * an edge with probability avg_deg / n. */
 static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
 {
-    hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(NULL, &b);
-    char name[16];
-    for (uint32_t i = 0; i < n && !st; i++) {
-        snprintf(name, sizeof name, "%u", (unsigned)i);
-        st = hf_poset_builder_add_event(b, name, NULL);
-    }
+    uint32_t *pairs = NULL;
+    size_t m = 0, cap = 0;
     if (avg_deg > 0) {
         uint32_t *perm = malloc((size_t)n * sizeof *perm);
         if (!perm)
@@ -38,19 +33,23 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
             perm[j] = t;
         }
         uint64_t thresh = (uint64_t)((avg_deg / n) * 18446744073709551615.0);
-        for (uint32_t i = 0; i < n && !st; i++)
-            for (uint32_t j = i + 1; j < n && !st; j++)
-                if (bench_next_u64(&seed) < thresh)
-                    st = hf_poset_builder_add_order(b, perm[i], perm[j]);
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (bench_next_u64(&seed) < thresh) {
+                    if (m == cap) {
+                        cap = cap ? 2 * cap : 1024;
+                        pairs = realloc(pairs, 2 * cap * sizeof *pairs);
+                        if (!pairs)
+                            die("building an order", HF_ENOMEM, NULL);
+                    }
+                    pairs[2 * m] = perm[i];
+                    pairs[2 * m + 1] = perm[j];
+                    m++;
+                }
         free(perm);
     }
-    hf_poset *p = NULL;
-    hf_error err = {0};
-    if (!st)
-        st = hf_poset_builder_finish(b, &p, &err);
-    hf_poset_builder_free(b);
-    if (st)
-        die("building an order", st, &err);
+    hf_poset *p = bench_from_pairs("bench_greedy", n, pairs, m);
+    free(pairs);
     return p;
 }
 

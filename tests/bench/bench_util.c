@@ -26,7 +26,7 @@ void bench_die(const char *program, const char *what, hf_status st, const hf_err
     exit(1);
 }
 
-hf_poset *bench_from_parents(const char *program, uint32_t n, const uint32_t *parent)
+hf_poset *bench_from_pairs(const char *program, uint32_t n, const uint32_t *pairs, size_t m)
 {
     hf_poset_builder *b;
     hf_status st = hf_poset_builder_new(NULL, &b);
@@ -35,15 +35,31 @@ hf_poset *bench_from_parents(const char *program, uint32_t n, const uint32_t *pa
         snprintf(name, sizeof name, "%u", (unsigned)i);
         st = hf_poset_builder_add_event(b, name, NULL);
     }
-    for (uint32_t i = 0; i < n && !st; i++)
-        if (parent[i] != HF_NO_EVENT)
-            st = hf_poset_builder_add_order(b, parent[i], i);
+    for (size_t i = 0; i < m && !st; i++)
+        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
     hf_poset *p = NULL;
     hf_error err = {0};
     if (!st)
         st = hf_poset_builder_finish(b, &p, &err);
     hf_poset_builder_free(b);
     if (st)
-        bench_die(program, "building a tree", st, &err);
+        bench_die(program, "building an order", st, &err);
+    return p;
+}
+
+hf_poset *bench_from_parents(const char *program, uint32_t n, const uint32_t *parent)
+{
+    uint32_t *pairs = malloc(2 * (size_t)(n ? n : 1) * sizeof *pairs);
+    if (!pairs)
+        bench_die(program, "building a tree", HF_ENOMEM, NULL);
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (parent[i] != HF_NO_EVENT) {
+            pairs[2 * m] = parent[i];
+            pairs[2 * m + 1] = i;
+            m++;
+        }
+    hf_poset *p = bench_from_pairs(program, n, pairs, m);
+    free(pairs);
     return p;
 }

@@ -15,23 +15,7 @@ static uint32_t below(uint64_t *s, uint32_t bound) { return (uint32_t)(bench_nex
 
 static hf_poset *build(uint32_t n, const uint32_t *pairs, size_t m)
 {
-    hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(NULL, &b);
-    char name[32];
-    for (uint32_t i = 0; i < n && !st; i++) {
-        snprintf(name, sizeof name, "e%u", (unsigned)i);
-        st = hf_poset_builder_add_event(b, name, NULL);
-    }
-    for (size_t i = 0; i < m && !st; i++)
-        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
-    hf_poset *p = NULL;
-    hf_error err = {0};
-    if (!st)
-        st = hf_poset_builder_finish(b, &p, &err);
-    hf_poset_builder_free(b);
-    if (st)
-        die("building an order", st, &err);
-    return p;
+    return bench_from_pairs("bench_verify", n, pairs, m);
 }
 
 /* Random recursive tree: event i hangs below a uniformly chosen earlier event. */
