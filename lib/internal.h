@@ -49,6 +49,12 @@ bool hf_i_name_is_bare(const char *name);
 const char *hf_i_name_quote(const char *name, char *buf, size_t cap);
 /* Write the name, quoted if needed, to a stream. Returns false on a write error. */
 bool hf_i_name_write(FILE *out, const char *name);
+/* Write s as a DOT ID that Graphviz reads back as exactly s (bare, "quoted" or <angled>).
+ * node_name: also refuse a leading '%' (Graphviz renames such nodes). HF_EUNSUPPORTED (nothing
+ * written) when no form reads back as s; HF_EIO; HF_ENOMEM. hf_i_dot_id_check: the same test
+ * without writing. O(|s|). */
+hf_status hf_i_dot_id_write(hf_ctx *ctx, FILE *out, const char *s, bool node_name);
+hf_status hf_i_dot_id_check(hf_ctx *ctx, const char *s, bool node_name);
 
 /* Bitsets of 64-bit words. */
 typedef uint64_t hf_word;

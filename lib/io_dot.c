@@ -573,28 +573,6 @@ static hf_status explain(char *msg, bool warning, hf_error *err)
     return hf_i_fail(err, HF_EPARSE, line, 0, "%s%s", warning ? "Graphviz warns: " : "", text);
 }
 
-/* libcgraph undoes only the \" escape of quoted IDs and keeps \\ and \n as written; hitfam's
- * quoting (hf_i_name_write, also used by the family formats) escapes backslash and newline, so
- * undo those two as well: a name then reads back as itself and means the same in every format.
- * Returns the length written to dst (which has room for strlen(s) + 1). */
-static size_t unescape_name(const char *s, char *dst)
-{
-    size_t k = 0;
-    for (; *s; s++) {
-        if (s[0] == '\\' && s[1] == '\\') {
-            dst[k++] = '\\';
-            s++;
-        } else if (s[0] == '\\' && s[1] == 'n') {
-            dst[k++] = '\n';
-            s++;
-        } else {
-            dst[k++] = *s;
-        }
-    }
-    dst[k] = '\0';
-    return k;
-}
-
 static bool truth_value(const char *v, bool *on)
 {
     size_t n = strlen(v);
@@ -620,8 +598,6 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
     if (max_seq >= SIZE_MAX / sizeof(uint32_t))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint32_t *ids = hf_i_alloc_array(ctx, (size_t)max_seq + 1, sizeof *ids);
-    char *name = NULL;
-    size_t name_cap = 0;
     hf_status st = HF_OK;
     if (!ids) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
@@ -643,12 +619,10 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
                            hf_i_name_quote(raw, q, sizeof q));
             goto done;
         }
-        size_t raw_len = strlen(raw);
-        if ((st = hf_i_grow(ctx, (void **)&name, &name_cap, raw_len + 1, 1))) {
-            hf_i_fail(err, st, 0, 0, "out of memory");
-            goto done;
-        }
-        size_t len = unescape_name(raw, name);
+        /* the name is what Graphviz made of the ID, byte for byte (its own escapes undone,
+         * nothing more), so that hitfam and Graphviz's tools agree on every event */
+        const char *name = raw;
+        size_t len = strlen(raw);
         if (len > HF_MAX_NAME) {
             st = hf_i_fail(err, HF_ETOOLARGE, 0, 0, "event name longer than %u bytes (%zu): %s",
                            HF_MAX_NAME, len, hf_i_name_quote(name, q, 48));
@@ -656,8 +630,6 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
         }
         uint32_t id;
         st = hf_poset_builder_add_event(b, name, &id);
-        if (st == HF_EDUPLICATE) /* two spellings of one name (e.g. "a\\b" and "a\b") */
-            st = HF_OK;
         if (st == HF_ETOOLARGE) {
             hf_i_fail(err, st, 0, 0, "the graph has more than %u events", HF_MAX_EVENTS);
             goto done;
@@ -685,14 +657,8 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
         }
         const char *tv = thread ? agxget(n, thread) : NULL;
         if (tv && tv[0]) {
-            /* unescaped as names are, so that the writer's quoting reads back as itself */
             hf_i_name_quote(name, q, sizeof q);
-            if ((st = hf_i_grow(ctx, (void **)&name, &name_cap, strlen(tv) + 1, 1))) {
-                hf_i_fail(err, st, 0, 0, "out of memory");
-                goto done;
-            }
-            unescape_name(tv, name);
-            st = hf_poset_builder_set_thread(b, id, name);
+            st = hf_poset_builder_set_thread(b, id, tv);
             if (st == HF_ETOOLARGE) {
                 hf_i_fail(err, st, 0, 0, "event %s: thread name longer than %u bytes", q,
                           HF_MAX_NAME);
@@ -714,7 +680,6 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
         }
 done:
     hf_i_free(ctx, ids);
-    hf_i_free(ctx, name);
     return st;
 }
 
@@ -862,28 +827,52 @@ hf_status hf_dot_write(const hf_poset *p, FILE *out)
 {
     if (!p || !out)
         return HF_EINVAL;
-    bool ok = fputs("digraph {\n", out) >= 0;
+    /* every name and thread must read back as itself before anything is written */
+    for (uint32_t v = 0; v < p->n; v++) {
+        hf_status st = hf_i_dot_id_check(p->ctx, hf_i_name(p, v), true);
+        if (st)
+            return st;
+    }
+    for (uint32_t t = 0; t < p->thread_count; t++) {
+        hf_status st = hf_i_dot_id_check(p->ctx, p->thread_data + p->thread_off[t], false);
+        if (st)
+            return st;
+    }
+    hf_status st = fputs("digraph {\n", out) >= 0 ? HF_OK : HF_EIO;
     uint32_t f = 0;
-    for (uint32_t v = 0; v < p->n && ok; v++) {
+    for (uint32_t v = 0; v < p->n && !st; v++) {
         bool focus = f < p->focus_count && p->focus[f] == v;
         if (focus)
             f++;
         uint32_t t = p->thread ? p->thread[v] : HF_NO_EVENT;
-        ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, v));
-        if (ok && (focus || t != HF_NO_EVENT)) {
-            ok = fputs(focus ? " [focus=true" : " [", out) >= 0;
-            if (ok && t != HF_NO_EVENT)
-                ok = fputs(focus ? ", thread=" : "thread=", out) >= 0 &&
-                     hf_i_name_write(out, p->thread_data + p->thread_off[t]);
-            ok = ok && putc(']', out) != EOF;
+        st = fputs("  ", out) >= 0 ? hf_i_dot_id_write(p->ctx, out, hf_i_name(p, v), true) : HF_EIO;
+        if (!st && (focus || t != HF_NO_EVENT)) {
+            if (fputs(focus ? " [focus=true" : " [", out) < 0)
+                st = HF_EIO;
+            if (!st && t != HF_NO_EVENT)
+                st = fputs(focus ? ", thread=" : "thread=", out) >= 0
+                         ? hf_i_dot_id_write(p->ctx, out, p->thread_data + p->thread_off[t], false)
+                         : HF_EIO;
+            if (!st && putc(']', out) == EOF)
+                st = HF_EIO;
         }
-        ok = ok && putc('\n', out) != EOF;
+        if (!st && putc('\n', out) == EOF)
+            st = HF_EIO;
     }
-    for (uint32_t u = 0; u < p->n && ok; u++)
-        for (size_t i = p->succ_off[u]; i < p->succ_off[u + 1] && ok; i++)
-            ok = fputs("  ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, u)) &&
-                 fputs(" -> ", out) >= 0 && hf_i_name_write(out, hf_i_name(p, p->succ[i])) &&
-                 putc('\n', out) != EOF;
-    ok = ok && fputs("}\n", out) >= 0;
-    return ok && !ferror(out) ? HF_OK : HF_EIO;
+    for (uint32_t u = 0; u < p->n && !st; u++)
+        for (size_t i = p->succ_off[u]; i < p->succ_off[u + 1] && !st; i++) {
+            st = fputs("  ", out) >= 0 ? hf_i_dot_id_write(p->ctx, out, hf_i_name(p, u), true)
+                                       : HF_EIO;
+            if (!st)
+                st = fputs(" -> ", out) >= 0
+                         ? hf_i_dot_id_write(p->ctx, out, hf_i_name(p, p->succ[i]), true)
+                         : HF_EIO;
+            if (!st && putc('\n', out) == EOF)
+                st = HF_EIO;
+        }
+    if (!st && fputs("}\n", out) < 0)
+        st = HF_EIO;
+    if (!st && ferror(out))
+        st = HF_EIO;
+    return st;
 }

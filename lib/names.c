@@ -1,5 +1,7 @@
-/* Event names in text: which names DOT accepts bare, and the quoting used by every writer and
- * every message, so that a name always reads back as itself. */
+/* Event names in text. Two quotings: the family formats' (double quotes with \" \\ \n escapes, any
+ * byte string reads back as itself) and DOT's as Graphviz reads it (inside double quotes only \"
+ * is an escape, so a backslash stays a backslash); bare DOT identifiers and numerals are common
+ * to both. */
 #include <string.h>
 
 #include "internal.h"
@@ -130,4 +132,148 @@ hf_status hf_name_write(FILE *out, const char *name)
     if (!out || !name)
         return HF_EINVAL;
     return hf_i_name_write(out, name) ? HF_OK : HF_EIO;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* DOT IDs as Graphviz reads them                                                            */
+
+/* What Graphviz's scanner (libcgraph 2.4x) makes of the quoted string that starts after the
+ * opening quote at t: \" is a quote, \\ stays two backslashes, backslash-newline is dropped, a
+ * lone backslash stays, and a run of other bytes is copied except when the run is one newline
+ * alone (then it is dropped: the scanner's line-counting rule wins the tie). Returns the number
+ * of bytes of t consumed up to and including the closing quote (0 if there is none) and writes
+ * the value to out (room for len bytes + NUL), its length to *out_len. */
+static size_t dot_quoted_value(const char *t, size_t len, char *out, size_t *out_len)
+{
+    size_t i = 0, k = 0;
+    while (i < len) {
+        char c = t[i];
+        if (c == '"') {
+            out[k] = '\0';
+            *out_len = k;
+            return i + 1;
+        }
+        if (c == '\\') {
+            char e = i + 1 < len ? t[i + 1] : '\0';
+            if (e == '"') {
+                out[k++] = '"';
+                i += 2;
+            } else if (e == '\\') {
+                out[k++] = '\\';
+                out[k++] = '\\';
+                i += 2;
+            } else if (e == '\n') {
+                i += 2;
+            } else {
+                out[k++] = '\\';
+                i++;
+            }
+            continue;
+        }
+        size_t j = i;
+        while (j < len && t[j] != '"' && t[j] != '\\')
+            j++;
+        if (!(j == i + 1 && c == '\n')) {
+            memcpy(out + k, t + i, j - i);
+            k += j - i;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* Angle brackets that nest properly: Graphviz then reads <s> as s. */
+static bool angle_balanced(const char *s)
+{
+    long depth = 0;
+    for (; *s; s++) {
+        if (*s == '<')
+            depth++;
+        else if (*s == '>' && --depth < 0)
+            return false;
+    }
+    return depth == 0;
+}
+
+/* How a string is written as a DOT ID: bare, in double quotes (with \" for quotes), in angle
+ * brackets, or not at all. Quotes are tried by reading the quoted form back through the
+ * scanner's rules; they fail for an odd run of backslashes before a quote, a newline or the end,
+ * and for a newline between the opening quote or an escape and a quote or a backslash. */
+typedef enum dot_form { DOT_BARE, DOT_QUOTED, DOT_ANGLE, DOT_NONE } dot_form;
+
+static dot_form dot_form_of(hf_ctx *ctx, const char *s, bool node_name, hf_status *st)
+{
+    *st = HF_OK;
+    if (node_name && s[0] == '%')
+        return DOT_NONE; /* Graphviz gives such node names an anonymous id of its own */
+    if (hf_i_name_is_bare(s))
+        return DOT_BARE;
+    size_t n = strlen(s), q = 0;
+    for (const char *c = s; *c; c++)
+        q += *c == '"';
+    if (n > (SIZE_MAX - 2) / 2) {
+        *st = HF_ENOMEM;
+        return DOT_NONE;
+    }
+    char *enc = hf_i_malloc(ctx, n + q + 1), *back = hf_i_malloc(ctx, 2 * (n + q) + 2);
+    if (!enc || !back) {
+        hf_i_free(ctx, enc);
+        hf_i_free(ctx, back);
+        *st = HF_ENOMEM;
+        return DOT_NONE;
+    }
+    size_t k = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == '"')
+            enc[k++] = '\\';
+        enc[k++] = *c;
+    }
+    enc[k++] = '"';
+    size_t back_len = 0;
+    bool same = dot_quoted_value(enc, k, back, &back_len) == k && back_len == n &&
+                memcmp(back, s, n) == 0;
+    hf_i_free(ctx, enc);
+    hf_i_free(ctx, back);
+    if (same)
+        return DOT_QUOTED;
+    return angle_balanced(s) ? DOT_ANGLE : DOT_NONE;
+}
+
+hf_status hf_i_dot_id_write(hf_ctx *ctx, FILE *out, const char *s, bool node_name)
+{
+    hf_status st;
+    switch (dot_form_of(ctx, s, node_name, &st)) {
+    case DOT_BARE: return fputs(s, out) >= 0 ? HF_OK : HF_EIO;
+    case DOT_ANGLE:
+        return putc('<', out) != EOF && fputs(s, out) >= 0 && putc('>', out) != EOF ? HF_OK
+                                                                                    : HF_EIO;
+    case DOT_QUOTED:
+        if (putc('"', out) == EOF)
+            return HF_EIO;
+        for (const char *c = s; *c; c++)
+            if ((*c == '"' && putc('\\', out) == EOF) || putc(*c, out) == EOF)
+                return HF_EIO;
+        return putc('"', out) != EOF ? HF_OK : HF_EIO;
+    default: return st ? st : HF_EUNSUPPORTED;
+    }
+}
+
+hf_status hf_i_dot_id_check(hf_ctx *ctx, const char *s, bool node_name)
+{
+    hf_status st;
+    return dot_form_of(ctx, s, node_name, &st) == DOT_NONE ? (st ? st : HF_EUNSUPPORTED) : HF_OK;
+}
+
+hf_status hf_dot_write_name(FILE *out, const char *name)
+{
+    if (!out || !name)
+        return HF_EINVAL;
+    return hf_i_dot_id_write(NULL, out, name, true);
+}
+
+hf_status hf_dot_write_value(FILE *out, const char *value)
+{
+    if (!out || !value)
+        return HF_EINVAL;
+    return hf_i_dot_id_write(NULL, out, value, false);
 }

@@ -309,14 +309,34 @@ Test(io_dot, quoted_utf8_and_keyword_names)
     accept("digraph { <x> -> y }", &(expect){NAMES("x", "y"), REL({0, 1})});
 }
 
-Test(io_dot, backslash_escapes_follow_hitfam_quoting)
+Test(io_dot, names_are_read_as_graphviz_reads_them)
 {
-    /* \\ is one backslash, \n a newline, other pairs stay; two spellings of one name are one */
-    accept("digraph { \"a\\\\b\" -> \"c\\nd\"; \"lone\\z\"; \"a\\b\" -> \"x\\\n"
-           "y\" }",
-           &(expect){NAMES("a\\b", "c\nd", "lone\\z", "xy"), REL({0, 1}, {0, 3})});
-    /* a raw newline inside quotes is kept */
-    accept("digraph { \"two\nlines\" -> z }", &(expect){NAMES("two\nlines", "z"), REL({0, 1})});
+    /* inside quotes only \" and backslash-newline are escapes: \\ stays two backslashes, \n
+     * stays a backslash and an n, and every spelling is a name of its own */
+    accept("digraph { \"x\\\\y\" -> a; \"x\\y\" -> b }",
+           &(expect){NAMES("x\\\\y", "a", "x\\y", "b"), REL({0, 1}, {2, 3})});
+    accept("digraph { \"p\\nq\" -> a; \"p\nq\" -> b; \"C:\\new\" }",
+           &(expect){NAMES("p\\nq", "a", "p\nq", "b", "C:\\new"), REL({0, 1}, {2, 3})});
+    /* not a cycle: "a\\b" and "a\b" are two events */
+    accept("digraph { \"a\\\\b\" -> x -> \"a\\b\" }",
+           &(expect){NAMES("a\\\\b", "x", "a\\b"), REL({0, 1}, {1, 2}, {0, 2})});
+    /* a lone backslash, an escaped quote, backslash-newline, a raw newline */
+    accept("digraph { \"lone\\z\"; \"q\\\"x\"; \"x\\\n"
+           "y\"; \"two\nlines\" -> z }",
+           &(expect){NAMES("lone\\z", "q\"x", "xy", "two\nlines", "z"), REL({3, 4})});
+    /* a newline standing alone between an escape and the closing quote is dropped, as
+     * Graphviz drops it; HTML-like IDs keep their text as it is */
+    accept("digraph { \"w\\\\\n\" -> <a\\> -> <\n> }",
+           &(expect){NAMES("w\\\\", "a\\", "\n"), REL({0, 1}, {1, 2}, {0, 2})});
+    /* thread names are attribute values, read the same way */
+    const char *text = "digraph { a [thread=\"t\\\\1\"]; b [thread=\"t\\1\"] }";
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_dot_read_mem(NULL, text, strlen(text), &p, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_poset_thread_count(p), 2);
+    cr_assert_str_eq(hf_poset_thread_name(p, 0), "t\\\\1");
+    cr_assert_str_eq(hf_poset_thread_name(p, 1), "t\\1");
+    hf_poset_free(p);
 }
 
 Test(io_dot, duplicate_and_transitive_edges)
@@ -957,7 +977,7 @@ static void gen_name(gen *g, uint32_t v)
     } else {
         sb_add(g->b, "\"");
         for (const char *c = name; *c; c++)
-            sb_add(g->b, *c == '"' ? "\\\"" : *c == '\\' ? "\\\\" : "%c", *c);
+            sb_add(g->b, *c == '"' ? "\\\"" : "%c", *c); /* Graphviz: only \" is an escape */
         sb_add(g->b, "\"");
     }
     if (!g->appeared[v]) {

@@ -245,13 +245,13 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * and non-strict digraphs, subgraphs and clusters, edge chains, `{a b}` edge ends, ports,
  * attributes, quoted and UTF-8 names, duplicate and transitive edges, isolated nodes. A node
  * attribute `focus=true` (or 1/yes) marks a focus event; `thread=NAME` (any string, "" for
- * none; `\\` and `\n` read as in names) names the event's thread (hf_poset_builder_set_thread).
- * Errors (with @p err filled, line when known): HF_EPARSE (syntax error, empty input, no events,
- * undirected graph, several graphs), HF_ESELFLOOP, HF_ECYCLE, HF_ETOOLARGE, HF_ENOMEM. Caller
- * owns `*out`.
- * In quoted names `\\` and `\n` are read as a backslash and a newline (the family format's
- * escapes), so that every name reads back as itself. Also refused (HF_EPARSE): names starting
- * with `%` (Graphviz rewrites them), input Graphviz only warns about (such as `12a`, which it
+ * none) names the event's thread (hf_poset_builder_set_thread).
+ * Event names (and attribute values) are exactly the strings Graphviz's own tools read: inside
+ * double quotes only `\"` (a quote) and backslash-newline (nothing) are escapes, so `"x\\y"`
+ * is the 4-byte name x\\y, distinct from `"x\y"`, and `"C:\new"` keeps its backslash; an
+ * HTML-like ID `<a\>` is its text between the brackets. (As in Graphviz, a newline standing
+ * alone between the opening quote or an escape and a quote or backslash is dropped.) Refused (HF_EPARSE): names starting
+ * with `%` (Graphviz renames them), input Graphviz only warns about (such as `12a`, which it
  * would split in two), bare tokens longer than HF_MAX_NAME; and (HF_ETOOLARGE) one edge chain
  * of more than about 2,200 nodes or subgraphs nested more than about 2,200 deep, beyond which
  * Graphviz's parser overflows its fixed stack.
@@ -264,8 +264,24 @@ HF_API hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_p
 /** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;
  * HF_EIO when reading fails. */
 HF_API hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err);
-/** Write @p p as a DOT digraph of its Hasse diagram (names quoted as needed) to @p out. */
+/** Write @p p as a DOT digraph of its Hasse diagram to @p out: every event (with `focus=true`
+ * and `thread=` when set), then every Hasse edge. Each name is written as hf_dot_write_name
+ * does, so that Graphviz and hf_dot_read_mem read back exactly the same events. Errors:
+ * HF_EINVAL (NULL argument), HF_EUNSUPPORTED (some name or thread cannot be written so that it
+ * reads back as itself, see hf_dot_write_name; nothing is written then), HF_EIO, HF_ENOMEM.
+ * O(n + e) plus the length of the names. */
 HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
+
+/** Write @p name as a DOT node ID that Graphviz reads back as exactly these bytes: bare when it
+ * is a DOT identifier or numeral and no keyword, else in double quotes with `\"` for each quote
+ * (backslashes stay as they are), else as an HTML-like ID `<name>` when its angle brackets nest.
+ * HF_EUNSUPPORTED, with nothing written, for the few names no DOT ID reads back as: a leading
+ * `%` (Graphviz renames such nodes), and, unless its angle brackets nest, an odd run of
+ * backslashes before a quote, a newline or the end of the name, or a newline between a quote
+ * or backslash pair and a quote or backslash. HF_EINVAL for NULL, HF_EIO, HF_ENOMEM. O(|name|). */
+HF_API hf_status hf_dot_write_name(FILE *out, const char *name);
+/** As hf_dot_write_name, for an attribute value (a leading `%` is allowed there). */
+HF_API hf_status hf_dot_write_value(FILE *out, const char *value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Families and sinks                                                                         */
