@@ -1,11 +1,71 @@
 /* Fuzz target: the DOT reader (hf_dot_read_mem) on arbitrary bytes.
- * A poset that reads back is also queried, so that its views are walked under the sanitizers. */
+ * A poset that reads back is compared with libcgraph's own reading of the same text (the same
+ * nodes, byte for byte and in the same order, and the same order relation), and queried, so that
+ * its views are walked under the sanitizers. */
+#include <graphviz/cgraph.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <hitfam/hitfam.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int quiet(char *message)
+{
+    (void)message;
+    return 0;
+}
+
+/* Graphviz's reading of the text hitfam accepted (after a leading byte order mark, which hitfam
+ * skips wherever it is): every node name equal to the event of the same rank, every edge an
+ * order relation of the poset, every Hasse edge an edge of the graph. */
+static void compare_with_libcgraph(const hf_poset *p, const uint8_t *data, size_t size)
+{
+    if (size >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) {
+        data += 3;
+        size -= 3;
+    }
+    char *text = malloc(size + 1);
+    if (!text)
+        abort();
+    memcpy(text, data, size);
+    text[size] = '\0';
+    agusererrf old_fn = agseterrf(quiet);
+    agerrlevel_t old_level = agseterr(AGMAX);
+    Agraph_t *g = agmemread(text);
+    agseterr(old_level);
+    agseterrf(old_fn);
+    agreseterrors();
+    free(text);
+    if (!g)
+        abort(); /* hitfam read a graph that Graphviz does not */
+    uint32_t n = hf_poset_size(p);
+    if ((uint32_t)agnnodes(g) != n)
+        abort();
+    uint32_t k = 0;
+    for (Agnode_t *v = agfstnode(g); v; v = agnxtnode(g, v), k++) {
+        if (strcmp(agnameof(v), hf_poset_name(p, k)) != 0)
+            abort();
+        for (Agedge_t *e = agfstout(g, v); e; e = agnxtout(g, e)) {
+            uint32_t t, h;
+            if (hf_poset_find(p, agnameof(agtail(e)), &t) != HF_OK ||
+                hf_poset_find(p, agnameof(aghead(e)), &h) != HF_OK || !hf_poset_less(p, t, h))
+                abort();
+        }
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t count;
+        const uint32_t *succ = hf_poset_hasse_succ(p, v, &count);
+        Agnode_t *tail = agnode(g, (char *)hf_poset_name(p, v), 0);
+        for (uint32_t i = 0; i < count; i++) {
+            Agnode_t *head = agnode(g, (char *)hf_poset_name(p, succ[i]), 0);
+            if (!tail || !head || !agedge(g, tail, head, NULL, 0))
+                abort();
+        }
+    }
+    agclose(g);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -20,6 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t n = hf_poset_size(p);
     if (n == 0)
         abort(); /* "no events" is documented as an error */
+    compare_with_libcgraph(p, data, size);
     const uint32_t *topo = hf_poset_topological_order(p);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t id;

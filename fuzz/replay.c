@@ -120,5 +120,7 @@ int main(int argc, char **argv)
         }
     }
     printf("%lu passed, %lu failed\n", passed, failed);
-    return failed ? 1 : 0;
+    if (passed == 0)
+        fprintf(stderr, "replay: no input ran (an empty or missing corpus tests nothing)\n");
+    return failed || passed == 0 ? 1 : 0;
 }
