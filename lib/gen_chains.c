@@ -73,17 +73,17 @@ void hf_i_chains_free(hf_ctx *ctx, hf_i_chains *c)
 
 hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err)
 {
-    if (!p->thread)
+    if (!p->threads.of)
         return HF_OK;
-    uint32_t *last = hf_i_alloc_array(p->ctx, p->thread_count ? p->thread_count : 1,
+    uint32_t *last = hf_i_alloc_array(p->ctx, p->threads.count ? p->threads.count : 1,
                                       sizeof *last);
     if (!last)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    memset(last, 0xff, p->thread_count * sizeof *last);
+    memset(last, 0xff, p->threads.count * sizeof *last);
     hf_status st = HF_OK;
     /* in topological order a thread is a chain iff each event is above the one before */
     for (uint32_t i = 0; i < p->n && !st; i++) {
-        uint32_t v = p->topo[i], t = p->thread[v];
+        uint32_t v = p->topo[i], t = p->threads.of[v];
         if (t == NONE)
             continue;
         if (last[t] != NONE && !hf_i_less(p, last[t], v)) {
@@ -92,7 +92,7 @@ hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err)
                            "thread %s is not a chain: its events %s and %s are not ordered "
                            "(method chains needs the events of a thread to happen one after "
                            "another)",
-                           hf_i_name_quote(p->thread_data + p->thread_off[t], q1, sizeof q1),
+                           hf_i_name_quote(hf_i_label_name(&p->threads, t), q1, sizeof q1),
                            hf_i_name_quote(hf_i_name(p, last[t]), q2, sizeof q2),
                            hf_i_name_quote(hf_i_name(p, v), q3, sizeof q3));
         }
@@ -351,9 +351,9 @@ hf_status hf_i_chains_decompose(const hf_poset *p, const uint8_t *in_set, bool u
     memset(out, 0, sizeof *out);
     hf_status st;
     bool threads = false;
-    if (use_threads && p->thread)
+    if (use_threads && p->threads.of)
         for (uint32_t v = 0; v < n && !threads; v++)
-            threads = (!in_set || in_set[v]) && p->thread[v] != NONE;
+            threads = (!in_set || in_set[v]) && p->threads.of[v] != NONE;
     if (threads && (st = hf_i_chains_check_threads(p, err)))
         return st;
     size_t n1 = n ? n : 1;
@@ -365,16 +365,16 @@ hf_status hf_i_chains_decompose(const hf_poset *p, const uint8_t *in_set, bool u
     memset(out->chain_of, 0xff, n * sizeof *out->chain_of);
     uint32_t count = 0, size = 0;
     if (threads) {
-        tmap = hf_i_alloc_array(ctx, p->thread_count, sizeof *tmap);
+        tmap = hf_i_alloc_array(ctx, p->threads.count, sizeof *tmap);
         if (!tmap)
             goto oom;
-        memset(tmap, 0xff, p->thread_count * sizeof *tmap);
+        memset(tmap, 0xff, p->threads.count * sizeof *tmap);
     }
     for (uint32_t v = 0; v < n; v++) {
         if (in_set && !in_set[v])
             continue;
         size++;
-        uint32_t t = threads ? p->thread[v] : NONE;
+        uint32_t t = threads ? p->threads.of[v] : NONE;
         if (t == NONE) {
             in_r[v] = 1;
             continue;

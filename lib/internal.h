@@ -55,6 +55,10 @@ bool hf_i_name_write(FILE *out, const char *name);
  * without writing. O(|s|). */
 hf_status hf_i_dot_id_write(hf_ctx *ctx, FILE *out, const char *s, bool node_name);
 hf_status hf_i_dot_id_check(hf_ctx *ctx, const char *s, bool node_name);
+/* Graphviz's value of the quoted string whose text starts at t, after the opening quote: the
+ * bytes consumed through the closing quote (0 when it is missing), the value in out (room for
+ * 2 * len + 1 bytes) and its length in *out_len. */
+size_t hf_i_dot_quoted_value(const char *t, size_t len, char *out, size_t *out_len);
 
 /* Bitsets of 64-bit words. */
 typedef uint64_t hf_word;
@@ -92,6 +96,21 @@ static inline unsigned hf_i_ctz(hf_word x)
 #endif
 }
 
+/* Per-event labels drawn from a set of names (threads, objects). of[v] in 0..count-1 or
+ * HF_NO_EVENT; of is NULL when no event has a label. Names NUL-terminated in data at off[k],
+ * numbered by first appearance in id order. */
+typedef struct hf_i_labels {
+    uint32_t *of;
+    uint32_t count;
+    char *data;
+    size_t *off;
+} hf_i_labels;
+
+static inline const char *hf_i_label_name(const hf_i_labels *l, uint32_t k)
+{
+    return l->data + l->off[k];
+}
+
 /* The poset layout. Hasse diagram in compressed rows, both directions, sorted by id. */
 struct hf_poset {
     hf_ctx *ctx;
@@ -123,18 +142,19 @@ struct hf_poset {
     size_t closure_words;
     uint32_t *focus;
     uint32_t focus_count;
-    /* Threads (hf_poset_builder_set_thread): thread[v] in 0..thread_count-1 or HF_NO_EVENT;
-     * NULL when no event has one. Names NUL-terminated in thread_data at thread_off[k]. */
-    uint32_t *thread;
-    uint32_t thread_count;
-    char *thread_data;
-    size_t *thread_off;
+    hf_i_labels threads; /* hf_poset_builder_set_thread */
+    hf_i_labels objects; /* hf_poset_builder_set_object */
+    uint8_t *access;     /* hf_access per event; NULL when no event touches an object */
 };
 
 static inline const char *hf_i_name(const hf_poset *p, uint32_t id)
 {
     return p->name_data + p->name_off[id];
 }
+
+/* Unordered, and (hf_poset_conflict) touching one object with at least one write; every
+ * unordered pair when no event has an object. O(1). */
+bool hf_i_conflict(const hf_poset *p, uint32_t a, uint32_t b);
 
 /* Strictly below, O(1) (every finished poset has forest views or a closure). */
 bool hf_i_less(const hf_poset *p, uint32_t a, uint32_t b);

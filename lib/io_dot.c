@@ -587,9 +587,187 @@ static bool truth_value(const char *v, bool *on)
     return false;
 }
 
+/* The line of the first `key = value` in the text whose key and value read as @p key and
+ * @p value (0 if none): attribute values come from libcgraph without a position, so a message
+ * about a bad one finds it again. Comments, quoted and <...> strings are skipped as the
+ * scanner skips them. */
+static hf_status attr_find(hf_ctx *ctx, const char *s, size_t len, const char *key,
+                           const char *value, int *line_out, char *owner, size_t owner_cap)
+{
+    char *buf = hf_i_malloc(ctx, 2 * len + 2);
+    *line_out = 0;
+    if (owner_cap)
+        owner[0] = '\0';
+    if (!buf)
+        return HF_ENOMEM;
+    int line = 1, found = 0;
+    bool in_brackets = false, edge_statement = false, node_list = false, prev_id = false;
+    size_t last_len = 0;
+    char last[80] = ""; /* the last ID outside brackets: the owner of the next '[' list */
+    int state = 0; /* 0: nothing, 1: saw the key, 2: saw key and '=' */
+    bool bol = true;
+    for (size_t i = 0; i < len && !found;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '\n') {
+            line++;
+            bol = true;
+            i++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r') {
+            i++;
+            continue;
+        }
+        if (c == '#' && bol) {
+            while (i < len && s[i] != '\n')
+                i++;
+            continue;
+        }
+        bol = false;
+        if (c == '/' && i + 1 < len && (s[i + 1] == '/' || s[i + 1] == '*')) {
+            if (s[i + 1] == '/') {
+                while (i < len && s[i] != '\n')
+                    i++;
+            } else {
+                for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
+                    line += s[i] == '\n';
+                i += 2;
+            }
+            continue;
+        }
+        int tok_line = line;
+        size_t tok_len = 0;
+        bool is_id = true;
+        if (c == '"') {
+            size_t used = hf_i_dot_quoted_value(s + i + 1, len - i - 1, buf, &tok_len);
+            if (used == 0)
+                break;
+            for (size_t k = i + 1; k < i + 1 + used; k++)
+                line += s[k] == '\n';
+            i += 1 + used;
+        } else if (c == '<') {
+            size_t k = i + 1, depth = 1;
+            for (; k < len && depth > 0; k++) {
+                depth += s[k] == '<';
+                depth -= s[k] == '>';
+                line += s[k] == '\n';
+            }
+            tok_len = k - i - 2 < len ? k - i - 2 : 0;
+            memcpy(buf, s + i + 1, tok_len);
+            i = k;
+        } else if (is_letter(c) || is_digit(c) || c == '-' || c == '.') {
+            size_t k = i;
+            while (k < len && (is_letter((unsigned char)s[k]) || is_digit((unsigned char)s[k]) ||
+                               s[k] == '-' || s[k] == '.'))
+                k++;
+            if (k == i + 1 && c == '-' && k < len && (s[k] == '>' || s[k] == '-')) {
+                is_id = false;
+                k++;
+            }
+            tok_len = k - i;
+            memcpy(buf, s + i, tok_len);
+            i = k;
+        } else {
+            is_id = false;
+            buf[0] = (char)c;
+            tok_len = 1;
+            i++;
+        }
+        buf[tok_len] = '\0';
+        if (!in_brackets && is_id && prev_id)
+            edge_statement = false; /* two IDs in a row: a new statement began */
+        if (!in_brackets)
+            prev_id = is_id;
+        if (!in_brackets && is_id) {
+            last_len = tok_len < sizeof last - 1 ? tok_len : sizeof last - 1;
+            memcpy(last, buf, last_len);
+            last[last_len] = '\0';
+        }
+        if (!is_id && !in_brackets && tok_len == 2 && buf[0] == '-')
+            edge_statement = true; /* -> or -- */
+        if (!is_id && buf[0] == '[' && !in_brackets) {
+            /* the attributes of a node, or of every node: not of edges or graphs */
+            in_brackets = true;
+            node_list = !edge_statement && !word_is(last, last_len, "edge") &&
+                        !word_is(last, last_len, "graph");
+            if (owner_cap)
+                snprintf(owner, owner_cap, "%s", last);
+        } else if (!is_id && (buf[0] == ']' || buf[0] == ';' || buf[0] == '{' || buf[0] == '}')) {
+            in_brackets = false;
+            edge_statement = false;
+        }
+        if (state == 2 && is_id && tok_len == strlen(value) && memcmp(buf, value, tok_len) == 0 &&
+            in_brackets && node_list)
+            found = tok_line;
+        else if (state == 1 && !is_id && buf[0] == '=')
+            state = 2;
+        else
+            state = is_id && strcmp(buf, key) == 0 ? 1 : 0;
+    }
+    hf_i_free(ctx, buf);
+    if (!found && owner_cap)
+        owner[0] = '\0';
+    *line_out = found;
+    return HF_OK;
+}
+
+/* A message about the value of attribute `key` of an event, at the value's line when the text
+ * shows it (out of memory instead when looking for it fails). */
+static hf_status attr_fail(hf_ctx *ctx, const char *text, size_t text_len, const char *key,
+                           const char *value, hf_error *err, const char *fmt, ...)
+    HF_I_PRINTF(7, 8);
+static hf_status attr_fail(hf_ctx *ctx, const char *text, size_t text_len, const char *key,
+                           const char *value, hf_error *err, const char *fmt, ...)
+{
+    int line;
+    if (attr_find(ctx, text, text_len, key, value, &line, NULL, 0))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    char msg[sizeof err->text];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return hf_i_fail(err, HF_EPARSE, line, 0, "%s", msg);
+}
+
+/* The event's `obj=` and `access=` attributes (either may be absent: NULL or ""). */
+static hf_status read_object(hf_ctx *ctx, hf_poset_builder *b, uint32_t id, const char *name,
+                             const char *ov, const char *av, const char *text, size_t text_len,
+                             hf_error *err)
+{
+    char q[80], qv[80];
+    hf_access access = HF_ACCESS_WRITE;
+    if (av && av[0]) {
+        size_t n = strlen(av);
+        if (word_is(av, n, "r") || word_is(av, n, "read"))
+            access = HF_ACCESS_READ;
+        else if (!word_is(av, n, "w") && !word_is(av, n, "write"))
+            return attr_fail(ctx, text, text_len, "access", av, err,
+                             "event %s: access=%s is not r or w (read or write)",
+                             hf_i_name_quote(name, q, sizeof q),
+                             hf_i_name_quote(av, qv, sizeof qv));
+        if (!ov || !ov[0])
+            return attr_fail(ctx, text, text_len, "access", av, err,
+                             "event %s: access=%s without obj=NAME (the object it %s)",
+                             hf_i_name_quote(name, q, sizeof q),
+                             hf_i_name_quote(av, qv, sizeof qv),
+                             access == HF_ACCESS_READ ? "reads" : "writes");
+    }
+    if (!ov || !ov[0])
+        return HF_OK;
+    hf_status st = hf_poset_builder_set_object(b, id, ov, access);
+    if (st == HF_ETOOLARGE)
+        return hf_i_fail(err, st, 0, 0, "event %s: object name longer than %u bytes",
+                         hf_i_name_quote(name, q, sizeof q), HF_MAX_NAME);
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "%s", st == HF_ENOMEM ? "out of memory" : hf_strerror(st));
+    return HF_OK;
+}
+
 /* Events in libcgraph's node order (first appearance), then every edge of the root graph (it
  * holds the edges of all subgraphs). */
-static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b, hf_error *err)
+static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, const char *text, size_t text_len,
+                                  hf_poset_builder *b, hf_error *err)
 {
     uint64_t max_seq = 0;
     for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
@@ -599,14 +777,37 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint32_t *ids = hf_i_alloc_array(ctx, (size_t)max_seq + 1, sizeof *ids);
     hf_status st = HF_OK;
+    char q[80], qv[80];
     if (!ids) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto done;
     }
-    char focus_attr[] = "focus", thread_attr[] = "thread";
+    char focus_attr[] = "focus", thread_attr[] = "thread", obj_attr[] = "obj",
+         access_attr[] = "access";
     Agsym_t *focus = agattr(g, AGNODE, focus_attr, NULL);
     Agsym_t *thread = agattr(g, AGNODE, thread_attr, NULL);
-    char q[80], qv[80];
+    Agsym_t *obj = agattr(g, AGNODE, obj_attr, NULL);
+    Agsym_t *access = agattr(g, AGNODE, access_attr, NULL);
+    if (obj) {
+        /* libcgraph gives "" for an event without the attribute and for an explicit obj="": the
+         * text tells them apart */
+        char owner[80];
+        int line;
+        if ((st = attr_find(ctx, text, text_len, "obj", "", &line, owner, sizeof owner))) {
+            hf_i_fail(err, st, 0, 0, "out of memory");
+            goto done;
+        }
+        if (line) {
+            st = hf_i_fail(err, HF_EPARSE, line, 0,
+                           "%s%s: obj= is empty (name the object the event touches, or leave "
+                           "the attribute out)",
+                           word_is(owner, strlen(owner), "node") ? "node defaults" : "event ",
+                           word_is(owner, strlen(owner), "node")
+                               ? ""
+                               : hf_i_name_quote(owner, q, sizeof q));
+            goto done;
+        }
+    }
     for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n)) {
         const char *raw = agnameof(n);
         if (!raw)
@@ -643,7 +844,7 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
             const char *v = agxget(n, focus);
             bool on = false;
             if (v && !truth_value(v, &on)) {
-                st = hf_i_fail(err, HF_EPARSE, 0, 0,
+                st = attr_fail(ctx, text, text_len, "focus", v, err,
                                "event %s: focus=%s is not a truth value (use true, false, yes, "
                                "no, 1 or 0)",
                                hf_i_name_quote(name, q, sizeof q),
@@ -669,6 +870,9 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, hf_poset_builder *b,
                 goto done;
             }
         }
+        if ((st = read_object(ctx, b, id, name, obj ? agxget(n, obj) : NULL,
+                              access ? agxget(n, access) : NULL, text, text_len, err)))
+            goto done;
     }
     for (Agnode_t *n = agfstnode(g); n; n = agnxtnode(g, n))
         for (Agedge_t *e = agfstout(g, n); e; e = agnxtout(g, e)) {
@@ -737,7 +941,7 @@ static hf_status parse_locked(hf_ctx *ctx, const char *data, size_t len, const d
     else if (agnnodes(g) == 0)
         st = hf_i_fail(err, HF_EPARSE, sc->first_line, 0, "the graph has no events");
     else
-        st = build_from_graph(ctx, g, b, err);
+        st = build_from_graph(ctx, g, data, len, b, err);
     agclose(g);
 
 restore:
@@ -823,39 +1027,52 @@ hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err)
 /* ---------------------------------------------------------------------------------------- */
 /* Writing                                                                                    */
 
+/* One `key=value` of a node's attribute list: " [" before the first, ", " before the others. */
+static hf_status write_attr(hf_ctx *ctx, FILE *out, bool *first, const char *key,
+                            const char *value)
+{
+    if (fputs(*first ? " [" : ", ", out) < 0 || fputs(key, out) < 0 || putc('=', out) == EOF)
+        return HF_EIO;
+    *first = false;
+    return hf_i_dot_id_write(ctx, out, value, false);
+}
+
 hf_status hf_dot_write(const hf_poset *p, FILE *out)
 {
     if (!p || !out)
         return HF_EINVAL;
-    /* every name and thread must read back as itself before anything is written */
+    /* every name and label must read back as itself before anything is written */
     for (uint32_t v = 0; v < p->n; v++) {
         hf_status st = hf_i_dot_id_check(p->ctx, hf_i_name(p, v), true);
         if (st)
             return st;
     }
-    for (uint32_t t = 0; t < p->thread_count; t++) {
-        hf_status st = hf_i_dot_id_check(p->ctx, p->thread_data + p->thread_off[t], false);
-        if (st)
-            return st;
-    }
+    const hf_i_labels *labels[] = {&p->threads, &p->objects};
+    for (size_t l = 0; l < 2; l++)
+        for (uint32_t k = 0; k < labels[l]->count; k++) {
+            hf_status st = hf_i_dot_id_check(p->ctx, hf_i_label_name(labels[l], k), false);
+            if (st)
+                return st;
+        }
     hf_status st = fputs("digraph {\n", out) >= 0 ? HF_OK : HF_EIO;
     uint32_t f = 0;
     for (uint32_t v = 0; v < p->n && !st; v++) {
-        bool focus = f < p->focus_count && p->focus[f] == v;
+        bool focus = f < p->focus_count && p->focus[f] == v, first = true;
         if (focus)
             f++;
-        uint32_t t = p->thread ? p->thread[v] : HF_NO_EVENT;
+        uint32_t t = p->threads.of ? p->threads.of[v] : HF_NO_EVENT;
+        uint32_t o = p->objects.of ? p->objects.of[v] : HF_NO_EVENT;
         st = fputs("  ", out) >= 0 ? hf_i_dot_id_write(p->ctx, out, hf_i_name(p, v), true) : HF_EIO;
-        if (!st && (focus || t != HF_NO_EVENT)) {
-            if (fputs(focus ? " [focus=true" : " [", out) < 0)
-                st = HF_EIO;
-            if (!st && t != HF_NO_EVENT)
-                st = fputs(focus ? ", thread=" : "thread=", out) >= 0
-                         ? hf_i_dot_id_write(p->ctx, out, p->thread_data + p->thread_off[t], false)
-                         : HF_EIO;
-            if (!st && putc(']', out) == EOF)
-                st = HF_EIO;
-        }
+        if (!st && focus)
+            st = write_attr(p->ctx, out, &first, "focus", "true");
+        if (!st && t != HF_NO_EVENT)
+            st = write_attr(p->ctx, out, &first, "thread", hf_i_label_name(&p->threads, t));
+        if (!st && o != HF_NO_EVENT)
+            st = write_attr(p->ctx, out, &first, "obj", hf_i_label_name(&p->objects, o));
+        if (!st && o != HF_NO_EVENT && p->access[v] == HF_ACCESS_READ)
+            st = write_attr(p->ctx, out, &first, "access", "r");
+        if (!st && !first && putc(']', out) == EOF)
+            st = HF_EIO;
         if (!st && putc('\n', out) == EOF)
             st = HF_EIO;
     }

@@ -143,7 +143,7 @@ hf_status hf_name_write(FILE *out, const char *name)
  * alone (then it is dropped: the scanner's line-counting rule wins the tie). Returns the number
  * of bytes of t consumed up to and including the closing quote (0 if there is none) and writes
  * the value to out (room for len bytes + NUL), its length to *out_len. */
-static size_t dot_quoted_value(const char *t, size_t len, char *out, size_t *out_len)
+size_t hf_i_dot_quoted_value(const char *t, size_t len, char *out, size_t *out_len)
 {
     size_t i = 0, k = 0;
     while (i < len) {
@@ -230,7 +230,7 @@ static dot_form dot_form_of(hf_ctx *ctx, const char *s, bool node_name, hf_statu
     }
     enc[k++] = '"';
     size_t back_len = 0;
-    bool same = dot_quoted_value(enc, k, back, &back_len) == k && back_len == n &&
+    bool same = hf_i_dot_quoted_value(enc, k, back, &back_len) == k && back_len == n &&
                 memcmp(back, s, n) == 0;
     hf_i_free(ctx, enc);
     hf_i_free(ctx, back);

@@ -5,6 +5,24 @@
 
 #include "internal.h"
 
+/* Per-event labels drawn from a set of names (threads, objects): of[v] indexes the names, or is
+ * HF_NO_EVENT (none); events from `len` on have none. Names are interned through their own
+ * open-addressing table. */
+typedef struct label_builder {
+    uint32_t *of;
+    size_t of_cap;
+    uint32_t len;
+    char *data;
+    size_t data_len, data_cap;
+    size_t *off;
+    size_t off_cap;
+    uint32_t count;
+    uint32_t *slots;
+    size_t mask;
+} label_builder;
+
+enum { FLAG_FOCUS = 1, ACCESS_SHIFT = 1, ACCESS_MASK = 3 << ACCESS_SHIFT };
+
 struct hf_poset_builder {
     hf_ctx *ctx;
     bool finished;
@@ -17,20 +35,9 @@ struct hf_poset_builder {
     size_t slot_mask;
     uint32_t *edges; /* pairs (before, after) */
     size_t edge_count, edge_cap;
-    uint8_t *focus;
-    size_t focus_cap;
-    /* threads: per event an index into the thread names (HF_NO_EVENT: none); events from
-     * thread_len on have none. Names are found through their own hash table. */
-    uint32_t *thread;
-    size_t thread_cap;
-    uint32_t thread_len;
-    char *tname_data;
-    size_t tname_len, tname_cap;
-    size_t *tname_off;
-    size_t tname_off_cap;
-    uint32_t tname_count;
-    uint32_t *tslots;
-    size_t tslot_mask;
+    uint8_t *flags; /* per event: FLAG_FOCUS, and the access (hf_access) << ACCESS_SHIFT */
+    size_t flags_cap;
+    label_builder threads, objects;
 };
 
 /* ---------------------------------------------------------------------------------------- */
@@ -99,6 +106,14 @@ hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out)
     return HF_OK;
 }
 
+static void label_builder_free(hf_ctx *ctx, label_builder *lb)
+{
+    hf_i_free(ctx, lb->of);
+    hf_i_free(ctx, lb->data);
+    hf_i_free(ctx, lb->off);
+    hf_i_free(ctx, lb->slots);
+}
+
 void hf_poset_builder_free(hf_poset_builder *b)
 {
     if (!b)
@@ -108,11 +123,9 @@ void hf_poset_builder_free(hf_poset_builder *b)
     hf_i_free(ctx, b->name_off);
     hf_i_free(ctx, b->slots);
     hf_i_free(ctx, b->edges);
-    hf_i_free(ctx, b->focus);
-    hf_i_free(ctx, b->thread);
-    hf_i_free(ctx, b->tname_data);
-    hf_i_free(ctx, b->tname_off);
-    hf_i_free(ctx, b->tslots);
+    hf_i_free(ctx, b->flags);
+    label_builder_free(ctx, &b->threads);
+    label_builder_free(ctx, &b->objects);
     hf_i_free(ctx, b);
 }
 
@@ -141,7 +154,7 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     if ((st = hf_i_grow(b->ctx, (void **)&b->name_off, &b->off_cap, (size_t)b->n + 1,
                         sizeof *b->name_off)))
         return st;
-    if ((st = hf_i_grow(b->ctx, (void **)&b->focus, &b->focus_cap, (size_t)b->n + 1, 1)))
+    if ((st = hf_i_grow(b->ctx, (void **)&b->flags, &b->flags_cap, (size_t)b->n + 1, 1)))
         return st;
     /* Grow the table before inserting so that a failure leaves the builder unchanged. */
     if (2 * ((size_t)b->n + 1) > b->slot_mask + 1) {
@@ -152,7 +165,7 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     memcpy(b->name_data + b->name_len, name, len + 1);
     b->name_off[b->n] = b->name_len;
     b->name_len += len + 1;
-    b->focus[b->n] = 0;
+    b->flags[b->n] = 0;
     b->slots[slot] = b->n;
     if (id)
         *id = b->n;
@@ -200,120 +213,154 @@ hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id)
         return HF_ESTATE;
     if (id >= b->n)
         return HF_EINVAL;
-    b->focus[id] = 1;
+    b->flags[id] |= FLAG_FOCUS;
     return HF_OK;
 }
 
-/* Grow the thread-name table to `size` slots (a power of two), rehashing every name. */
-static hf_status thread_rehash(hf_poset_builder *b, size_t size)
+/* Grow a label table to `size` slots (a power of two), rehashing every name. */
+static hf_status label_rehash(hf_ctx *ctx, label_builder *lb, size_t size)
 {
-    uint32_t *slots = hf_i_alloc_array(b->ctx, size, sizeof *slots);
+    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
     if (!slots)
         return HF_ENOMEM;
     memset(slots, 0xff, size * sizeof *slots);
-    for (uint32_t k = 0; k < b->tname_count; k++) {
-        size_t i = (size_t)name_hash(b->tname_data + b->tname_off[k]) & (size - 1);
+    for (uint32_t k = 0; k < lb->count; k++) {
+        size_t i = (size_t)name_hash(lb->data + lb->off[k]) & (size - 1);
         while (slots[i] != HF_NO_EVENT)
             i = (i + 1) & (size - 1);
         slots[i] = k;
     }
-    hf_i_free(b->ctx, b->tslots);
-    b->tslots = slots;
-    b->tslot_mask = size - 1;
+    hf_i_free(ctx, lb->slots);
+    lb->slots = slots;
+    lb->mask = size - 1;
     return HF_OK;
 }
 
-hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id, const char *thread)
+/* Give event id the label s (NULL or "": none). Every allocation comes first, so that a failure
+ * leaves the table as it was. */
+static hf_status label_set(hf_ctx *ctx, label_builder *lb, uint32_t id, const char *s)
+{
+    if (!s || !s[0]) {
+        if (id < lb->len)
+            lb->of[id] = HF_NO_EVENT;
+        return HF_OK;
+    }
+    size_t len = strlen(s);
+    if (len > HF_MAX_NAME)
+        return HF_ETOOLARGE;
+    hf_status st;
+    if ((st = hf_i_grow(ctx, (void **)&lb->of, &lb->of_cap, (size_t)id + 1, sizeof *lb->of)))
+        return st;
+    if (!lb->slots && (st = label_rehash(ctx, lb, 16)))
+        return st;
+    size_t slot;
+    uint32_t k = slots_lookup(lb->slots, lb->mask, lb->data, lb->off, s, &slot);
+    if (k == HF_NO_EVENT) {
+        if ((st = hf_i_grow(ctx, (void **)&lb->data, &lb->data_cap, lb->data_len + len + 1, 1)) ||
+            (st = hf_i_grow(ctx, (void **)&lb->off, &lb->off_cap, (size_t)lb->count + 1,
+                            sizeof *lb->off)))
+            return st;
+        if (2 * ((size_t)lb->count + 1) > lb->mask + 1) {
+            if ((st = label_rehash(ctx, lb, 2 * (lb->mask + 1))))
+                return st;
+            slots_lookup(lb->slots, lb->mask, lb->data, lb->off, s, &slot);
+        }
+        memcpy(lb->data + lb->data_len, s, len + 1);
+        lb->off[lb->count] = lb->data_len;
+        lb->data_len += len + 1;
+        k = lb->count++;
+        lb->slots[slot] = k;
+    }
+    while (lb->len <= id)
+        lb->of[lb->len++] = HF_NO_EVENT;
+    lb->of[id] = k;
+    return HF_OK;
+}
+
+static hf_status builder_event(const hf_poset_builder *b, uint32_t id)
 {
     if (!b)
         return HF_EINVAL;
     if (b->finished)
         return HF_ESTATE;
-    if (id >= b->n)
+    return id < b->n ? HF_OK : HF_EINVAL;
+}
+
+hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id, const char *thread)
+{
+    hf_status st = builder_event(b, id);
+    return st ? st : label_set(b->ctx, &b->threads, id, thread);
+}
+
+hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id, const char *object,
+                                      hf_access access)
+{
+    hf_status st = builder_event(b, id);
+    if (st)
+        return st;
+    bool named = object && object[0];
+    if (named ? access != HF_ACCESS_READ && access != HF_ACCESS_WRITE : access != HF_ACCESS_NONE)
         return HF_EINVAL;
-    if (!thread || !thread[0]) {
-        if (id < b->thread_len)
-            b->thread[id] = HF_NO_EVENT;
-        return HF_OK;
-    }
-    size_t len = strlen(thread);
-    if (len > HF_MAX_NAME)
-        return HF_ETOOLARGE;
-    /* every allocation first, so that a failure leaves the builder as it was */
-    hf_status st;
-    if ((st = hf_i_grow(b->ctx, (void **)&b->thread, &b->thread_cap, (size_t)id + 1,
-                        sizeof *b->thread)))
+    if ((st = label_set(b->ctx, &b->objects, id, object)))
         return st;
-    if (!b->tslots && (st = thread_rehash(b, 16)))
-        return st;
-    size_t slot;
-    uint32_t k = slots_lookup(b->tslots, b->tslot_mask, b->tname_data, b->tname_off, thread,
-                              &slot);
-    if (k == HF_NO_EVENT) {
-        if ((st = hf_i_grow(b->ctx, (void **)&b->tname_data, &b->tname_cap,
-                            b->tname_len + len + 1, 1)) ||
-            (st = hf_i_grow(b->ctx, (void **)&b->tname_off, &b->tname_off_cap,
-                            (size_t)b->tname_count + 1, sizeof *b->tname_off)))
-            return st;
-        if (2 * ((size_t)b->tname_count + 1) > b->tslot_mask + 1) {
-            if ((st = thread_rehash(b, 2 * (b->tslot_mask + 1))))
-                return st;
-            slots_lookup(b->tslots, b->tslot_mask, b->tname_data, b->tname_off, thread, &slot);
-        }
-        memcpy(b->tname_data + b->tname_len, thread, len + 1);
-        b->tname_off[b->tname_count] = b->tname_len;
-        b->tname_len += len + 1;
-        k = b->tname_count++;
-        b->tslots[slot] = k;
-    }
-    while (b->thread_len <= id)
-        b->thread[b->thread_len++] = HF_NO_EVENT;
-    b->thread[id] = k;
+    b->flags[id] = (uint8_t)((b->flags[id] & ~ACCESS_MASK) | ((unsigned)access << ACCESS_SHIFT));
     return HF_OK;
 }
 
-/* The builder's threads, renumbered by first appearance in id order (unused names dropped). */
-static hf_status take_threads(hf_poset *p, const hf_poset_builder *b)
+/* The builder's labels, renumbered by first appearance in id order (unused names dropped). */
+static hf_status take_labels(hf_ctx *ctx, uint32_t n, const label_builder *lb, hf_i_labels *out)
 {
-    hf_ctx *ctx = p->ctx;
     bool any = false;
-    for (uint32_t v = 0; v < b->thread_len && !any; v++)
-        any = b->thread[v] != HF_NO_EVENT;
+    for (uint32_t v = 0; v < lb->len && !any; v++)
+        any = lb->of[v] != HF_NO_EVENT;
     if (!any)
         return HF_OK;
-    uint32_t *map = hf_i_alloc_array(ctx, b->tname_count, sizeof *map);
-    p->thread = hf_i_alloc_array(ctx, p->n, sizeof *p->thread);
-    if (!map || !p->thread) {
+    uint32_t *map = hf_i_alloc_array(ctx, lb->count, sizeof *map);
+    out->of = hf_i_alloc_array(ctx, n, sizeof *out->of);
+    if (!map || !out->of) {
         hf_i_free(ctx, map);
         return HF_ENOMEM;
     }
-    memset(map, 0xff, b->tname_count * sizeof *map);
+    memset(map, 0xff, lb->count * sizeof *map);
     size_t bytes = 0;
-    for (uint32_t v = 0; v < p->n; v++) {
-        uint32_t old = v < b->thread_len ? b->thread[v] : HF_NO_EVENT;
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t old = v < lb->len ? lb->of[v] : HF_NO_EVENT;
         if (old != HF_NO_EVENT && map[old] == HF_NO_EVENT) {
-            map[old] = p->thread_count++;
-            bytes += strlen(b->tname_data + b->tname_off[old]) + 1;
+            map[old] = out->count++;
+            bytes += strlen(lb->data + lb->off[old]) + 1;
         }
-        p->thread[v] = old == HF_NO_EVENT ? HF_NO_EVENT : map[old];
+        out->of[v] = old == HF_NO_EVENT ? HF_NO_EVENT : map[old];
     }
-    p->thread_off = hf_i_alloc_array(ctx, p->thread_count, sizeof *p->thread_off);
-    p->thread_data = hf_i_malloc(ctx, bytes);
-    if (!p->thread_off || !p->thread_data) {
+    out->off = hf_i_alloc_array(ctx, out->count, sizeof *out->off);
+    out->data = hf_i_malloc(ctx, bytes);
+    if (!out->off || !out->data) {
         hf_i_free(ctx, map);
         return HF_ENOMEM;
     }
     size_t at = 0;
-    for (uint32_t old = 0; old < b->tname_count; old++) {
+    for (uint32_t old = 0; old < lb->count; old++) {
         if (map[old] == HF_NO_EVENT)
             continue;
-        const char *s = b->tname_data + b->tname_off[old];
+        const char *s = lb->data + lb->off[old];
         size_t len = strlen(s);
-        p->thread_off[map[old]] = at;
-        memcpy(p->thread_data + at, s, len + 1);
+        out->off[map[old]] = at;
+        memcpy(out->data + at, s, len + 1);
         at += len + 1;
     }
     hf_i_free(ctx, map);
+    return HF_OK;
+}
+
+/* Access kinds, kept only when some event touches an object. */
+static hf_status take_access(hf_poset *p, const hf_poset_builder *b)
+{
+    if (!p->objects.of)
+        return HF_OK;
+    p->access = hf_i_malloc(p->ctx, p->n ? p->n : 1);
+    if (!p->access)
+        return HF_ENOMEM;
+    for (uint32_t v = 0; v < p->n; v++)
+        p->access[v] = (uint8_t)((b->flags[v] & ACCESS_MASK) >> ACCESS_SHIFT);
     return HF_OK;
 }
 
@@ -328,8 +375,9 @@ void hf_poset_free(hf_poset *p)
     void *arrays[] = {p->name_data, p->name_off, p->name_slots, p->succ_off, p->succ,
                       p->pred_off,  p->pred,     p->topo,       p->rank,     p->parent,
                       p->depth,     p->subtree,  p->tin,        p->tout,     p->dfs_order,
-                      p->closure,   p->focus,    p->thread,     p->thread_data,
-                      p->thread_off};
+                      p->closure,   p->focus,    p->threads.of, p->threads.data,
+                      p->threads.off, p->objects.of, p->objects.data, p->objects.off,
+                      p->access};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
     hf_i_free(ctx, p);
@@ -743,7 +791,7 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
 
     /* focus events */
     for (uint32_t v = 0; v < n; v++)
-        p->focus_count += b->focus[v];
+        p->focus_count += b->flags[v] & FLAG_FOCUS;
     if (p->focus_count) {
         p->focus = hf_i_alloc_array(ctx, p->focus_count, sizeof *p->focus);
         if (!p->focus) {
@@ -752,11 +800,12 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         }
         uint32_t k = 0;
         for (uint32_t v = 0; v < n; v++)
-            if (b->focus[v])
+            if (b->flags[v] & FLAG_FOCUS)
                 p->focus[k++] = v;
     }
 
-    if ((st = take_threads(p, b))) {
+    if ((st = take_labels(ctx, n, &b->threads, &p->threads)) ||
+        (st = take_labels(ctx, n, &b->objects, &p->objects)) || (st = take_access(p, b))) {
         hf_i_fail(err, st, 0, 0, "out of memory");
         goto fail;
     }
@@ -876,16 +925,49 @@ const uint32_t *hf_poset_focus(const hf_poset *p, uint32_t *count)
     return p ? p->focus : NULL;
 }
 
-uint32_t hf_poset_thread_count(const hf_poset *p) { return p ? p->thread_count : 0; }
+uint32_t hf_poset_thread_count(const hf_poset *p) { return p ? p->threads.count : 0; }
 
 uint32_t hf_poset_thread(const hf_poset *p, uint32_t id)
 {
-    return p && p->thread && id < p->n ? p->thread[id] : HF_NO_EVENT;
+    return p && p->threads.of && id < p->n ? p->threads.of[id] : HF_NO_EVENT;
 }
 
 const char *hf_poset_thread_name(const hf_poset *p, uint32_t k)
 {
-    return p && k < p->thread_count ? p->thread_data + p->thread_off[k] : NULL;
+    return p && k < p->threads.count ? hf_i_label_name(&p->threads, k) : NULL;
+}
+
+uint32_t hf_poset_object_count(const hf_poset *p) { return p ? p->objects.count : 0; }
+
+uint32_t hf_poset_object(const hf_poset *p, uint32_t id)
+{
+    return p && p->objects.of && id < p->n ? p->objects.of[id] : HF_NO_EVENT;
+}
+
+const char *hf_poset_object_name(const hf_poset *p, uint32_t k)
+{
+    return p && k < p->objects.count ? hf_i_label_name(&p->objects, k) : NULL;
+}
+
+hf_access hf_poset_access(const hf_poset *p, uint32_t id)
+{
+    return p && p->access && id < p->n ? (hf_access)p->access[id] : HF_ACCESS_NONE;
+}
+
+bool hf_i_conflict(const hf_poset *p, uint32_t a, uint32_t b)
+{
+    if (a == b || hf_i_less(p, a, b) || hf_i_less(p, b, a))
+        return false;
+    if (!p->objects.of)
+        return true;
+    uint32_t o = p->objects.of[a];
+    return o != HF_NO_EVENT && o == p->objects.of[b] &&
+           (p->access[a] == HF_ACCESS_WRITE || p->access[b] == HF_ACCESS_WRITE);
+}
+
+bool hf_poset_conflict(const hf_poset *p, uint32_t a, uint32_t b)
+{
+    return p && a < p->n && b < p->n && hf_i_conflict(p, a, b);
 }
 
 hf_ctx *hf_poset_ctx(const hf_poset *p) { return p ? p->ctx : NULL; }

@@ -148,6 +148,23 @@ HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
 HF_API hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id,
                                              const char *thread);
 
+/** How an event uses the object it touches (hf_poset_builder_set_object). Values are pinned. */
+typedef enum hf_access {
+    HF_ACCESS_NONE = 0,  /**< the event touches no object */
+    HF_ACCESS_READ = 1,  /**< it reads its object */
+    HF_ACCESS_WRITE = 2  /**< it writes its object (the default of DOT `obj=` without `access=`) */
+} hf_access;
+
+/** Say that event @p id touches the shared object @p object (any NUL-terminated string of at
+ * most HF_MAX_NAME bytes; NULL or "" clears it, with @p access HF_ACCESS_NONE) by reading or
+ * writing it. Objects decide which unordered events conflict (hf_poset_conflict): the
+ * partial-order samplers and trace enumeration use them. Setting it again replaces it.
+ * Errors: HF_EINVAL (NULL builder, id out of range, an access that does not match: READ or
+ * WRITE with an object, NONE without), HF_ETOOLARGE, HF_ESTATE after finish, HF_ENOMEM (the
+ * builder is then unchanged). Expected O(|object|). */
+HF_API hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id,
+                                             const char *object, hf_access access);
+
 /** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
  * names its events in order), reduces the constraints to the Hasse diagram, computes the
  * topological order, the closure (if n <= HF_CLOSURE_MAX_EVENTS), and the forest views.
@@ -233,6 +250,23 @@ HF_API uint32_t hf_poset_thread_count(const hf_poset *p);
 HF_API uint32_t hf_poset_thread(const hf_poset *p, uint32_t id);
 /** Name of thread @p k (owned by the poset), or NULL if @p k is out of range. */
 HF_API const char *hf_poset_thread_name(const hf_poset *p, uint32_t k);
+
+/** Number of distinct objects events touch (hf_poset_builder_set_object, DOT `obj=NAME`); 0
+ * when no event touches one. */
+HF_API uint32_t hf_poset_object_count(const hf_poset *p);
+/** The object event @p id touches, as an index in 0..hf_poset_object_count()-1 (numbered in order
+ * of first appearance by event id), or HF_NO_EVENT if it touches none or @p id is out of range. */
+HF_API uint32_t hf_poset_object(const hf_poset *p, uint32_t id);
+/** Name of object @p k (owned by the poset), or NULL if @p k is out of range. */
+HF_API const char *hf_poset_object_name(const hf_poset *p, uint32_t k);
+/** How event @p id uses its object (HF_ACCESS_NONE when it touches none or is out of range). */
+HF_API hf_access hf_poset_access(const hf_poset *p, uint32_t id);
+/** True iff events @p a and @p b conflict: they are unordered (neither happens before the
+ * other), and either no event of the order touches an object (then every unordered pair
+ * conflicts), or both touch the same object and at least one writes it. Events that touch no
+ * object in an order where others do conflict with nothing. Two schedules that order every
+ * conflicting pair alike are equivalent (one Mazurkiewicz trace). O(1) as hf_poset_less. */
+HF_API bool hf_poset_conflict(const hf_poset *p, uint32_t a, uint32_t b);
 
 /** The context the poset was built with (may be NULL). */
 HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
