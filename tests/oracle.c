@@ -8,24 +8,166 @@
 
 /* ---- brute-force oracle ---- */
 
+
+/* The registered edges of p as successor lists (CSR) and in-degrees. */
+typedef struct edge_lists {
+    uint32_t n;
+    uint32_t *off, *succ, *indeg;
+} edge_lists;
+
+static edge_lists edge_lists_of(const hf_poset *p)
+{
+    size_t m;
+    const uint32_t(*e)[2] = tu_registered_edges(p, &m);
+    edge_lists l = {hf_poset_size(p), NULL, NULL, NULL};
+    l.off = calloc(l.n + 2, sizeof *l.off);
+    l.succ = malloc((m + 1) * sizeof *l.succ);
+    l.indeg = calloc(l.n + 1, sizeof *l.indeg);
+    for (size_t i = 0; i < m; i++) {
+        l.off[e[i][0] + 2]++;
+        l.indeg[e[i][1]]++;
+    }
+    for (uint32_t v = 0; v < l.n; v++)
+        l.off[v + 2] += l.off[v + 1];
+    for (size_t i = 0; i < m; i++)
+        l.succ[l.off[e[i][0] + 1]++] = e[i][1];
+    return l; /* successors of v: succ[off[v] .. off[v + 1]) */
+}
+
+static void edge_lists_free(edge_lists *l)
+{
+    free(l->off);
+    free(l->succ);
+    free(l->indeg);
+}
+
 bool *tu_closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
+    /* a search from every event over the registered edges: O(n * (n + edges)) */
+    edge_lists l = edge_lists_of(p);
+    uint32_t n = l.n;
     bool *lt = calloc((size_t)n * n + 1, 1);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
     for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
+        bool *row = lt + (size_t)a * n;
+        uint32_t sp = 0;
+        stack[sp++] = a;
+        while (sp > 0) {
+            uint32_t u = stack[--sp];
+            for (uint32_t j = l.off[u]; j < l.off[u + 1]; j++)
+                if (!row[l.succ[j]]) {
+                    row[l.succ[j]] = true;
+                    stack[sp++] = l.succ[j];
+                }
+        }
+        cr_assert_not(row[a], "the registered edges have a cycle through %u", a);
     }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    lt[(size_t)a * n + b] |= lt[(size_t)k * n + b];
+    free(stack);
+    edge_lists_free(&l);
     return lt;
 }
 
+bool tu_respects_edges(const hf_poset *p, const uint32_t *pos)
+{
+    size_t m;
+    const uint32_t(*e)[2] = tu_registered_edges(p, &m);
+    for (size_t i = 0; i < m; i++)
+        if (pos[e[i][0]] > pos[e[i][1]])
+            return false;
+    return true;
+}
+
+uint32_t *tu_forest_parents(const hf_poset *p, bool reversed)
+{
+    uint32_t n = hf_poset_size(p);
+    bool *lt = tu_closure(p);
+    uint32_t *above = calloc(n + 1, sizeof *above), *parent = malloc((n + 1) * sizeof *parent);
+    /* above[u]: how many events are on u's side of the tree (its ancestors) */
+    for (uint32_t u = 0; u < n; u++)
+        for (uint32_t w = 0; w < n; w++)
+            above[u] += reversed ? lt[(size_t)u * n + w] : lt[(size_t)w * n + u];
+    for (uint32_t v = 0; v < n; v++) {
+        parent[v] = HF_NO_EVENT;
+        for (uint32_t u = 0; u < n; u++) {
+            bool anc = reversed ? lt[(size_t)v * n + u] : lt[(size_t)u * n + v];
+            if (anc && (parent[v] == HF_NO_EVENT || above[u] > above[parent[v]]))
+                parent[v] = u;
+        }
+    }
+    free(lt);
+    free(above);
+    return parent;
+}
+
+uint32_t *tu_edge_parents(const hf_poset *p, bool reversed)
+{
+    uint32_t n = hf_poset_size(p);
+    size_t m;
+    const uint32_t(*e)[2] = tu_registered_edges(p, &m);
+    uint32_t *parent = malloc((n + 1) * sizeof *parent);
+    memset(parent, 0xff, (n + 1) * sizeof *parent);
+    for (size_t i = 0; i < m; i++) {
+        uint32_t child = e[i][reversed ? 0 : 1], up = e[i][reversed ? 1 : 0];
+        cr_assert(parent[child] == HF_NO_EVENT || parent[child] == up,
+                  "event %u has two parents among the registered edges", child);
+        parent[child] = up;
+    }
+    return parent;
+}
+
+void tu_random_extension(const hf_poset *p, uint64_t *rng, uint32_t *out)
+{
+    edge_lists l = edge_lists_of(p);
+    uint32_t *avail = malloc((l.n + 1) * sizeof *avail), na = 0;
+    for (uint32_t v = 0; v < l.n; v++)
+        if (l.indeg[v] == 0)
+            avail[na++] = v;
+    for (uint32_t k = 0; k < l.n; k++) {
+        cr_assert(na > 0, "the registered edges have a cycle");
+        uint32_t i = tu_below(rng, na), v = avail[i];
+        avail[i] = avail[--na];
+        out[k] = v;
+        for (uint32_t j = l.off[v]; j < l.off[v + 1]; j++)
+            if (--l.indeg[l.succ[j]] == 0)
+                avail[na++] = l.succ[j];
+    }
+    free(avail);
+    edge_lists_free(&l);
+}
+
+static void all_extensions_rec(edge_lists *l, bool *placed, uint32_t *cur, uint32_t depth,
+                               tu_collect *c)
+{
+    if (depth == l->n) {
+        tu_collect_put(c, cur, l->n);
+        return;
+    }
+    for (uint32_t v = 0; v < l->n; v++) {
+        if (placed[v] || l->indeg[v])
+            continue;
+        placed[v] = true;
+        for (uint32_t j = l->off[v]; j < l->off[v + 1]; j++)
+            l->indeg[l->succ[j]]--;
+        cur[depth] = v;
+        all_extensions_rec(l, placed, cur, depth + 1, c);
+        for (uint32_t j = l->off[v]; j < l->off[v + 1]; j++)
+            l->indeg[l->succ[j]]++;
+        placed[v] = false;
+    }
+}
+
+tu_collect tu_all_extensions(const hf_poset *p)
+{
+    edge_lists l = edge_lists_of(p);
+    tu_collect c = {l.n, 0, 0, NULL};
+    bool *placed = calloc(l.n + 1, 1);
+    uint32_t *cur = calloc(l.n + 1, sizeof *cur);
+    all_extensions_rec(&l, placed, cur, 0, &c);
+    free(placed);
+    free(cur);
+    edge_lists_free(&l);
+    return c;
+}
 
 hf_status tu_collect_put(void *user, const uint32_t *s, uint32_t n)
 {
@@ -53,10 +195,12 @@ bool tu_admissible(const bool *lt, uint32_t n, const uint32_t *t, unsigned d)
 }
 
 /* Check every row is a linear extension and (if some tuple of the focus events is not hit)
- * return false. Focus NULL: all events. rows: m schedules. pos scratch. */
+ * return false. Focus NULL: all events. rows: m schedules. Any d up to HF_MAX_D: the tuples are
+ * enumerated by an odometer over n^d codes, so keep n^d to some millions. */
 bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d,
-                           const bool *in_focus)
+                       const bool *in_focus)
 {
+    cr_assert(d >= 1 && d <= HF_MAX_D, "the oracle takes d from 1 to %u", HF_MAX_D);
     uint32_t n = hf_poset_size(p);
     bool *lt = tu_closure(p);
     uint32_t *pos = malloc((m * n + 1) * sizeof *pos);
@@ -82,7 +226,7 @@ bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsign
     if (d > k)
         d = k;
     bool ok = true;
-    uint32_t t[4];
+    uint32_t t[HF_MAX_D];
     /* all d-tuples of distinct focus events, by an odometer */
     uint64_t total = 1;
     for (unsigned i = 0; i < d; i++)

@@ -8,6 +8,7 @@
 
 #include "hitfam/count.h"
 #include "internal.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(count);
@@ -15,24 +16,10 @@ TU_SUITE(count);
 /* ---------------------------------------------------------------------------------------- */
 /* Brute force                                                                               */
 
-/* lt[a*n+b] iff a < b, by Floyd-Warshall from the Hasse diagram. */
+/* lt[a*n+b] iff a < b, from the edges the test chose (tu_closure). */
 static bool *brute_closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            lt[(size_t)a * n + s[i]] = true;
-    }
-    for (uint32_t k = 0; k < n; k++)
-        for (uint32_t a = 0; a < n; a++)
-            if (lt[(size_t)a * n + k])
-                for (uint32_t b = 0; b < n; b++)
-                    if (lt[(size_t)k * n + b])
-                        lt[(size_t)a * n + b] = true;
-    return lt;
+    return tu_closure(p);
 }
 
 static void mpz_set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
@@ -561,24 +548,7 @@ Test(count, lower_bound_is_below_the_optimum)
  * slow). */
 static bool *search_closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);
-    for (uint32_t a = 0; a < n; a++) {
-        size_t sp = 0;
-        stack[sp++] = a;
-        while (sp) {
-            uint32_t v = stack[--sp], c;
-            const uint32_t *s = hf_poset_hasse_succ(p, v, &c);
-            for (uint32_t i = 0; i < c; i++)
-                if (!lt[(size_t)a * n + s[i]]) {
-                    lt[(size_t)a * n + s[i]] = true;
-                    stack[sp++] = s[i];
-                }
-        }
-    }
-    free(stack);
-    return lt;
+    return tu_closure(p);
 }
 
 Test(count, small_focus_on_larger_orders)
@@ -773,23 +743,39 @@ static void forest_triples(mpz_t out, uint32_t n, const uint32_t *depth, const u
  * successors when `reversed` */
 static void tree_stats(const hf_poset *p, bool reversed, uint32_t *depth, uint32_t *size)
 {
+    /* from the parent edges the test chose: depths top-down and sizes bottom-up in breadth-first
+     * order (children in compressed rows) */
     uint32_t n = hf_poset_size(p);
-    const uint32_t *topo = hf_poset_topological_order(p);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t v = topo[reversed ? n - 1 - i : i], c;
-        const uint32_t *up =
-            reversed ? hf_poset_hasse_succ(p, v, &c) : hf_poset_hasse_pred(p, v, &c);
-        cr_assert_leq(c, 1);
-        depth[v] = c ? depth[up[0]] + 1 : 0;
+    uint32_t *parent = tu_edge_parents(p, reversed), *order = malloc((n + 1) * sizeof *order);
+    uint32_t *off = calloc(n + 2, sizeof *off), *child = malloc((n + 1) * sizeof *child);
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT)
+            off[parent[v] + 2]++;
+    for (uint32_t v = 0; v < n; v++)
+        off[v + 2] += off[v + 1];
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT)
+            child[off[parent[v] + 1]++] = v;
+    uint32_t k = 0;
+    for (uint32_t v = 0; v < n; v++) {
         size[v] = 1;
+        depth[v] = 0;
+        if (parent[v] == HF_NO_EVENT)
+            order[k++] = v;
     }
-    for (uint32_t i = n; i-- > 0;) {
-        uint32_t v = topo[reversed ? n - 1 - i : i], c;
-        const uint32_t *up =
-            reversed ? hf_poset_hasse_succ(p, v, &c) : hf_poset_hasse_pred(p, v, &c);
-        if (c)
-            size[up[0]] += size[v];
-    }
+    for (uint32_t i = 0; i < k; i++)
+        for (uint32_t j = off[order[i]]; j < off[order[i] + 1]; j++) {
+            depth[child[j]] = depth[order[i]] + 1;
+            order[k++] = child[j];
+        }
+    cr_assert_eq(k, n);
+    for (uint32_t i = n; i-- > 0;)
+        if (parent[order[i]] != HF_NO_EVENT)
+            size[parent[order[i]]] += size[order[i]];
+    free(parent);
+    free(order);
+    free(off);
+    free(child);
 }
 
 Test(count, forest_triples_formula_is_right)
@@ -1012,24 +998,7 @@ Test(count, invalid_arguments_and_empty_order)
 /* Allocation failures                                                                        */
 
 /* The same order, built again with a context. */
-static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
-{
-    hf_poset_builder *b;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    uint32_t n = hf_poset_size(q);
-    for (uint32_t v = 0; v < n; v++)
-        cr_assert_eq(hf_poset_builder_add_event(b, hf_poset_name(q, v), NULL), HF_OK);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(q, v, &c);
-        for (uint32_t i = 0; i < c; i++)
-            cr_assert_eq(hf_poset_builder_add_order(b, v, s[i]), HF_OK);
-    }
-    hf_poset *p;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-    hf_poset_builder_free(b);
-    return p;
-}
+static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx) { return tu_poset_copy(q, ctx); }
 
 enum { DO_LINEXT, DO_TUPLES, DO_TUPLES_FOCUS, DO_BOUND };
 

@@ -8,6 +8,7 @@
 #include "forest.h"
 #include "gen.h"
 #include "hitfam/count.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen_doubletree);
@@ -20,27 +21,10 @@ extern const hf_i_method hf_i_method_doubletree;
 /* ---------------------------------------------------------------------------------------- */
 /* Oracle: closure, linear extensions, admissible triples                                     */
 
-/* lt[a*n+b] iff a < b, by a search from every event over the Hasse successors. */
+/* lt[a*n+b] iff a < b, from the edges the test chose (tu_closure). */
 static bool *closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t sp = 0;
-        stack[sp++] = a;
-        while (sp > 0) {
-            uint32_t c, u = stack[--sp];
-            const uint32_t *s = hf_poset_hasse_succ(p, u, &c);
-            for (uint32_t i = 0; i < c; i++)
-                if (!lt[(size_t)a * n + s[i]]) {
-                    lt[(size_t)a * n + s[i]] = true;
-                    stack[sp++] = s[i];
-                }
-        }
-    }
-    free(stack);
-    return lt;
+    return tu_closure(p);
 }
 
 /* Every row a linear extension of lt; every admissible triple of events with sel[] set (all if
@@ -715,13 +699,7 @@ static hf_status big_put(void *user, const uint32_t *s, uint32_t n)
             c->pos[s[i]] = i;
     }
     cr_assert(ok, "schedule %zu is no permutation", c->count);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t cnt;
-        const uint32_t *succ = hf_poset_hasse_succ(c->p, v, &cnt);
-        for (uint32_t i = 0; i < cnt; i++)
-            ok &= c->pos[v] < c->pos[succ[i]];
-    }
-    cr_assert(ok, "schedule %zu is no linear extension", c->count);
+    cr_assert(tu_respects_edges(c->p, c->pos), "schedule %zu is no linear extension", c->count);
     c->count++;
     return HF_OK;
 }
@@ -880,24 +858,7 @@ Test(gen_doubletree, a_sink_can_stop_the_generator)
 }
 
 /* The same order, built again with a context. */
-static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
-{
-    hf_poset_builder *b;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    uint32_t n = hf_poset_size(q);
-    for (uint32_t v = 0; v < n; v++)
-        cr_assert_eq(hf_poset_builder_add_event(b, hf_poset_name(q, v), NULL), HF_OK);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(q, v, &c);
-        for (uint32_t i = 0; i < c; i++)
-            cr_assert_eq(hf_poset_builder_add_order(b, v, s[i]), HF_OK);
-    }
-    hf_poset *p;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-    hf_poset_builder_free(b);
-    return p;
-}
+static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx) { return tu_poset_copy(q, ctx); }
 
 static hf_status count_put(void *user, const uint32_t *s, uint32_t n)
 {

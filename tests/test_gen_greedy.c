@@ -229,6 +229,8 @@ Test(gen_greedy, out_of_memory_everywhere)
         hf_poset *p;
         cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
         hf_poset_builder_free(b);
+        static const uint32_t edges[][2] = {{0, 3}, {1, 3}, {3, 5}};
+        tu_register_edges(p, edges, shape == 1 ? 3 : 0);
         hf_gen_options opt;
         hf_gen_options_init(&opt);
         opt.d = shape == 2 ? 4 : 3;

@@ -8,6 +8,7 @@
 #include "forest.h"
 #include "gen_pattern.h"
 #include "hitfam/count.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen_pattern);
@@ -20,24 +21,7 @@ TU_SUITE(gen_pattern);
 /* lt[a*n+b] iff a < b: a search from every event over the Hasse successors. */
 static bool *order_closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    uint32_t *stack = malloc((n + 1) * sizeof *stack);
-    for (uint32_t a = 0; a < n; a++) {
-        uint32_t sp = 0;
-        stack[sp++] = a;
-        while (sp > 0) {
-            uint32_t c, u = stack[--sp];
-            const uint32_t *s = hf_poset_hasse_succ(p, u, &c);
-            for (uint32_t i = 0; i < c; i++)
-                if (!lt[(size_t)a * n + s[i]]) {
-                    lt[(size_t)a * n + s[i]] = true;
-                    stack[sp++] = s[i];
-                }
-        }
-    }
-    free(stack);
-    return lt;
+    return tu_closure(p);
 }
 
 typedef struct oracle {
@@ -707,24 +691,7 @@ Test(gen_pattern, unreduced_count_bounds_the_walk)
 }
 
 /* A copy of q whose allocations go through ctx. */
-static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx)
-{
-    hf_poset_builder *b;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    uint32_t n = hf_poset_size(q);
-    for (uint32_t v = 0; v < n; v++)
-        cr_assert_eq(hf_poset_builder_add_event(b, hf_poset_name(q, v), NULL), HF_OK);
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(q, v, &c);
-        for (uint32_t i = 0; i < c; i++)
-            cr_assert_eq(hf_poset_builder_add_order(b, v, s[i]), HF_OK);
-    }
-    hf_poset *p;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-    hf_poset_builder_free(b);
-    return p;
-}
+static hf_poset *with_ctx(const hf_poset *q, hf_ctx *ctx) { return tu_poset_copy(q, ctx); }
 
 /* Every allocation of predict and generate (each mode) fails in turn: HF_ENOMEM, nothing
  * leaked, nothing emitted twice; then the run succeeds with the same result. */

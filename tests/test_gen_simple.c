@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "gen_simple.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(gen_simple);
@@ -34,6 +35,16 @@ static hf_poset *from_parents(hf_ctx *ctx, uint32_t n, const uint32_t *par, bool
     hf_error err;
     cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
     hf_poset_builder_free(b);
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (par[v] != NO) {
+            e[m][0] = reversed ? v : par[v];
+            e[m][1] = reversed ? par[v] : v;
+            m++;
+        }
+    tu_register_edges(p, (const uint32_t(*)[2])e, m);
+    free(e);
     return p;
 }
 
@@ -145,22 +156,10 @@ static fam *run_pruned(const hf_poset *p, unsigned d, const uint32_t *racing, si
 /* ---------------------------------------------------------------------------------------- */
 /* The brute-force oracle                                                                   */
 
-/* lt[a*n+b]: a < b, from the Hasse diagram by repeated relaxation in topological order. */
+/* lt[a*n+b]: a < b, from the edges the test chose (tu_closure). */
 static bool *closure(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    bool *lt = calloc((size_t)n * n + 1, 1);
-    const uint32_t *topo = hf_poset_topological_order(p);
-    for (uint32_t i = n; i-- > 0;) { /* successors' rows are complete before their predecessors */
-        uint32_t a = topo[i], c;
-        const uint32_t *s = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t j = 0; j < c; j++) {
-            lt[(size_t)a * n + s[j]] = true;
-            for (uint32_t b = 0; b < n; b++)
-                lt[(size_t)a * n + b] |= lt[(size_t)s[j] * n + b];
-        }
-    }
-    return lt;
+    return tu_closure(p);
 }
 
 enum rule { ALL, ALL_IN_SET, FIRST_IN_SET, LAST_IN_SET };
@@ -269,13 +268,8 @@ static uint64_t check_family(const hf_poset *p, const fam *f, unsigned d, const 
             pos[s * n + row[i]] = i;
         }
         free(seen);
-        for (uint32_t a = 0; a < n; a++) { /* covering pairs suffice, by transitivity */
-            uint32_t k;
-            const uint32_t *succ = hf_poset_hasse_succ(p, a, &k);
-            for (uint32_t i = 0; i < k; i++)
-                if (pos[s * n + a] > pos[s * n + succ[i]])
-                    cr_assert_fail("schedule %zu breaks %u<%u", s, a, succ[i]);
-        }
+        /* the test's own edges suffice, by transitivity */
+        cr_assert(tu_respects_edges(p, pos + s * n), "schedule %zu breaks the order", s);
     }
     /* no duplicates: sort (hash, index) pairs, compare rows with equal hashes */
     uint64_t *h = malloc((2 * m + 1) * sizeof *h);
@@ -426,11 +420,9 @@ static void check_literal(const hf_poset *p, unsigned d, const uint32_t *racing,
     literal l = {n, !(hf_poset_shape(p) & HF_SHAPE_FOREST), malloc((n + 1) * sizeof(uint32_t)),
                  calloc(n + 1, 1), 0, {0}, calloc(n + 1, 1), malloc((n + 1) * sizeof(uint32_t)),
                  fam_new(n)};
+    uint32_t *parent = tu_forest_parents(p, l.dual); /* from the test's own edges */
     for (uint32_t v = 0; v < n; v++) {
-        uint32_t c;
-        const uint32_t *adj = l.dual ? hf_poset_hasse_succ(p, v, &c) : hf_poset_hasse_pred(p, v, &c);
-        cr_assert_leq(c, 1);
-        l.up[v] = c ? adj[0] : NO;
+        l.up[v] = parent[v] == HF_NO_EVENT ? NO : parent[v];
         l.cand[v] = racing == NULL;
     }
     for (size_t i = 0; i < count; i++)
@@ -452,6 +444,7 @@ static void check_literal(const hf_poset *p, unsigned d, const uint32_t *racing,
     fam_free(got);
     fam_free(l.out);
     free(l.up);
+    free(parent);
     free(l.cand);
     free(l.placed);
     free(l.seq);
@@ -792,7 +785,7 @@ typedef struct stream {
     uint64_t hashes[512];
 } stream;
 
-/* Checks each schedule in O(n + edges) and remembers its hash. */
+/* Checks each schedule in O(n + edges) against the test's own edges, and remembers its hash. */
 static hf_status stream_put(void *user, const uint32_t *s, uint32_t n)
 {
     stream *c = user;
@@ -801,13 +794,8 @@ static hf_status stream_put(void *user, const uint32_t *s, uint32_t n)
         c->pos[s[i]] = i;
         x = (x ^ s[i]) * 1099511628211u;
     }
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t k;
-        const uint32_t *succ = hf_poset_hasse_succ(c->p, v, &k);
-        for (uint32_t i = 0; i < k; i++)
-            if (c->pos[v] > c->pos[succ[i]])
-                return HF_ESCHEDULE;
-    }
+    if (!tu_respects_edges(c->p, c->pos))
+        return HF_ESCHEDULE;
     if (c->count < 512)
         c->hashes[c->count] = x;
     c->count++;

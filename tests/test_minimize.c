@@ -32,69 +32,13 @@ static uint32_t *rows_of(const hf_family *f)
     return rows;
 }
 
-static void all_linext_rec(const hf_poset *p, uint32_t *indeg, uint32_t *cur, uint32_t depth,
-                           bool *used, tu_collect *c)
-{
-    uint32_t n = hf_poset_size(p);
-    if (depth == n) {
-        tu_collect_put(c, cur, n);
-        return;
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        if (used[v] || indeg[v])
-            continue;
-        uint32_t cnt;
-        const uint32_t *succ = hf_poset_hasse_succ(p, v, &cnt);
-        used[v] = true;
-        for (uint32_t i = 0; i < cnt; i++)
-            indeg[succ[i]]--;
-        cur[depth] = v;
-        all_linext_rec(p, indeg, cur, depth + 1, used, c);
-        for (uint32_t i = 0; i < cnt; i++)
-            indeg[succ[i]]++;
-        used[v] = false;
-    }
-}
-
-/* Every linear extension (small orders only). */
-static tu_collect all_linext(const hf_poset *p)
-{
-    uint32_t n = hf_poset_size(p);
-    tu_collect c = {n, 0, 0, NULL};
-    uint32_t *indeg = calloc(n + 1, sizeof *indeg), *cur = calloc(n + 1, sizeof *cur);
-    bool *used = calloc(n + 1, 1);
-    for (uint32_t v = 0; v < n; v++)
-        hf_poset_hasse_pred(p, v, &indeg[v]);
-    all_linext_rec(p, indeg, cur, 0, used, &c);
-    free(indeg);
-    free(cur);
-    free(used);
-    return c;
-}
+/* Every linear extension (small orders only), from the edges the test chose. */
+static tu_collect all_linext(const hf_poset *p) { return tu_all_extensions(p); }
 
 /* A random linear extension: a uniformly chosen available event at each step. */
 static void random_linext(const hf_poset *p, uint64_t *rng, uint32_t *out)
 {
-    uint32_t n = hf_poset_size(p);
-    uint32_t *indeg = calloc(n + 1, sizeof *indeg), *avail = malloc((n + 1) * sizeof *avail);
-    uint32_t na = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        hf_poset_hasse_pred(p, v, &indeg[v]);
-        if (!indeg[v])
-            avail[na++] = v;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = tu_below(rng, na), v = avail[j];
-        avail[j] = avail[--na];
-        out[i] = v;
-        uint32_t cnt;
-        const uint32_t *succ = hf_poset_hasse_succ(p, v, &cnt);
-        for (uint32_t k = 0; k < cnt; k++)
-            if (--indeg[succ[k]] == 0)
-                avail[na++] = succ[k];
-    }
-    free(indeg);
-    free(avail);
+    tu_random_extension(p, rng, out);
 }
 
 /* A d-hitting family with redundancy: random linear extensions until the oracle says hitting,
@@ -537,6 +481,8 @@ Test(minimize, out_of_memory_leaves_the_family_unchanged)
     hf_poset *p;
     cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
     hf_poset_builder_free(b);
+    static const uint32_t edges[][2] = {{0, 1}, {0, 2}, {3, 4}};
+    tu_register_edges(p, edges, 3);
     tu_collect c = all_linext(p);
     hf_family *ref = family_of(p, c.rows, c.m);
     hf_minimize_options o;

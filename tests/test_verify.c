@@ -7,6 +7,7 @@
 
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(verify);
@@ -21,21 +22,8 @@ typedef struct order {
 
 static order order_of(const hf_poset *p)
 {
-    order o;
-    o.n = hf_poset_size(p);
-    o.lt = calloc((size_t)o.n * o.n + 1, 1);
-    for (uint32_t a = 0; a < o.n; a++) {
-        uint32_t c;
-        const uint32_t *succ = hf_poset_hasse_succ(p, a, &c);
-        for (uint32_t i = 0; i < c; i++)
-            o.lt[(size_t)a * o.n + succ[i]] = 1;
-    }
-    for (uint32_t k = 0; k < o.n; k++)
-        for (uint32_t a = 0; a < o.n; a++)
-            if (o.lt[(size_t)a * o.n + k])
-                for (uint32_t b = 0; b < o.n; b++)
-                    if (o.lt[(size_t)k * o.n + b])
-                        o.lt[(size_t)a * o.n + b] = 1;
+    /* from the edges the test chose (util.h), not from the library's view of the order */
+    order o = {hf_poset_size(p), (unsigned char *)tu_closure(p)};
     return o;
 }
 
@@ -135,28 +123,7 @@ static naive naive_check(const order *o, const uint32_t *rows, size_t m, unsigne
 /* A random topological sort: any available event, uniformly. */
 static void random_extension(const hf_poset *p, uint64_t *rng, uint32_t *out)
 {
-    uint32_t n = hf_poset_size(p);
-    uint32_t *indeg = malloc((n + 1) * sizeof *indeg), *avail = malloc((n + 1) * sizeof *avail);
-    uint32_t na = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        hf_poset_hasse_pred(p, v, &indeg[v]);
-        if (indeg[v] == 0)
-            avail[na++] = v;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        cr_assert(na > 0);
-        uint32_t i = tu_below(rng, na);
-        uint32_t v = avail[i];
-        avail[i] = avail[--na];
-        out[k] = v;
-        uint32_t c;
-        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
-        for (uint32_t j = 0; j < c; j++)
-            if (--indeg[succ[j]] == 0)
-                avail[na++] = succ[j];
-    }
-    free(indeg);
-    free(avail);
+    tu_random_extension(p, rng, out);
 }
 
 typedef struct rows {
@@ -734,28 +701,40 @@ Test(verify, t1_and_d1_need_two_schedules)
     }
 }
 
-/* Left-to-right (or right-to-left) DFS preorder of a forest: roots and children by id. */
+/* Left-to-right (or right-to-left) DFS preorder of a forest: roots and children by id, from
+ * the parent edges the test chose. */
 static void dfs_preorder(const hf_poset *p, bool reverse, uint32_t *out)
 {
     uint32_t n = hf_poset_size(p), k = 0, sp = 0;
+    uint32_t *parent = tu_edge_parents(p, false);
     uint32_t *stack = malloc((n + 1) * sizeof *stack);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t r = reverse ? i : n - 1 - i; /* pushed so that the first root pops first */
-        uint32_t c;
-        hf_poset_hasse_pred(p, r, &c);
-        if (c == 0)
+        if (parent[r] == HF_NO_EVENT)
             stack[sp++] = r;
     }
+    /* children by id in compressed rows */
+    uint32_t *off = calloc(n + 2, sizeof *off), *child = malloc((n + 1) * sizeof *child);
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT)
+            off[parent[v] + 2]++;
+    for (uint32_t v = 0; v < n; v++)
+        off[v + 2] += off[v + 1];
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT)
+            child[off[parent[v] + 1]++] = v;
     while (sp > 0) {
         uint32_t v = stack[--sp];
         out[k++] = v;
-        uint32_t c;
-        const uint32_t *succ = hf_poset_hasse_succ(p, v, &c);
+        uint32_t c = off[v + 1] - off[v]; /* pushed so that the first child pops first */
         for (uint32_t i = 0; i < c; i++)
-            stack[sp++] = succ[reverse ? i : c - 1 - i];
+            stack[sp++] = child[off[v] + (reverse ? i : c - 1 - i)];
     }
     cr_assert_eq(k, n);
     free(stack);
+    free(parent);
+    free(off);
+    free(child);
 }
 
 Test(verify, dfs_preorders_of_a_forest_are_two_hitting)
@@ -851,21 +830,14 @@ Test(verify, copies_of_schedules_change_nothing)
     hf_poset_free(p);
 }
 
-/* a < b in a forest (walk b's parents) or an in-forest (walk a's successors) */
-static bool forest_less(const hf_poset *p, uint32_t a, uint32_t b)
+/* a < b in a forest (walk b's parents) or an in-forest (walk a's successors), by the parents
+ * of the test's own edges (parent[] from tu_edge_parents) */
+static bool forest_less(const uint32_t *parent, bool in_forest, uint32_t a, uint32_t b)
 {
-    uint32_t c;
-    bool in_forest = !(hf_poset_shape(p) & HF_SHAPE_FOREST);
-    for (uint32_t v = in_forest ? a : b;;) {
-        const uint32_t *next =
-            in_forest ? hf_poset_hasse_succ(p, v, &c) : hf_poset_hasse_pred(p, v, &c);
-        cr_assert(c <= 1);
-        if (c == 0)
-            return false;
-        v = next[0];
+    for (uint32_t v = parent[in_forest ? a : b]; v != HF_NO_EVENT; v = parent[v])
         if (v == (in_forest ? b : a))
             return true;
-    }
+    return false;
 }
 
 Test(verify, wide_family_with_focus_matches_oracle)
@@ -894,9 +866,11 @@ Test(verify, wide_family_with_focus_matches_oracle)
             if (chosen[x])
                 cand[i++] = x;
         unsigned char lt[60 * 60];
+        uint32_t *parent = tu_edge_parents(p, shape == 1);
         for (uint32_t i = 0; i < k; i++)
             for (uint32_t j = 0; j < k; j++)
-                lt[i * k + j] = i != j && forest_less(p, cand[i], cand[j]);
+                lt[i * k + j] = i != j && forest_less(parent, shape == 1, cand[i], cand[j]);
+        free(parent);
         hf_family *f = family_of(n, ids, m);
         for (unsigned d = 2; d <= 3; d++) {
             naive want = naive_core(n, cand, k, lt, ids, m, d);
@@ -1129,13 +1103,18 @@ Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
         snprintf(name, sizeof name, "v%d", i);
         cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
     }
+    uint32_t edges[12][2];
+    size_t m = 0;
     for (uint32_t i = 0; i + 2 < 12; i += 2) {
         cr_assert_eq(hf_poset_builder_add_order(b, i, i + 2), HF_OK);
         cr_assert_eq(hf_poset_builder_add_order(b, i, i + 3), HF_OK);
+        edges[m][0] = i, edges[m++][1] = i + 2;
+        edges[m][0] = i, edges[m++][1] = i + 3;
     }
     hf_poset *p;
     cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
     hf_poset_builder_free(b);
+    tu_register_edges(p, (const uint32_t(*)[2])edges, m);
     uint64_t rng = 7;
     uint32_t s[12];
     hf_family *f = family_of(12, NULL, 0);

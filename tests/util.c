@@ -24,6 +24,88 @@ uint64_t tu_next(uint64_t *s)
 
 uint32_t tu_below(uint64_t *s, uint32_t bound) { return (uint32_t)(tu_next(s) % bound); }
 
+/* The registry of test-built orders and their edges (one process per test: no locking). */
+typedef struct tu_reg {
+    const hf_poset *p;
+    size_t m;
+    uint32_t (*edges)[2];
+} tu_reg;
+static tu_reg *regs;
+static size_t reg_count, reg_cap;
+
+static tu_reg *reg_find(const hf_poset *p)
+{
+    for (size_t i = 0; i < reg_count; i++)
+        if (regs[i].p == p)
+            return &regs[i];
+    return NULL;
+}
+
+void tu_register_edges(const hf_poset *p, const uint32_t (*edges)[2], size_t m)
+{
+    cr_assert_not_null(p);
+    tu_reg *r = reg_find(p);
+    if (!r) {
+        if (reg_count == reg_cap) {
+            reg_cap = reg_cap ? 2 * reg_cap : 64;
+            regs = realloc(regs, reg_cap * sizeof *regs);
+            cr_assert_not_null(regs);
+        }
+        r = &regs[reg_count++];
+        r->p = p;
+    } else {
+        free(r->edges);
+    }
+    r->m = m;
+    r->edges = malloc((m ? m : 1) * sizeof *r->edges);
+    cr_assert_not_null(r->edges);
+    if (m)
+        memcpy(r->edges, edges, m * sizeof *edges);
+}
+
+const uint32_t (*tu_registered_edges(const hf_poset *p, size_t *m))[2]
+{
+    tu_reg *r = reg_find(p);
+    cr_assert_not_null(r, "the oracle needs the edges the test chose: build the order with "
+                          "tu_poset (util.h) or register it with tu_register_edges");
+    *m = r->m;
+    return (const uint32_t(*)[2])r->edges;
+}
+
+void tu_poset_free(hf_poset *p)
+{
+    tu_reg *r = p ? reg_find(p) : NULL;
+    if (r) {
+        free(r->edges);
+        *r = regs[--reg_count];
+        if (reg_count == 0) {
+            free(regs);
+            regs = NULL;
+            reg_cap = 0;
+        }
+    }
+    (hf_poset_free)(p);
+}
+
+hf_poset *tu_poset_copy(const hf_poset *q, hf_ctx *ctx)
+{
+    size_t m;
+    const uint32_t(*e)[2] = tu_registered_edges(q, &m);
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    uint32_t n = hf_poset_size(q);
+    for (uint32_t v = 0; v < n; v++)
+        cr_assert_eq(hf_poset_builder_add_event(b, hf_poset_name(q, v), NULL), HF_OK);
+    for (size_t i = 0; i < m; i++)
+        cr_assert_eq(hf_poset_builder_add_order(b, e[i][0], e[i][1]), HF_OK);
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
+    hf_poset_builder_free(b);
+    tu_register_edges(p, e, m);
+    return p;
+}
+
 hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_status *st,
                        hf_error *err)
 {
@@ -40,6 +122,8 @@ hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_stat
     if (!*st)
         *st = hf_poset_builder_finish(b, &p, err);
     hf_poset_builder_free(b);
+    if (p)
+        tu_register_edges(p, edges, m);
     return p;
 }
 

@@ -24,6 +24,21 @@ hf_poset *tu_poset(uint32_t n, const uint32_t (*edges)[2], size_t m);
 hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_status *st,
                        hf_error *err);
 
+/* Every order a test builds through tu_poset (and so every builder below) is registered with
+ * the edges the test chose, so that the oracle (oracle.h) computes its closure from those edges
+ * and never from the library's own view of the order. An order made another way (read from DOT,
+ * built with the builder directly) is registered by the test with tu_register_edges before an
+ * oracle sees it. hf_poset_free is redirected to tu_poset_free, which drops the registration
+ * (so that a later order at the same address is not mistaken for this one). */
+void tu_register_edges(const hf_poset *p, const uint32_t (*edges)[2], size_t m);
+/* The registered edges of p (a test failure if p is not registered); count in *m. */
+const uint32_t (*tu_registered_edges(const hf_poset *p, size_t *m))[2];
+void tu_poset_free(hf_poset *p);
+/* The same order (names and registered edges) built again through the context @p ctx, and
+ * registered. */
+hf_poset *tu_poset_copy(const hf_poset *q, hf_ctx *ctx);
+#define hf_poset_free(p) tu_poset_free(p)
+
 /* Random DAG: for i < j in a random permutation, an edge with probability num/den. */
 hf_poset *tu_random_dag(uint32_t n, uint32_t num, uint32_t den, uint64_t *rng);
 /* Random forest: each event after the first `roots` picks a parent among earlier ones
