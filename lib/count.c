@@ -655,7 +655,8 @@ out:
  * down-sets, hence down-closed, as hf_i_or_down_set needs. The last entry is only counted.
  * list/list_len: the focus events (sorted, distinct), for counting when they are few. */
 static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *mask,
-                                 const uint32_t *list, size_t list_len, mpz_t out, hf_error *err)
+                                 const uint32_t *list, size_t list_len, uint64_t max_work,
+                                 mpz_t out, hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     size_t W = hf_i_words(p->n);
@@ -663,6 +664,9 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
         set_u64(out, d == 1 ? list_len : 0);
         return HF_OK;
     }
+    /* each prefix costs a few dozen steps, about W words to extend and min(W, list_len) to count its last
+     * entries; the work is checked as it goes (the number of prefixes is what is not known) */
+    uint64_t step = 32 + 2 * (uint64_t)W + (list_len < W ? list_len : W), work = 0;
     hf_word *blocked = hf_i_calloc(ctx, (size_t)d * W, sizeof *blocked);
     if (!blocked)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory counting admissible tuples");
@@ -689,6 +693,15 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
         }
         uint32_t x = (uint32_t)(wi[i] * 64 + hf_i_ctz(bits[i]));
         bits[i] &= bits[i] - 1;
+        if ((work += step) > max_work) {
+            mpz_clear(part);
+            hf_i_free(ctx, blocked);
+            return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                             "counting admissible %u-tuples of this order needs more than %" PRIu64
+                             " steps of work (the limit; it enumerates the admissible "
+                             "%u-prefixes)",
+                             d, max_work, d - 1);
+        }
         hf_word *nb = blocked + (size_t)(i + 1) * W;
         memcpy(nb, bl, W * sizeof *nb);
         hf_i_or_down_set(p, x, nb);
@@ -723,6 +736,13 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
 
 hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32_t *focus,
                               size_t focus_count, mpz_t out, hf_error *err)
+{
+    return hf_count_admissible_bounded(p, d, focus, focus_count, HF_COUNT_DEFAULT_WORK, out, err);
+}
+
+hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, const uint32_t *focus,
+                                      size_t focus_count, uint64_t max_work, mpz_t out,
+                                      hf_error *err)
 {
     hf_i_error_clear(err);
     if (!p || !out)
@@ -767,7 +787,8 @@ hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32_t *foc
     for (uint32_t v = 0; v < n; v++)
         if (hf_i_bit_test(mask, v))
             list[list_len++] = v;
-    hf_status st = admissible_enum(p, d, mask, list, list_len, out, err);
+    hf_status st = admissible_enum(p, d, mask, list, list_len, max_work ? max_work : UINT64_MAX,
+                                   out, err);
     hf_i_free(ctx, mask);
     hf_i_free(ctx, list);
     return st;

@@ -55,6 +55,7 @@ void hf_gen_options_init(hf_gen_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->d = 2;
     opt->method = HF_METHOD_AUTO;
+    opt->max_names = HF_GEN_DEFAULT_MAX_NAMES;
 }
 
 
@@ -293,13 +294,60 @@ hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64
 }
 
 /* The exact size as a uint64_t, if it fits. */
-static bool size_u64(mpz_t s, uint64_t *v)
+static bool size_u64(const mpz_t s, uint64_t *v)
 {
     if (mpz_sgn(s) < 0 || mpz_sizeinbase(s, 2) > 64)
         return false;
     *v = 0;
     mpz_export(v, NULL, -1, sizeof *v, 0, 0, s);
     return true;
+}
+
+/* A sink that passes schedules on until they would hold more than `max` names (schedules x
+ * events): the guard of methods whose size is known only by running them. */
+typedef struct name_guard {
+    hf_sink next;
+    uint64_t max, names;
+    hf_error *err;
+} name_guard;
+
+static hf_status guard_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    name_guard *g = user;
+    if (n > g->max - g->names || g->names > g->max)
+        return hf_i_fail(g->err, HF_ETOOLARGE, 0, 0,
+                         "the family passed max_names (%" PRIu64 " names, schedules x events) "
+                         "while it was built",
+                         g->max);
+    g->names += n;
+    return g->next.put(g->next.user, schedule, n);
+}
+
+/* Refuse a family of `size` schedules over n events that holds more than max names. */
+static hf_status check_names(const mpz_t size, uint32_t n, uint64_t max, hf_error *err)
+{
+    mpz_t names;
+    mpz_init(names);
+    mpz_mul_ui(names, size, n);
+    hf_status st = HF_OK;
+    uint64_t count;
+    if (!size_u64(names, &count) || count > max) {
+        uint64_t exact;
+        char shown[48];
+        if (size_u64(size, &exact))
+            snprintf(shown, sizeof shown, "%" PRIu64, exact);
+        else
+            snprintf(shown, sizeof shown, "about 10^%zu", mpz_sizeinbase(size, 10) - 1);
+        /* about two bytes per name in text: a short name and a separator */
+        double gb = mpz_get_d(names) * 2 / 1e9;
+        st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                       "the family would have %s schedules of %" PRIu32 " events, more than "
+                       "max_names (%" PRIu64 " names, schedules x events; at least %.3g %s of "
+                       "text)",
+                       shown, n, max, gb >= 1000 ? gb / 1000 : gb, gb >= 1000 ? "TB" : "GB");
+    }
+    mpz_clear(names);
+    return st;
 }
 
 /* hf_generate_ex; the size is computed only when `want_size`, and `info->method` is set as soon
@@ -315,8 +363,11 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
     auto_cache cache = {NULL, NULL};
     mpz_t size;
     mpz_init(size);
-    /* auto predicts anyway; an explicit method is predicted only when that is cheap */
-    bool predict = want_size && opt &&
+    /* the size is needed for the caller's announcement and for max_names; auto predicts
+     * anyway; an explicit method is predicted only when that is cheap (the others are guarded
+     * while they run) */
+    bool limited = opt && opt->max_names != 0;
+    bool predict = (want_size || limited) && opt &&
                    (opt->method == HF_METHOD_AUTO || !hf_method_predict_runs(opt->method) ||
                     (opt->method == HF_METHOD_RANDOM && opt->count));
     hf_status st = resolve(p, opt, &m, predict ? size : NULL, &cache, err);
@@ -325,11 +376,18 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
         return st;
     }
     info->method = m->id;
+    bool known = predict;
     if (cache.family) {
-        info->schedules_known = true;
+        info->schedules_known = known = true;
         info->schedules = hf_family_size(cache.family);
+        mpz_set_ui(size, (unsigned long)hf_family_size(cache.family));
     } else if (predict) {
         info->schedules_known = size_u64(size, &info->schedules);
+    }
+    if (limited && known && (st = check_names(size, p->n, opt->max_names, err))) {
+        mpz_clear(size);
+        hf_family_free(cache.family);
+        return st;
     }
     mpz_clear(size);
     if (begin && (st = begin(begin_user, info))) {
@@ -342,6 +400,9 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
         hf_family_free(cache.family);
         return st;
     }
+    name_guard guard = {sink, opt->max_names, 0, err};
+    if (limited && !known)
+        sink = (hf_sink){guard_put, &guard};
     hf_gen_options o = method_options(m, opt);
     st = m->generate(p, &o, sink, err);
     if (st && err && !err->text[0])

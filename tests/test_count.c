@@ -1053,3 +1053,25 @@ Test(count, out_of_memory_paths)
     }
     hf_ctx_free(ctx);
 }
+
+/* The work limit of the prefix enumeration: a clear refusal below the work needed, the same
+ * number as unbounded above it. */
+Test(count, admissible_tuples_within_a_work_limit)
+{
+    uint64_t rng = 77;
+    hf_poset *p = tu_random_dag(40, 1, 8, &rng);
+    mpz_t a, b;
+    mpz_inits(a, b, NULL);
+    hf_error err;
+    cr_assert_eq(hf_count_admissible_bounded(p, 4, NULL, 0, 0, a, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_count_admissible(p, 4, NULL, 0, b, &err), HF_OK, "%s", err.text);
+    cr_assert(mpz_cmp(a, b) == 0);
+    cr_assert_eq(hf_count_admissible_bounded(p, 4, NULL, 0, 1000, b, &err), HF_ETOOLARGE);
+    cr_assert(strstr(err.text, "more than 1000 steps"), "%s", err.text);
+    /* forests are counted by their formula, whatever the limit */
+    hf_poset *t = tu_random_forest(500, 1, &rng);
+    cr_assert_eq(hf_count_admissible_bounded(t, 4, NULL, 0, 1, b, &err), HF_OK, "%s", err.text);
+    hf_poset_free(t);
+    mpz_clears(a, b, NULL);
+    hf_poset_free(p);
+}

@@ -277,3 +277,67 @@ Test(gen_all, generate_ex_announces_size_first)
         hf_poset_free(p);
     }
 }
+
+static hf_status count_put(void *user, const uint32_t *s, uint32_t n)
+{
+    (void)s;
+    (void)n;
+    ++*(uint64_t *)user;
+    return HF_OK;
+}
+
+/* max_names: a family whose size is known is refused before its first schedule; one whose
+ * size is known only by running it is stopped when it passes the limit; 0 lifts the limit. */
+Test(gen_all, families_above_max_names_are_refused)
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    cr_assert_eq(opt.max_names, HF_GEN_DEFAULT_MAX_NAMES);
+    uint64_t rng = 9;
+    hf_poset *p = tu_random_forest(60, 1, &rng);
+    opt.d = 3;
+    uint64_t size;
+    hf_method chosen;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, NULL), HF_OK);
+    cr_assert_gt(size, 2);
+    hf_method methods[] = {HF_METHOD_AUTO, HF_METHOD_DOUBLETREE, HF_METHOD_SIMPLE};
+    for (size_t k = 0; k < 3; k++) {
+        opt.method = methods[k];
+        uint64_t want;
+        cr_assert_eq(hf_method_predict(p, &opt, &want, NULL, NULL), HF_OK);
+        /* exactly at the limit: generated; one name less: refused, nothing emitted */
+        opt.max_names = want * 60;
+        uint64_t got = 0;
+        hf_error err;
+        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_OK,
+                     "%s", err.text);
+        cr_assert_eq(got, want);
+        opt.max_names = want * 60 - 1;
+        got = 0;
+        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_ETOOLARGE);
+        cr_assert_eq(got, 0);
+        cr_assert(strstr(err.text, "max_names") && strstr(err.text, "schedules of 60 events"),
+                  "%s", err.text);
+    }
+    /* greedy's size is known only by running it: stopped as it passes the limit */
+    opt.method = HF_METHOD_GREEDY;
+    opt.max_names = 60 * 3;
+    uint64_t got = 0;
+    hf_error err;
+    cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_ETOOLARGE);
+    cr_assert_eq(got, 3);
+    cr_assert(strstr(err.text, "max_names"), "%s", err.text);
+    opt.max_names = 0;
+    got = 0;
+    cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_OK);
+    cr_assert_gt(got, 3);
+    hf_poset_free(p);
+
+    /* a size past 2^64 is refused by its order of magnitude */
+    p = tu_antichain(200);
+    hf_gen_options_init(&opt);
+    opt.d = 8;
+    opt.method = HF_METHOD_CHAINS;
+    cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_ETOOLARGE);
+    hf_poset_free(p);
+}

@@ -22,14 +22,24 @@ extern "C" {
  * number). */
 HF_API hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out, hf_error *err);
 
+/** Work (about word operations) hf_count_admissible may spend enumerating prefixes on orders
+ * that are neither forests nor in-forests: some seconds. */
+#define HF_COUNT_DEFAULT_WORK ((uint64_t)1 << 32)
+
 /** Number of admissible d-tuples (1 <= d <= HF_MAX_D) into @p out. An admissible tuple is a set
  * of d events together with a linear extension of the order they induce, so the count is the sum
  * over d-subsets X of e(P|X). Forests and in-forests: a tree dynamic program with O(n * d^2)
  * big-number operations, any size. Other orders: enumeration of admissible (d-1)-prefixes with
- * bitsets, O(#prefixes * n / 64); HF_ETOOLARGE beyond HF_CLOSURE_MAX_EVENTS events. If @p focus
+ * bitsets, O(#prefixes * n / 64), stopped with HF_ETOOLARGE (never a wrong number) when it
+ * would pass HF_COUNT_DEFAULT_WORK, and refused beyond HF_CLOSURE_MAX_EVENTS events. If @p focus
  * is non-NULL only tuples of focus events are counted (always by enumeration). */
 HF_API hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32_t *focus,
                                      size_t focus_count, mpz_t out, hf_error *err);
+/** hf_count_admissible with its own work limit @p max_work (0: none; the enumeration may then
+ * take hours, e.g. 60 events at d = 8). */
+HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d,
+                                             const uint32_t *focus, size_t focus_count,
+                                             uint64_t max_work, mpz_t out, hf_error *err);
 
 /** A lower bound on the size of every d-hitting family of @p p (1 <= d <= HF_MAX_D), the
  * largest of: 1 if n > 0; 2 if some pair is incomparable; for d >= 3 the chain-plus-free-event

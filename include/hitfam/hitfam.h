@@ -579,10 +579,20 @@ typedef struct hf_gen_options {
     uint64_t count;        /**< method random: exactly this many schedules (no guarantee of
                                 hitting); 0 (default): until the stream is d-hitting */
     hf_pattern_mode pattern_mode; /**< method pattern (default HF_PATTERN_CANONICAL) */
+    uint64_t max_names;    /**< the largest family hf_generate starts, counted as schedules x
+                                events (default HF_GEN_DEFAULT_MAX_NAMES; 0: no limit). A
+                                family whose size is known beforehand (auto, and every method
+                                that predicts cheaply) is refused with HF_ETOOLARGE before the
+                                first schedule; the others (greedy, chains, random until
+                                covered) are stopped with HF_ETOOLARGE when they pass it. */
 } hf_gen_options;
 
+/** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
+#define HF_GEN_DEFAULT_MAX_NAMES 10000000000u
+
 /** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false, count 0, canonical
- * patterns. */
+ * patterns, max_names HF_GEN_DEFAULT_MAX_NAMES. Always initialise with this function: fields
+ * may be added at the end in later versions. */
 HF_API void hf_gen_options_init(hf_gen_options *opt);
 
 /** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a
@@ -604,7 +614,8 @@ HF_API hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt,
 
 /** Generate a d-hitting family of @p p with the chosen method, streaming each schedule to
  * @p sink. The method actually used is stored in `*used` (may be NULL). Errors as
- * hf_method_check, HF_ENOMEM, or the sink's own status. Each method documents its cost. */
+ * hf_method_check, HF_ETOOLARGE (a family above opt->max_names, or a size too large to
+ * predict), HF_ENOMEM, or the sink's own status. Each method documents its cost. */
 HF_API hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_method *used, hf_error *err);
 
