@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "names.h"
 
 /* ========================================================================================== */
 /* Writer                                                                                     */
@@ -256,9 +256,7 @@ typedef struct reader {
     size_t line;       /* 1-based line of pos */
     size_t line_start; /* offset of the first byte of that line */
     hf_error *err;
-    char *name; /* the last decoded name, NUL-terminated, at most HF_MAX_NAME bytes */
-    size_t name_len;
-    bool name_bad; /* too long or holds a NUL byte: no event can have that name */
+    hf_i_name_buf name; /* the last decoded name */
     uint32_t *row; /* the schedule being read */
     hf_word *seen; /* ids already in row */
     uint32_t *map; /* JSON "events": index -> id */
@@ -301,39 +299,24 @@ static hf_status fail_nomem(reader *r)
     return hf_i_fail(r->err, HF_ENOMEM, 0, 0, "out of memory");
 }
 
-static void name_reset(reader *r)
-{
-    r->name_len = 0;
-    r->name_bad = false;
-    r->name[0] = '\0';
-}
-
-static void name_push(reader *r, char c)
-{
-    if (c == '\0' || r->name_len >= HF_MAX_NAME) {
-        r->name_bad = true;
-        return;
-    }
-    r->name[r->name_len++] = c;
-    r->name[r->name_len] = '\0';
-}
+static void name_push(reader *r, char c) { hf_i_name_buf_push(&r->name, c); }
 
 static bool name_is(const reader *r, const char *lit)
 {
-    return !r->name_bad && strcmp(r->name, lit) == 0;
+    return !r->name.bad && strcmp(r->name.text, lit) == 0;
 }
 
 static bool name_find(const reader *r, uint32_t *id)
 {
-    return !r->name_bad && hf_poset_find(r->p, r->name, id) == HF_OK;
+    return hf_i_name_buf_find(&r->name, r->p, id);
 }
 
 static hf_status unknown_name(reader *r, size_t line, size_t column)
 {
     char q[96];
     return fail_at(r, HF_ENOTFOUND, line, column, "unknown event %s%s",
-                   hf_i_name_quote(r->name, q, sizeof q),
-                   r->name_bad ? " (too long or holds a NUL byte)" : "");
+                   hf_i_name_quote(r->name.text, q, sizeof q),
+                   r->name.bad ? " (too long or holds a NUL byte)" : "");
 }
 
 /* Add id at position *k of the schedule numbered sched (1-based) unless it is already there. */
@@ -427,53 +410,25 @@ static void skip_line(reader *r)
     skip_eol(r);
 }
 
-/* A DOT-style quoted name: \" \\ \n are escapes, backslash-newline continues the line, any
- * other backslash pair stays as it is. A raw newline inside the quotes is an error: a schedule
- * is one line, and the writer always escapes newlines. */
+/* A quoted name (lib/names.c has the rules). A raw newline inside the quotes is an error: a
+ * schedule is one line, and the writer always escapes newlines. */
 static hf_status text_quoted(reader *r)
 {
     size_t ql = r->line, qc = column_of(r, r->pos);
-    const char *s = r->s;
-    r->pos++;
-    name_reset(r);
-    for (;;) {
-        size_t i = r->pos;
-        if (i >= r->len || s[i] == '\n' || (s[i] == '\r' && i + 1 < r->len && s[i + 1] == '\n'))
-            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
-        char c = s[i];
-        if (c == '"') {
-            r->pos = i + 1;
-            return HF_OK;
-        }
-        if (c != '\\') {
-            name_push(r, c);
-            r->pos = i + 1;
-            continue;
-        }
-        if (i + 1 >= r->len)
-            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
-        char e = s[i + 1];
-        if (e == '"' || e == '\\') {
-            name_push(r, e);
-            r->pos = i + 2;
-        } else if (e == 'n') {
-            name_push(r, '\n');
-            r->pos = i + 2;
-        } else if (e == '\n') {
-            new_line(r, i + 2);
-        } else if (e == '\r' && i + 2 < r->len && s[i + 2] == '\n') {
-            new_line(r, i + 3);
-        } else {
-            name_push(r, '\\');
-            name_push(r, e);
-            r->pos = i + 2;
-        }
+    hf_i_unquoted where;
+    if (!hf_i_name_unquote(r->s, r->len, r->pos, &r->name, &where))
+        return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
+    if (where.lines > 0) {
+        r->line += where.lines;
+        r->line_start = where.line_start;
     }
+    r->pos = where.end;
+    return HF_OK;
 }
 
 static void text_bare(reader *r)
 {
-    name_reset(r);
+    hf_i_name_buf_reset(&r->name);
     while (!at_eol(r, r->pos)) {
         char c = r->s[r->pos];
         if (c == ' ' || c == '\t' || c == '"')
@@ -710,7 +665,7 @@ static hf_status json_string(reader *r)
     size_t sl = r->line, sc = column_of(r, r->pos);
     const char *s = r->s;
     r->pos++;
-    name_reset(r);
+    hf_i_name_buf_reset(&r->name);
     for (;;) {
         size_t i = r->pos;
         if (i >= r->len)
@@ -934,7 +889,7 @@ static hf_status json_events(reader *r)
             if (hf_i_bit_test(r->seen, id)) {
                 char q[96];
                 return fail_at(r, HF_ESCHEDULE, el, ec, "event %s is listed twice in \"events\"",
-                               hf_i_name_quote(r->name, q, sizeof q));
+                               hf_i_name_quote(r->name.text, q, sizeof q));
             }
             hf_i_bit_set(r->seen, id);
             r->map[count++] = id;
@@ -1065,7 +1020,7 @@ static hf_status json_read(reader *r)
                 return st;
             json_ws(r);
             if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set))
-                return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name);
+                return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name.text);
             if (key == 1) {
                 size_t vl = r->line, vc = column_of(r, r->pos);
                 uint64_t d = 0;
@@ -1125,10 +1080,10 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     reader r = {.p = p, .ctx = p->ctx, .s = data, .len = len, .line = 1, .err = err};
     hf_status st = HF_OK;
-    r.name = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
+    r.name.text = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
     r.row = hf_i_alloc_array(r.ctx, p->n, sizeof *r.row);
     r.seen = hf_i_calloc(r.ctx, hf_i_words(p->n), sizeof *r.seen);
-    if (!r.name || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
+    if (!r.name.text || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
         st = fail_nomem(&r);
     if (!st) {
         /* A UTF-8 byte order mark is not part of the first line's text. */
@@ -1139,7 +1094,7 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
             i++;
         st = (i < len && data[i] == '{') ? json_read(&r) : text_read(&r);
     }
-    hf_i_free(r.ctx, r.name);
+    hf_i_free(r.ctx, r.name.text);
     hf_i_free(r.ctx, r.row);
     hf_i_free(r.ctx, r.seen);
     hf_i_free(r.ctx, r.map);
