@@ -262,6 +262,7 @@ typedef struct reader {
     uint32_t *map; /* JSON "events": index -> id */
     bool have_map;
     hf_family *f;
+    size_t lines_cap; /* of f->lines */
     unsigned d;
 } reader;
 
@@ -317,6 +318,18 @@ static hf_status unknown_name(reader *r, size_t line, size_t column)
     return fail_at(r, HF_ENOTFOUND, line, column, "unknown event %s%s",
                    hf_i_name_quote(r->name.text, q, sizeof q),
                    r->name.bad ? " (too long or holds a NUL byte)" : "");
+}
+
+/* The header's method (in r->name) becomes the family's: none for "unknown", which is how the
+ * writer spells a NULL method, and none for a name that is too long or holds a NUL byte. */
+static hf_status keep_method(reader *r)
+{
+    hf_i_free(r->ctx, r->f->method);
+    r->f->method = NULL;
+    if (r->name.bad || strcmp(r->name.text, "unknown") == 0)
+        return HF_OK;
+    r->f->method = hf_i_strdup(r->ctx, r->name.text);
+    return r->f->method ? HF_OK : fail_nomem(r);
 }
 
 /* Add id at position *k of the schedule numbered sched (1-based) unless it is already there. */
@@ -467,6 +480,12 @@ static hf_status text_schedule(reader *r)
     hf_status st = row_end(r, k, sched, sl, sc);
     if (st)
         return st;
+    hf_family *f = r->f;
+    void *lines = f->lines;
+    if (hf_i_grow(r->ctx, &lines, &r->lines_cap, f->lined + 1, sizeof *f->lines))
+        return fail_nomem(r);
+    f->lines = lines;
+    f->lines[f->lined++] = sl;
     skip_eol(r);
     return HF_OK;
 }
@@ -479,7 +498,8 @@ typedef struct text_header {
 } text_header;
 
 /* `# hitfam VERSION key=value...`: the version and unknown keys are ignored; d=, events= and
- * schedules= must be numbers. A quoted value (method="a b") is skipped as one token. */
+ * schedules= must be numbers; method= is kept as written, unquoted when it is one quoted name
+ * (method="a b"). A quoted value is one token, whatever blanks it holds. */
 static hf_status text_header_line(reader *r, text_header *th)
 {
     const char *s = r->s;
@@ -499,6 +519,20 @@ static hf_status text_header_line(reader *r, text_header *th)
                 r->pos += (s[r->pos] == '\\' && !at_eol(r, r->pos + 1)) ? 2 : 1;
             if (!at_eol(r, r->pos))
                 r->pos++;
+        }
+        static const char method[] = "method=";
+        size_t vm = ts + sizeof method - 1;
+        if (r->pos >= vm && memcmp(s + ts, method, sizeof method - 1) == 0) {
+            hf_i_unquoted where;
+            if (!(vm < r->pos && s[vm] == '"' &&
+                  hf_i_name_unquote(s, r->pos, vm, &r->name, &where) && where.end == r->pos)) {
+                hf_i_name_buf_reset(&r->name);
+                for (size_t i = vm; i < r->pos; i++)
+                    name_push(r, s[i]);
+            }
+            hf_status st = keep_method(r);
+            if (st)
+                return st;
         }
         static const char *const keys[] = {"d=", "events=", "schedules="};
         for (int key = 0; key < 3; key++) {
@@ -546,6 +580,8 @@ static hf_status text_read(reader *r)
             bool header = first_comment && !schedule_seen && r->len - r->pos >= mlen &&
                           memcmp(r->s + r->pos, magic, mlen) == 0;
             first_comment = false;
+            if (header)
+                r->f->header_line = r->line;
             hf_status st = header ? text_header_line(r, &th) : HF_OK;
             if (st)
                 return st;
@@ -996,7 +1032,7 @@ static hf_status json_read(reader *r)
 {
     hf_status st;
     mark events = {0}, schedules = {0};
-    bool have_d = false;
+    bool have_d = false, have_method = false;
     json_ws(r);
     size_t ol = r->line, oc = column_of(r, r->pos);
     if ((st = json_expect(r, '{', "'{'")))
@@ -1014,12 +1050,14 @@ static hf_status json_read(reader *r)
             int key = name_is(r, "d")           ? 1
                       : name_is(r, "events")    ? 2
                       : name_is(r, "schedules") ? 3
+                      : name_is(r, "method")    ? 4
                                                 : 0;
             json_ws(r);
             if ((st = json_expect(r, ':', "':'")))
                 return st;
             json_ws(r);
-            if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set))
+            if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set) ||
+                (key == 4 && have_method))
                 return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name.text);
             if (key == 1) {
                 size_t vl = r->line, vc = column_of(r, r->pos);
@@ -1034,7 +1072,12 @@ static hf_status json_read(reader *r)
                     return fail_at(r, HF_EPARSE, vl, vc, "\"d\" must be a non-negative integer");
                 r->d = (unsigned)d;
                 have_d = true;
+            } else if (key == 4 && json_at(r, '"')) {
+                if ((st = json_string(r)) || (st = keep_method(r)))
+                    return st;
+                have_method = true;
             } else {
+                have_method |= key == 4; /* any other value: no method */
                 if (key == 2)
                     mark_here(r, &events);
                 else if (key == 3)
@@ -1141,4 +1184,13 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
     hf_status st = hf_family_read_mem(p, buf, len, out, header, err);
     hf_i_free(p->ctx, buf);
     return st;
+}
+
+const char *hf_family_method(const hf_family *f) { return f ? f->method : NULL; }
+
+size_t hf_family_header_line(const hf_family *f) { return f ? f->header_line : 0; }
+
+size_t hf_family_schedule_line(const hf_family *f, size_t index)
+{
+    return f && index < f->lined ? f->lines[index] : 0;
 }
