@@ -6,8 +6,8 @@
 #include "internal.h"
 
 /* A name being decoded into `text` (HF_MAX_NAME + 1 bytes, NUL-terminated). A name longer than
- * HF_MAX_NAME or holding a NUL byte is marked bad and stops growing: no event can have it, and
- * the reader still steps over all of it. */
+ * HF_MAX_NAME or holding a NUL byte is marked bad (text then keeps at most HF_MAX_NAME of its
+ * other bytes): no event can have it, and the reader still steps over all of it. */
 typedef struct hf_i_name_buf {
     char *text;
     size_t len;

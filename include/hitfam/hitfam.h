@@ -376,6 +376,26 @@ HF_API size_t hf_family_header_line(const hf_family *f);
  * schedule. The reader keeps one word per schedule for this. O(1). */
 HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
 
+/** Read a focus file: a set of events of @p p given by name, one per line, for the `focus`
+ * fields of hf_gen_options, hf_verify_options and hf_minimize_options. A line holds a name bare
+ * (the whole line is the name, blanks at its ends removed, blanks inside kept) or in double
+ * quotes with the family text format's escapes (`\"`, `\\`, `\n`, see hf_name_write; a
+ * backslash before a line break continues the name on the next line), then nothing but blanks.
+ * Blank lines and lines starting with `#` are skipped; LF or CR LF ends a line; a UTF-8 byte
+ * order mark at the start is ignored. The ids are stored in file order, a name listed twice
+ * twice (the options accept duplicates). On success `*ids` is an array of `*count` ids, non-NULL
+ * even when the file names no event, allocated with the poset's context: free it with
+ * hf_focus_free. Errors (nothing is allocated, `*ids` NULL, @p err filled with the line and
+ * column of the name): HF_ENOTFOUND (a name that is no event of @p p, the message quotes it),
+ * HF_EPARSE (an unterminated quoted name, text after a quoted name), HF_EINVAL (a NULL argument),
+ * HF_ENOMEM. Time O(len) plus one name lookup per line; memory O(count). */
+HF_API hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len,
+                                   uint32_t **ids, size_t *count, hf_error *err);
+
+/** Free ids from hf_focus_read_mem with the context of @p p, the order they were read for. NULL
+ * @p ids is a no-op. */
+HF_API void hf_focus_free(const hf_poset *p, uint32_t *ids);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Verification                                                                               */
 
