@@ -402,7 +402,9 @@ int write_family(const hf_poset *p, const hf_family *f, const cli_options *o,
     hf_status cst = output_close(&out);
     if (!st)
         st = cst;
-    if (st)
+    if (st == HF_ENOMEM) /* the writer's own memory, not the output's fault */
+        report(NULL, 0, "%s", hf_strerror(st));
+    else if (st)
         report(o->out_path ? o->out_path : "stdout", 0, "write failed: %s", hf_strerror(st));
     return output_commit(&out, !st);
 }
