@@ -101,13 +101,15 @@ typedef struct cli_options {
 } cli_options;
 
 /* Their long options, for a command's getopt_long table; the short ones are d: s: f: o: (there
- * is no short --format). */
+ * is no short --format). (clang-format would take the braces for blocks.) */
+/* clang-format off */
 #define CLI_OPT_D      {"d", required_argument, NULL, 'd'}
 #define CLI_OPT_SEED   {"seed", required_argument, NULL, 's'}
 #define CLI_OPT_FOCUS  {"focus", required_argument, NULL, 'f'}
 #define CLI_OPT_FORMAT {"format", required_argument, NULL, 'F'}
 #define CLI_OPT_OUTPUT {"output", required_argument, NULL, 'o'}
 #define CLI_OPT_HELP   {"help", no_argument, NULL, 'h'}
+/* clang-format on */
 
 /* Defaults: no d, seed 0, text, no focus file, standard output. */
 void cli_options_init(cli_options *o);

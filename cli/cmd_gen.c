@@ -60,8 +60,8 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     }
     char method[64];
     snprintf(method, sizeof method, "%s+minimize", hf_method_name(used));
-    hf_family_header header = {.d = opt->d, .method = method, .schedules_known = true,
-                               .schedules = hf_family_size(f)};
+    hf_family_header header = {
+        .d = opt->d, .method = method, .schedules_known = true, .schedules = hf_family_size(f)};
     int rc = write_family(p, f, o, &header);
     hf_family_free(f);
     return rc;
@@ -80,7 +80,8 @@ typedef struct gen_output {
 static hf_status gen_begin(void *user, const hf_gen_info *info)
 {
     gen_output *g = user;
-    hf_family_header header = {.d = g->d, .method = hf_method_name(info->method),
+    hf_family_header header = {.d = g->d,
+                               .method = hf_method_name(info->method),
                                .schedules_known = info->schedules_known,
                                .schedules = info->schedules};
     g->writer_st = hf_writer_new(g->p, g->out, g->format, &header, &g->w);
@@ -137,20 +138,19 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
 
 int cmd_gen(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_OPT_D,
-        {"method", required_argument, NULL, 'm'},
-        CLI_OPT_SEED,
-        CLI_OPT_FOCUS,
-        CLI_OPT_FORMAT,
-        CLI_OPT_OUTPUT,
-        {"focus-prefix", no_argument, NULL, 'p'},
-        CLI_OPT_HELP,
-        {"count", required_argument, NULL, 'C'},
-        {"until-covered", no_argument, NULL, 'U'},
-        {"patterns", required_argument, NULL, 'P'},
-        {"minimize", no_argument, NULL, 'M'},
-        {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {CLI_OPT_D,
+                                         {"method", required_argument, NULL, 'm'},
+                                         CLI_OPT_SEED,
+                                         CLI_OPT_FOCUS,
+                                         CLI_OPT_FORMAT,
+                                         CLI_OPT_OUTPUT,
+                                         {"focus-prefix", no_argument, NULL, 'p'},
+                                         CLI_OPT_HELP,
+                                         {"count", required_argument, NULL, 'C'},
+                                         {"until-covered", no_argument, NULL, 'U'},
+                                         {"patterns", required_argument, NULL, 'P'},
+                                         {"minimize", no_argument, NULL, 'M'},
+                                         {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     hf_gen_options opt;
@@ -159,18 +159,24 @@ int cmd_gen(int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "d:m:s:f:o:ph", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(usage, stdout); return 0;
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
         case 'm':
             if (hf_method_from_name(optarg, &opt.method) != HF_OK)
                 die_usage("unknown method '%s'", optarg);
             break;
-        case 'p': opt.focus_prefix = true; break;
+        case 'p':
+            opt.focus_prefix = true;
+            break;
         case 'C':
             if (!cli_parse_u64(optarg, &opt.count) || opt.count == 0)
                 die_usage("--count needs a positive integer (got '%s')", optarg);
             count_given = true;
             break;
-        case 'U': until_covered = true; break;
+        case 'U':
+            until_covered = true;
+            break;
         case 'P':
             if (strcmp(optarg, "canonical") == 0)
                 opt.pattern_mode = HF_PATTERN_CANONICAL;
@@ -182,7 +188,9 @@ int cmd_gen(int argc, char **argv)
                 die_usage("--patterns must be canonical, realised or all (got '%s')", optarg);
             patterns_given = true;
             break;
-        case 'M': minimize = true; break;
+        case 'M':
+            minimize = true;
+            break;
         default:
             if (!cli_option(&o, c, optarg))
                 die_usage("invalid option");
@@ -210,7 +218,8 @@ int cmd_gen(int argc, char **argv)
     opt.seed = o.seed;
     if (opt.focus_prefix && !opt.focus)
         die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
-    int rc = minimize ? gen_minimized(p, &opt, poset_path, &o) : gen_streamed(p, &opt, poset_path, &o);
+    int rc =
+        minimize ? gen_minimized(p, &opt, poset_path, &o) : gen_streamed(p, &opt, poset_path, &o);
     hf_focus_free(p, focus);
     poset_free(p);
     return rc;

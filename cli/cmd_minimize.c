@@ -50,11 +50,16 @@ static char *minimized_method(const char *in)
 
 int cmd_minimize(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        CLI_OPT_D,      CLI_OPT_FOCUS,  CLI_OPT_SEED, {"rounds", required_argument, NULL, 'r'},
-        {"drop-only", no_argument, NULL, 'D'},        CLI_OPT_FORMAT,
-        CLI_OPT_OUTPUT, {"verbose", no_argument, NULL, 'v'},
-        CLI_OPT_HELP,   {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {CLI_OPT_D,
+                                         CLI_OPT_FOCUS,
+                                         CLI_OPT_SEED,
+                                         {"rounds", required_argument, NULL, 'r'},
+                                         {"drop-only", no_argument, NULL, 'D'},
+                                         CLI_OPT_FORMAT,
+                                         CLI_OPT_OUTPUT,
+                                         {"verbose", no_argument, NULL, 'v'},
+                                         CLI_OPT_HELP,
+                                         {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     hf_minimize_options mo;
@@ -122,8 +127,8 @@ int cmd_minimize(int argc, char **argv)
         rc = st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD;
     } else {
         char *method = minimized_method(hf_family_method(f));
-        hf_family_header header = {.d = d, .method = method, .schedules_known = true,
-                                   .schedules = hf_family_size(f)};
+        hf_family_header header = {
+            .d = d, .method = method, .schedules_known = true, .schedules = hf_family_size(f)};
         rc = write_family(p, f, &o, &header);
         free(method);
         if (!rc && verbose)

@@ -64,8 +64,7 @@ static void method_sizes(kv *w, const hf_poset *p, unsigned d, mpz_t v)
             runs ? HF_EUNSUPPORTED : unless_oom(hf_method_predict_mpz(p, &opt, v, NULL, &err));
         if (runs)
             snprintf(err.text, sizeof err.text,
-                     "applies; its size is known only by running it: hitfam gen --method %s",
-                     name);
+                     "applies; its size is known only by running it: hitfam gen --method %s", name);
         if (st == HF_OK) {
             kv_mpz(w, name, v);
             continue;

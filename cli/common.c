@@ -288,7 +288,9 @@ unsigned cli_parse_d(const char *s)
 bool cli_option(cli_options *o, int c, const char *arg)
 {
     switch (c) {
-    case 'd': o->d = cli_parse_d(arg); return true;
+    case 'd':
+        o->d = cli_parse_d(arg);
+        return true;
     case 's':
         if (!cli_parse_u64(arg, &o->seed))
             die_usage("--seed needs an unsigned integer (got '%s')", arg);
@@ -301,9 +303,14 @@ bool cli_option(cli_options *o, int c, const char *arg)
         else
             die_usage("--format must be text or json (got '%s')", arg);
         return true;
-    case 'f': o->focus_path = arg; return true;
-    case 'o': o->out_path = arg; return true;
-    default: return false;
+    case 'f':
+        o->focus_path = arg;
+        return true;
+    case 'o':
+        o->out_path = arg;
+        return true;
+    default:
+        return false;
     }
 }
 

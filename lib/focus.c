@@ -59,9 +59,9 @@ hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uin
             }
             for (i = where.end; i < len && data[i] != '\n'; i++)
                 if (!is_blank(data[i]) && data[i] != '\r') {
-                    st = focus_fail(err, HF_EPARSE, line, i - line_start + 1,
-                                    "unexpected text after a quoted name (one name per line)",
-                                    NULL);
+                    st =
+                        focus_fail(err, HF_EPARSE, line, i - line_start + 1,
+                                   "unexpected text after a quoted name (one name per line)", NULL);
                     break;
                 }
             eol = i;

@@ -257,9 +257,9 @@ typedef struct reader {
     size_t line_start; /* offset of the first byte of that line */
     hf_error *err;
     hf_i_name_buf name; /* the last decoded name */
-    uint32_t *row; /* the schedule being read */
-    hf_word *seen; /* ids already in row */
-    uint32_t *map; /* JSON "events": index -> id */
+    uint32_t *row;      /* the schedule being read */
+    hf_word *seen;      /* ids already in row */
+    uint32_t *map;      /* JSON "events": index -> id */
     bool have_map;
     hf_family *f;
     size_t lines_cap; /* of f->lines */

@@ -1183,9 +1183,17 @@ Test(io_family, method_reads_back_from_text_and_json)
     char longest[HF_MAX_NAME + 1];
     memset(longest, 'm', HF_MAX_NAME);
     longest[HF_MAX_NAME] = '\0';
-    static const char *const methods[] = {
-        "greedy", "dfs+minimize", "a b", "odd events=99 \"q\"", "back\\slash\\n",
-        "new\nline", "", "\xc3\xa9", "#", "d=7", NULL};
+    static const char *const methods[] = {"greedy",
+                                          "dfs+minimize",
+                                          "a b",
+                                          "odd events=99 \"q\"",
+                                          "back\\slash\\n",
+                                          "new\nline",
+                                          "",
+                                          "\xc3\xa9",
+                                          "#",
+                                          "d=7",
+                                          NULL};
     for (size_t i = 0; i <= sizeof methods / sizeof methods[0]; i++) {
         const char *m = i < sizeof methods / sizeof methods[0] ? methods[i] : longest;
         hf_family_header h = {2, m, false, 0};
@@ -1278,7 +1286,8 @@ Test(io_family, schedule_and_header_lines)
         char *text = malloc(cap);
         size_t *starts = malloc((m + 1) * sizeof *starts), header = 0;
         static const char *const fillers[] = {"\n", "# comment\n", "  \t\n", "\r\n", "#\r\n"};
-        for (uint32_t k = tu_below(&rng, 3); k > 0; k--) /* blank: the header is the first comment */
+        /* blank lines first: the header must be the first comment */
+        for (uint32_t k = tu_below(&rng, 3); k > 0; k--)
             len += (size_t)sprintf(text + len, "%s", fillers[2 * tu_below(&rng, 2)]);
         bool with_header = tu_below(&rng, 2);
         if (with_header) {
@@ -1408,8 +1417,7 @@ Test(io_family, out_of_memory_keeping_method_and_lines)
             if (st == HF_OK) {
                 assert_family_eq(f, g);
                 cr_assert_str_eq(hf_family_method(g), "greedy+minimize");
-                cr_assert_eq(hf_family_schedule_line(g, 41),
-                             format == HF_FORMAT_TEXT ? 43u : 0u);
+                cr_assert_eq(hf_family_schedule_line(g, 41), format == HF_FORMAT_TEXT ? 43u : 0u);
                 hf_family_free(g);
                 break;
             }

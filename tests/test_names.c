@@ -20,7 +20,8 @@ static size_t random_name(char *buf, uint64_t *rng)
     size_t len = tu_below(rng, 8);
     for (size_t i = 0; i < len; i++) {
         uint32_t r = tu_below(rng, 4);
-        char c = r == 0 ? (char)(1 + tu_below(rng, 255)) : special[tu_below(rng, sizeof special - 1)];
+        char c =
+            r == 0 ? (char)(1 + tu_below(rng, 255)) : special[tu_below(rng, sizeof special - 1)];
         buf[i] = r == 1 ? '\n' : c;
     }
     buf[len] = '\0';
@@ -194,10 +195,14 @@ Test(names, focus_file_names_comments_and_blank_lines)
     expect_ids(p, "a\nb\n", a_b, 2);
     expect_ids(p, "a\nb", a_b, 2);
     expect_ids(p, "  a \t\r\n\tb\r\n", a_b, 2);
-    expect_ids(p, "\xef\xbb\xbf" "a\nb\n", a_b, 2);
+    expect_ids(p,
+               "\xef\xbb\xbf"
+               "a\nb\n",
+               a_b, 2);
     expect_ids(p, "# events\n\na\n   # indented comment\nb\n\n", a_b, 2);
     static const char *const odd[] = {"c d", "x\"y", "back\\slash", "new\nline", "#hash", "a"};
-    expect_ids(p, "c d\n\"x\\\"y\"\n\"back\\\\slash\"\n\"new\\nline\"\n\"#hash\"\n\"a\"  \n", odd, 6);
+    expect_ids(p, "c d\n\"x\\\"y\"\n\"back\\\\slash\"\n\"new\\nline\"\n\"#hash\"\n\"a\"  \n", odd,
+               6);
     expect_ids(p, "\"c d\"\nx\"y\nback\\slash\n\"new\\\n\\nline\"\n\"#hash\"\na\n", odd, 6);
     static const char *const twice[] = {"b", "a", "b"};
     expect_ids(p, "b\na\nb\n", twice, 3);
@@ -233,14 +238,20 @@ static void expect_error(const hf_poset *p, const char *text, hf_status status, 
 Test(names, focus_file_errors_name_line_and_event)
 {
     hf_poset *p = abc();
-    expect_error(p, "a\nb\nnope\n", HF_ENOTFOUND, "nope", "unknown event \"nope\" in the focus set");
+    expect_error(p, "a\nb\nnope\n", HF_ENOTFOUND, "nope",
+                 "unknown event \"nope\" in the focus set");
     expect_error(p, "a\n  zz top  \n", HF_ENOTFOUND, "zz", "unknown event \"zz top\"");
     expect_error(p, "\"q\\\"r\"\n", HF_ENOTFOUND, "\"q", "unknown event \"q\\\"r\"");
     expect_error(p, "a\n\"q\nb\n", HF_EPARSE, "\"q", "unterminated quoted name");
     expect_error(p, "\"a\" b\n", HF_EPARSE, "b\n", "text after a quoted name");
     expect_error(p, "\"a\"#\n", HF_EPARSE, "#", "text after a quoted name");
     expect_error(p, "a\"\n", HF_ENOTFOUND, "a\"", "unknown event \"a\\\"\"");
-    expect_error(p, "\xef\xbb\xbf\xef\xbb\xbf" "a\n", HF_ENOTFOUND, "\xef\xbb\xbf" "a",
+    expect_error(p,
+                 "\xef\xbb\xbf\xef\xbb\xbf"
+                 "a\n",
+                 HF_ENOTFOUND,
+                 "\xef\xbb\xbf"
+                 "a",
                  "unknown event");
     /* a continued name: the line where the name starts */
     expect_error(p, "a\n\"new\\\nlin\"\n", HF_ENOTFOUND, "\"new", "unknown event \"newlin\"");
