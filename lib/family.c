@@ -30,6 +30,8 @@ void hf_family_free(hf_family *f)
         return;
     hf_ctx *ctx = f->ctx;
     hf_i_free(ctx, f->rows);
+    hf_i_free(ctx, f->method);
+    hf_i_free(ctx, f->lines);
     hf_i_free(ctx, f);
 }
 
@@ -61,6 +63,10 @@ hf_status hf_family_remove(hf_family *f, size_t index)
     if (f->n > 0) {
         uint32_t *dst = f->rows + index * f->n;
         memmove(dst, dst + f->n, (f->m - index - 1) * f->n * sizeof *f->rows);
+    }
+    if (index < f->lined) {
+        memmove(f->lines + index, f->lines + index + 1, (f->lined - index - 1) * sizeof *f->lines);
+        f->lined--;
     }
     f->m--;
     return HF_OK;

@@ -176,6 +176,13 @@ struct hf_family {
     size_t m;
     size_t cap;
     uint32_t *rows; /* m * n ids */
+    /* Where the family was read from (lib/io_family.c), for messages about its input: the
+     * header's method (NULL: none), the header's line, and the line of schedule k for k < lined
+     * (0: unknown). Schedules removed take their line along; hf_family_minimize forgets all. */
+    char *method;
+    size_t header_line;
+    size_t *lines;
+    size_t lined;
 };
 
 #endif /* HITFAM_INTERNAL_H */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "names.h"
 
 /* ========================================================================================== */
 /* Writer                                                                                     */
@@ -256,14 +256,13 @@ typedef struct reader {
     size_t line;       /* 1-based line of pos */
     size_t line_start; /* offset of the first byte of that line */
     hf_error *err;
-    char *name; /* the last decoded name, NUL-terminated, at most HF_MAX_NAME bytes */
-    size_t name_len;
-    bool name_bad; /* too long or holds a NUL byte: no event can have that name */
-    uint32_t *row; /* the schedule being read */
-    hf_word *seen; /* ids already in row */
-    uint32_t *map; /* JSON "events": index -> id */
+    hf_i_name_buf name; /* the last decoded name */
+    uint32_t *row;      /* the schedule being read */
+    hf_word *seen;      /* ids already in row */
+    uint32_t *map;      /* JSON "events": index -> id */
     bool have_map;
     hf_family *f;
+    size_t lines_cap; /* of f->lines */
     unsigned d;
 } reader;
 
@@ -301,39 +300,36 @@ static hf_status fail_nomem(reader *r)
     return hf_i_fail(r->err, HF_ENOMEM, 0, 0, "out of memory");
 }
 
-static void name_reset(reader *r)
-{
-    r->name_len = 0;
-    r->name_bad = false;
-    r->name[0] = '\0';
-}
-
-static void name_push(reader *r, char c)
-{
-    if (c == '\0' || r->name_len >= HF_MAX_NAME) {
-        r->name_bad = true;
-        return;
-    }
-    r->name[r->name_len++] = c;
-    r->name[r->name_len] = '\0';
-}
+static void name_push(reader *r, char c) { hf_i_name_buf_push(&r->name, c); }
 
 static bool name_is(const reader *r, const char *lit)
 {
-    return !r->name_bad && strcmp(r->name, lit) == 0;
+    return !r->name.bad && strcmp(r->name.text, lit) == 0;
 }
 
 static bool name_find(const reader *r, uint32_t *id)
 {
-    return !r->name_bad && hf_poset_find(r->p, r->name, id) == HF_OK;
+    return hf_i_name_buf_find(&r->name, r->p, id);
 }
 
 static hf_status unknown_name(reader *r, size_t line, size_t column)
 {
     char q[96];
     return fail_at(r, HF_ENOTFOUND, line, column, "unknown event %s%s",
-                   hf_i_name_quote(r->name, q, sizeof q),
-                   r->name_bad ? " (too long or holds a NUL byte)" : "");
+                   hf_i_name_quote(r->name.text, q, sizeof q),
+                   r->name.bad ? " (too long or holds a NUL byte)" : "");
+}
+
+/* The header's method (in r->name) becomes the family's: none for "unknown", which is how the
+ * writer spells a NULL method, and none for a name that is too long or holds a NUL byte. */
+static hf_status keep_method(reader *r)
+{
+    hf_i_free(r->ctx, r->f->method);
+    r->f->method = NULL;
+    if (r->name.bad || strcmp(r->name.text, "unknown") == 0)
+        return HF_OK;
+    r->f->method = hf_i_strdup(r->ctx, r->name.text);
+    return r->f->method ? HF_OK : fail_nomem(r);
 }
 
 /* Add id at position *k of the schedule numbered sched (1-based) unless it is already there. */
@@ -427,53 +423,25 @@ static void skip_line(reader *r)
     skip_eol(r);
 }
 
-/* A DOT-style quoted name: \" \\ \n are escapes, backslash-newline continues the line, any
- * other backslash pair stays as it is. A raw newline inside the quotes is an error: a schedule
- * is one line, and the writer always escapes newlines. */
+/* A quoted name (lib/names.c has the rules). A raw newline inside the quotes is an error: a
+ * schedule is one line, and the writer always escapes newlines. */
 static hf_status text_quoted(reader *r)
 {
     size_t ql = r->line, qc = column_of(r, r->pos);
-    const char *s = r->s;
-    r->pos++;
-    name_reset(r);
-    for (;;) {
-        size_t i = r->pos;
-        if (i >= r->len || s[i] == '\n' || (s[i] == '\r' && i + 1 < r->len && s[i + 1] == '\n'))
-            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
-        char c = s[i];
-        if (c == '"') {
-            r->pos = i + 1;
-            return HF_OK;
-        }
-        if (c != '\\') {
-            name_push(r, c);
-            r->pos = i + 1;
-            continue;
-        }
-        if (i + 1 >= r->len)
-            return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
-        char e = s[i + 1];
-        if (e == '"' || e == '\\') {
-            name_push(r, e);
-            r->pos = i + 2;
-        } else if (e == 'n') {
-            name_push(r, '\n');
-            r->pos = i + 2;
-        } else if (e == '\n') {
-            new_line(r, i + 2);
-        } else if (e == '\r' && i + 2 < r->len && s[i + 2] == '\n') {
-            new_line(r, i + 3);
-        } else {
-            name_push(r, '\\');
-            name_push(r, e);
-            r->pos = i + 2;
-        }
+    hf_i_unquoted where;
+    if (!hf_i_name_unquote(r->s, r->len, r->pos, &r->name, &where))
+        return fail_at(r, HF_EPARSE, ql, qc, "unterminated quoted name");
+    if (where.lines > 0) {
+        r->line += where.lines;
+        r->line_start = where.line_start;
     }
+    r->pos = where.end;
+    return HF_OK;
 }
 
 static void text_bare(reader *r)
 {
-    name_reset(r);
+    hf_i_name_buf_reset(&r->name);
     while (!at_eol(r, r->pos)) {
         char c = r->s[r->pos];
         if (c == ' ' || c == '\t' || c == '"')
@@ -512,6 +480,12 @@ static hf_status text_schedule(reader *r)
     hf_status st = row_end(r, k, sched, sl, sc);
     if (st)
         return st;
+    hf_family *f = r->f;
+    void *lines = f->lines;
+    if (hf_i_grow(r->ctx, &lines, &r->lines_cap, f->lined + 1, sizeof *f->lines))
+        return fail_nomem(r);
+    f->lines = lines;
+    f->lines[f->lined++] = sl;
     skip_eol(r);
     return HF_OK;
 }
@@ -524,7 +498,8 @@ typedef struct text_header {
 } text_header;
 
 /* `# hitfam VERSION key=value...`: the version and unknown keys are ignored; d=, events= and
- * schedules= must be numbers. A quoted value (method="a b") is skipped as one token. */
+ * schedules= must be numbers; method= is kept as written, unquoted when it is one quoted name
+ * (method="a b"). A quoted value is one token, whatever blanks it holds. */
 static hf_status text_header_line(reader *r, text_header *th)
 {
     const char *s = r->s;
@@ -544,6 +519,20 @@ static hf_status text_header_line(reader *r, text_header *th)
                 r->pos += (s[r->pos] == '\\' && !at_eol(r, r->pos + 1)) ? 2 : 1;
             if (!at_eol(r, r->pos))
                 r->pos++;
+        }
+        static const char method[] = "method=";
+        size_t vm = ts + sizeof method - 1;
+        if (r->pos >= vm && memcmp(s + ts, method, sizeof method - 1) == 0) {
+            hf_i_unquoted where;
+            if (!(vm < r->pos && s[vm] == '"' &&
+                  hf_i_name_unquote(s, r->pos, vm, &r->name, &where) && where.end == r->pos)) {
+                hf_i_name_buf_reset(&r->name);
+                for (size_t i = vm; i < r->pos; i++)
+                    name_push(r, s[i]);
+            }
+            hf_status st = keep_method(r);
+            if (st)
+                return st;
         }
         static const char *const keys[] = {"d=", "events=", "schedules="};
         for (int key = 0; key < 3; key++) {
@@ -591,6 +580,8 @@ static hf_status text_read(reader *r)
             bool header = first_comment && !schedule_seen && r->len - r->pos >= mlen &&
                           memcmp(r->s + r->pos, magic, mlen) == 0;
             first_comment = false;
+            if (header)
+                r->f->header_line = r->line;
             hf_status st = header ? text_header_line(r, &th) : HF_OK;
             if (st)
                 return st;
@@ -710,7 +701,7 @@ static hf_status json_string(reader *r)
     size_t sl = r->line, sc = column_of(r, r->pos);
     const char *s = r->s;
     r->pos++;
-    name_reset(r);
+    hf_i_name_buf_reset(&r->name);
     for (;;) {
         size_t i = r->pos;
         if (i >= r->len)
@@ -934,7 +925,7 @@ static hf_status json_events(reader *r)
             if (hf_i_bit_test(r->seen, id)) {
                 char q[96];
                 return fail_at(r, HF_ESCHEDULE, el, ec, "event %s is listed twice in \"events\"",
-                               hf_i_name_quote(r->name, q, sizeof q));
+                               hf_i_name_quote(r->name.text, q, sizeof q));
             }
             hf_i_bit_set(r->seen, id);
             r->map[count++] = id;
@@ -1041,7 +1032,7 @@ static hf_status json_read(reader *r)
 {
     hf_status st;
     mark events = {0}, schedules = {0};
-    bool have_d = false;
+    bool have_d = false, have_method = false;
     json_ws(r);
     size_t ol = r->line, oc = column_of(r, r->pos);
     if ((st = json_expect(r, '{', "'{'")))
@@ -1059,13 +1050,15 @@ static hf_status json_read(reader *r)
             int key = name_is(r, "d")           ? 1
                       : name_is(r, "events")    ? 2
                       : name_is(r, "schedules") ? 3
+                      : name_is(r, "method")    ? 4
                                                 : 0;
             json_ws(r);
             if ((st = json_expect(r, ':', "':'")))
                 return st;
             json_ws(r);
-            if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set))
-                return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name);
+            if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set) ||
+                (key == 4 && have_method))
+                return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name.text);
             if (key == 1) {
                 size_t vl = r->line, vc = column_of(r, r->pos);
                 uint64_t d = 0;
@@ -1079,7 +1072,12 @@ static hf_status json_read(reader *r)
                     return fail_at(r, HF_EPARSE, vl, vc, "\"d\" must be a non-negative integer");
                 r->d = (unsigned)d;
                 have_d = true;
+            } else if (key == 4 && json_at(r, '"')) {
+                if ((st = json_string(r)) || (st = keep_method(r)))
+                    return st;
+                have_method = true;
             } else {
+                have_method |= key == 4; /* any other value: no method */
                 if (key == 2)
                     mark_here(r, &events);
                 else if (key == 3)
@@ -1125,10 +1123,10 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     reader r = {.p = p, .ctx = p->ctx, .s = data, .len = len, .line = 1, .err = err};
     hf_status st = HF_OK;
-    r.name = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
+    r.name.text = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
     r.row = hf_i_alloc_array(r.ctx, p->n, sizeof *r.row);
     r.seen = hf_i_calloc(r.ctx, hf_i_words(p->n), sizeof *r.seen);
-    if (!r.name || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
+    if (!r.name.text || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
         st = fail_nomem(&r);
     if (!st) {
         /* A UTF-8 byte order mark is not part of the first line's text. */
@@ -1139,7 +1137,7 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
             i++;
         st = (i < len && data[i] == '{') ? json_read(&r) : text_read(&r);
     }
-    hf_i_free(r.ctx, r.name);
+    hf_i_free(r.ctx, r.name.text);
     hf_i_free(r.ctx, r.row);
     hf_i_free(r.ctx, r.seen);
     hf_i_free(r.ctx, r.map);
@@ -1186,4 +1184,13 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
     hf_status st = hf_family_read_mem(p, buf, len, out, header, err);
     hf_i_free(p->ctx, buf);
     return st;
+}
+
+const char *hf_family_method(const hf_family *f) { return f ? f->method : NULL; }
+
+size_t hf_family_header_line(const hf_family *f) { return f ? f->header_line : 0; }
+
+size_t hf_family_schedule_line(const hf_family *f, size_t index)
+{
+    return f && index < f->lined ? f->lines[index] : 0;
 }

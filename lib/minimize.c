@@ -639,6 +639,7 @@ hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_
             m++;
         }
     f->m = m;
+    f->lined = 0; /* replacements were never read from any line */
     r->after = m;
 out:
     mz_free(&z);

@@ -1,10 +1,10 @@
 /* Event names in text. Two quotings: the family formats' (double quotes with \" \\ \n escapes, any
- * byte string reads back as itself) and DOT's as Graphviz reads it (inside double quotes only \"
- * is an escape, so a backslash stays a backslash); bare DOT identifiers and numerals are common
- * to both. */
+ * byte string reads back as itself; this file holds the one reader of them) and DOT's as
+ * Graphviz reads it (inside double quotes only \" is an escape, so a backslash stays a
+ * backslash); bare DOT identifiers and numerals are common to both. */
 #include <string.h>
 
-#include "internal.h"
+#include "names.h"
 
 static bool is_id_start(unsigned char c)
 {
@@ -132,6 +132,70 @@ hf_status hf_name_write(FILE *out, const char *name)
     if (!out || !name)
         return HF_EINVAL;
     return hf_i_name_write(out, name) ? HF_OK : HF_EIO;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Reading names back                                                                         */
+
+void hf_i_name_buf_reset(hf_i_name_buf *b)
+{
+    b->len = 0;
+    b->bad = false;
+    b->text[0] = '\0';
+}
+
+void hf_i_name_buf_push(hf_i_name_buf *b, char c)
+{
+    if (c == '\0' || b->len >= HF_MAX_NAME) {
+        b->bad = true;
+        return;
+    }
+    b->text[b->len++] = c;
+    b->text[b->len] = '\0';
+}
+
+bool hf_i_name_buf_find(const hf_i_name_buf *b, const hf_poset *p, uint32_t *id)
+{
+    return !b->bad && hf_poset_find(p, b->text, id) == HF_OK;
+}
+
+bool hf_i_name_unquote(const char *s, size_t len, size_t start, hf_i_name_buf *b,
+                       hf_i_unquoted *where)
+{
+    where->lines = 0;
+    where->line_start = 0;
+    hf_i_name_buf_reset(b);
+    for (size_t i = start + 1;;) {
+        if (i >= len || s[i] == '\n' || (s[i] == '\r' && i + 1 < len && s[i + 1] == '\n'))
+            return false;
+        char c = s[i];
+        if (c == '"') {
+            where->end = i + 1;
+            return true;
+        }
+        if (c != '\\') {
+            hf_i_name_buf_push(b, c);
+            i++;
+            continue;
+        }
+        if (i + 1 >= len)
+            return false;
+        char e = s[i + 1];
+        size_t next = i + 2;
+        if (e == '"' || e == '\\') {
+            hf_i_name_buf_push(b, e);
+        } else if (e == 'n') {
+            hf_i_name_buf_push(b, '\n');
+        } else if (e == '\n' || (e == '\r' && next < len && s[next] == '\n')) {
+            next += e == '\r';
+            where->lines++;
+            where->line_start = next;
+        } else {
+            hf_i_name_buf_push(b, '\\');
+            hf_i_name_buf_push(b, e);
+        }
+        i = next;
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */

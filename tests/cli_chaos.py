@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Out-of-memory paths of the CLI: runs each command of COMMANDS under hitfam-chaos (the CLI whose
-context fails allocation number k, see cli/hitfam.c) for every k from 1 to the number of
+context fails allocation number k, see cli/chaos.c) for every k from 1 to the number of
 allocations the command makes, failing only allocation k; and for every third k (1, 4, 7, ...)
 failing k and every later one (that differs only where a failure path itself allocates; the
 stride keeps the run short under AddressSanitizer). Each run must either give exactly the result
@@ -46,6 +46,10 @@ COMMANDS = [
     (["verify", "--d", "3", "--focus", "focus.txt", "wide_tree.dot", "wide3.txt"], None),
     (["verify", "d2.dot", "d2g.json"], None),
     (["verify", "--count", "--d", "3", "inforest.dot", "inforest2.txt"], None),
+    (["gen", "--d", "3", "--minimize", "--seed", "0x5", "forest.dot"], None),
+    (["minimize", "--rounds", "20", "wide_tree.dot", "wide3.txt"], None),
+    (["minimize", "--d", "2", "--drop-only", "--format", "json", "-o", "min.json", "inforest.dot",
+      "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
     (["stats", "--json", "wide_tree.dot"], None),
 ]

@@ -1168,3 +1168,268 @@ Test(io_family, large_family_reads_in_linear_time, .timeout = 300)
     hf_family_free(f);
     hf_poset_free(p);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* What the reader remembers: the header's method, the lines of the header and the schedules  */
+
+/* The method a written family's header names reads back as the family's method. */
+Test(io_family, method_reads_back_from_text_and_json)
+{
+    hf_poset *p = small_poset();
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, 4, &f), HF_OK);
+    uint32_t s[4] = {2, 0, 3, 1};
+    cr_assert_eq(hf_family_append(f, s), HF_OK);
+    char longest[HF_MAX_NAME + 1];
+    memset(longest, 'm', HF_MAX_NAME);
+    longest[HF_MAX_NAME] = '\0';
+    static const char *const methods[] = {"greedy",
+                                          "dfs+minimize",
+                                          "a b",
+                                          "odd events=99 \"q\"",
+                                          "back\\slash\\n",
+                                          "new\nline",
+                                          "",
+                                          "\xc3\xa9",
+                                          "#",
+                                          "d=7",
+                                          NULL};
+    for (size_t i = 0; i <= sizeof methods / sizeof methods[0]; i++) {
+        const char *m = i < sizeof methods / sizeof methods[0] ? methods[i] : longest;
+        hf_family_header h = {2, m, false, 0};
+        for (int format = 0; format < 2; format++) {
+            char *text = write_family(p, f, (hf_format)format, &h, NULL);
+            hf_family *g = NULL;
+            hf_family_header got;
+            hf_error err;
+            cr_assert_eq(read_str(p, text, &g, &got, &err), HF_OK, "%s\n%s", err.text, text);
+            cr_assert_eq(got.d, 2, "%s", text);
+            if (m)
+                cr_assert_str_eq(hf_family_method(g), m, "format %d:\n%s", format, text);
+            else
+                cr_assert_null(hf_family_method(g), "format %d:\n%s", format, text);
+            free(text);
+            hf_family_free(g);
+        }
+    }
+    hf_family_free(f);
+    cr_assert_null(hf_family_method(NULL));
+    hf_poset_free(p);
+}
+
+/* Headers written by hand: what counts as the method and what does not. */
+Test(io_family, method_as_written_in_the_header)
+{
+    hf_poset *p = small_poset();
+    static const struct {
+        const char *input, *method;
+    } cases[] = {
+        {"# hitfam 0.1.0 d=2 method=dfs events=4\na b c \"x y\"\n", "dfs"},
+        {"# hitfam 0.1.0 method=\"a \\\"b\\\"\" d=3\na b c \"x y\"\n", "a \"b\""},
+        {"# hitfam 0.1.0 method=\"x\\ty\"\na b c \"x y\"\n", "x\\ty"},
+        {"# hitfam 0.1.0 method=x\"a b\"y\na b c \"x y\"\n", "x\"a b\"y"},
+        {"# hitfam 0.1.0 method=\"a\"b\na b c \"x y\"\n", "\"a\"b"},
+        {"# hitfam 0.1.0 method=\"open\na b c \"x y\"\n", "\"open"},
+        {"# hitfam 0.1.0 method= d=2\na b c \"x y\"\n", ""},
+        {"# hitfam 0.1.0 method=one method=two\na b c \"x y\"\n", "two"},
+        {"# hitfam 0.1.0 method=unknown\na b c \"x y\"\n", NULL},
+        {"# hitfam 0.1.0 d=2 xmethod=no\na b c \"x y\"\n", NULL},
+        {"# note\n# hitfam 0.1.0 method=late\na b c \"x y\"\n", NULL},
+        {"a b c \"x y\"\n# hitfam 0.1.0 method=late\n", NULL},
+        {"a b c \"x y\"\n", NULL},
+        {"{\"method\": \"greedy\", \"schedules\": [[0, 1, 2, 3]]}", "greedy"},
+        {"{\"schedules\": [[0, 1, 2, 3]], \"method\": \"a\\u00e9\\n\"}", "a\xc3\xa9\n"},
+        {"{\"method\": null, \"schedules\": [[0, 1, 2, 3]]}", NULL},
+        {"{\"method\": 5, \"schedules\": [[0, 1, 2, 3]]}", NULL},
+        {"{\"method\": \"unknown\", \"schedules\": [[0, 1, 2, 3]]}", NULL},
+        {"{\"method\": \"a\\u0000b\", \"schedules\": [[0, 1, 2, 3]]}", NULL},
+        {"{\"x\": {\"method\": \"inner\"}, \"schedules\": [[0, 1, 2, 3]]}", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hf_family *f = NULL;
+        hf_error err;
+        cr_assert_eq(read_str(p, cases[i].input, &f, NULL, &err), HF_OK, "case %zu: %s", i,
+                     err.text);
+        if (cases[i].method)
+            cr_assert_str_eq(hf_family_method(f), cases[i].method, "case %zu", i);
+        else
+            cr_assert_null(hf_family_method(f), "case %zu: %s", i, hf_family_method(f));
+        hf_family_free(f);
+    }
+    /* "method" is a key the JSON reader knows: twice is an error, as for "d". */
+    static const bad_case twice = {"{\"method\": \"a\", \"method\": null, \"schedules\": []}",
+                                   HF_EPARSE, "\"method\": null", 0, "duplicate key \"method\""};
+    check_bad(p, &twice, 0);
+    hf_poset_free(p);
+}
+
+/* Lines counted here, independently of the reader: the line of each marker's first byte. */
+static size_t line_at(const char *text, const char *at)
+{
+    size_t line = 1;
+    for (const char *c = text; c < at; c++)
+        line += *c == '\n';
+    return line;
+}
+
+/* Random families written as text, with blank lines, comments, CR LF and continued quoted names
+ * put between the schedules: each schedule's line is where the test put it. */
+Test(io_family, schedule_and_header_lines)
+{
+    uint64_t rng = 4242;
+    for (int iter = 0; iter < 200; iter++) {
+        uint32_t n = 1 + tu_below(&rng, 7);
+        hf_poset *p = tu_random_dag(n, 1, 3, &rng);
+        size_t m = tu_below(&rng, 8);
+        hf_family *f = random_family(p, m, &rng);
+        size_t cap = 4096, len = 0;
+        char *text = malloc(cap);
+        size_t *starts = malloc((m + 1) * sizeof *starts), header = 0;
+        static const char *const fillers[] = {"\n", "# comment\n", "  \t\n", "\r\n", "#\r\n"};
+        /* blank lines first: the header must be the first comment */
+        for (uint32_t k = tu_below(&rng, 3); k > 0; k--)
+            len += (size_t)sprintf(text + len, "%s", fillers[2 * tu_below(&rng, 2)]);
+        bool with_header = tu_below(&rng, 2);
+        if (with_header) {
+            header = len;
+            len += (size_t)sprintf(text + len, "# hitfam 0.1.0 d=2 method=\"a b\" events=%u\n", n);
+        }
+        for (size_t i = 0; i < m; i++) {
+            for (uint32_t k = tu_below(&rng, 3); k > 0; k--)
+                len += (size_t)sprintf(text + len, "%s", fillers[tu_below(&rng, 5)]);
+            starts[i] = len;
+            const uint32_t *s = hf_family_schedule(f, i);
+            for (uint32_t j = 0; j < n; j++) {
+                /* e<id>, sometimes quoted and continued over a line break inside the name */
+                int cut = tu_below(&rng, 4) == 0;
+                len += (size_t)sprintf(text + len, cut ? " \"e\\\n%u\"" : " e%u", s[j]);
+            }
+            len += (size_t)sprintf(text + len, tu_below(&rng, 2) ? "\n" : "\r\n");
+        }
+        text[len] = '\0';
+        hf_family *g = NULL;
+        hf_error err;
+        cr_assert_eq(read_len(p, text, len, &g, NULL, &err), HF_OK, "%s\n%s", err.text, text);
+        assert_family_eq(f, g);
+        cr_assert_eq(hf_family_header_line(g), with_header ? line_at(text, text + header) : 0);
+        for (size_t i = 0; i < m; i++)
+            cr_assert_eq(hf_family_schedule_line(g, i), line_at(text, text + starts[i]),
+                         "iter %d schedule %zu:\n%s", iter, i, text);
+        cr_assert_eq(hf_family_schedule_line(g, m), 0);
+        /* A removed schedule takes its line along; an appended one has none. */
+        if (m >= 2) {
+            size_t gone = tu_below(&rng, (uint32_t)m);
+            cr_assert_eq(hf_family_remove(g, gone), HF_OK);
+            for (size_t i = 0; i + 1 < m; i++)
+                cr_assert_eq(hf_family_schedule_line(g, i),
+                             line_at(text, text + starts[i < gone ? i : i + 1]));
+            cr_assert_eq(hf_family_append(g, hf_family_schedule(f, 0)), HF_OK); /* f: no alias */
+            cr_assert_eq(hf_family_schedule_line(g, m - 1), 0);
+        }
+        hf_family_free(g);
+        /* JSON gives no lines. */
+        char *json = write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
+        cr_assert_eq(read_str(p, json, &g, NULL, &err), HF_OK, "%s", err.text);
+        for (size_t i = 0; i <= m; i++)
+            cr_assert_eq(hf_family_schedule_line(g, i), 0);
+        cr_assert_eq(hf_family_header_line(g), 0);
+        hf_family_free(g);
+        free(json);
+        free(starts);
+        free(text);
+        hf_family_free(f);
+        hf_poset_free(p);
+    }
+    cr_assert_eq(hf_family_schedule_line(NULL, 0), 0);
+    cr_assert_eq(hf_family_header_line(NULL), 0);
+}
+
+/* The use the lines are for: hf_verify refuses schedule k, the line says where it is. */
+Test(io_family, lines_locate_the_schedule_verify_refuses)
+{
+    hf_poset *p = small_poset(); /* a < b */
+    static const char text[] = "# hitfam 0.1.0 d=2 events=4\n"
+                               "a b c \"x y\"\n"
+                               "\n# b before a:\n"
+                               "c \"x y\" b a\n";
+    hf_family *f = NULL;
+    hf_error err;
+    cr_assert_eq(read_str(p, text, &f, NULL, &err), HF_OK, "%s", err.text);
+    hf_verify_options vo = {.d = 2};
+    hf_verify_result res;
+    cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_ESCHEDULE);
+    cr_assert(strstr(err.text, "schedule 2:") != NULL, "%s", err.text);
+    cr_assert_eq(hf_family_schedule_line(f, 1), line_at(text, strstr(text, "c \"x y\" b a")));
+    cr_assert_eq(hf_family_schedule_line(f, 1), 5);
+    hf_family_free(f);
+    /* Minimisation rewrites the family: its lines are then unknown. */
+    hf_gen_options go = tu_gen_options(2, HF_METHOD_GREEDY, NULL, 0);
+    cr_assert_eq(hf_family_new(NULL, 4, &f), HF_OK);
+    cr_assert_eq(hf_generate(p, &go, hf_family_sink(f), NULL, &err), HF_OK, "%s", err.text);
+    uint32_t first[4];
+    memcpy(first, hf_family_schedule(f, 0), sizeof first);
+    for (uint32_t k = 0; k < 4; k++) /* copies, so that there is something to drop */
+        cr_assert_eq(hf_family_append(f, first), HF_OK);
+    char *written = write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
+    hf_family *g = NULL;
+    cr_assert_eq(read_str(p, written, &g, NULL, &err), HF_OK, "%s", err.text);
+    size_t m = hf_family_size(g);
+    for (size_t i = 0; i < m; i++)
+        cr_assert_eq(hf_family_schedule_line(g, i), i + 2);
+    hf_minimize_options mo;
+    hf_minimize_options_init(&mo);
+    hf_minimize_result mr;
+    cr_assert_eq(hf_family_minimize(p, g, &mo, &mr, &err), HF_OK, "%s", err.text);
+    cr_assert_lt(hf_family_size(g), m);
+    for (size_t i = 0; i < m; i++)
+        cr_assert_eq(hf_family_schedule_line(g, i), 0);
+    free(written);
+    hf_family_free(g);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+/* Every allocation of a read that keeps a method and the lines of many schedules fails in turn:
+ * HF_ENOMEM, no family, nothing leaked. */
+Test(io_family, out_of_memory_keeping_method_and_lines)
+{
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = awkward_poset(ctx);
+    hf_family *f = two_schedules();
+    uint32_t rows[2][AWKWARD_N];
+    memcpy(rows[0], hf_family_schedule(f, 0), sizeof rows[0]);
+    memcpy(rows[1], hf_family_schedule(f, 1), sizeof rows[1]);
+    for (int k = 0; k < 40; k++) /* enough schedules for the line table to grow a few times */
+        cr_assert_eq(hf_family_append(f, rows[k % 2]), HF_OK);
+    hf_family_header h = {2, "greedy+minimize", false, 0};
+    for (int format = 0; format < 2; format++) {
+        size_t len;
+        char *text = write_family(p, f, (hf_format)format, &h, &len);
+        int failures = 0;
+        for (long k = 0;; k++) {
+            hf_family *g = (hf_family *)&k;
+            hf_error err;
+            long live = c.live;
+            c.left = k;
+            hf_status st = read_len(p, text, len, &g, NULL, &err);
+            c.left = -1;
+            if (st == HF_OK) {
+                assert_family_eq(f, g);
+                cr_assert_str_eq(hf_family_method(g), "greedy+minimize");
+                cr_assert_eq(hf_family_schedule_line(g, 41), format == HF_FORMAT_TEXT ? 43u : 0u);
+                hf_family_free(g);
+                break;
+            }
+            cr_assert_eq(st, HF_ENOMEM, "allocation %ld: %s", k, err.text);
+            cr_assert_null(g);
+            cr_assert_eq(c.live, live, "leak after failing allocation %ld", k);
+            failures++;
+        }
+        cr_assert_gt(failures, format == HF_FORMAT_TEXT ? 5 : 3);
+        free(text);
+    }
+    hf_family_free(f);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}

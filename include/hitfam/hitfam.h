@@ -399,12 +399,52 @@ HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *ou
  * list that does not match the order's events), HF_ENOMEM. The message does not repeat the
  * position, which is in err->line and err->column. The order itself is not
  * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
- * there (method is set to NULL). Caller owns `*out`. */
+ * there (method is set to NULL: the family keeps the header's method, see hf_family_method, and
+ * where each schedule was read, see hf_family_schedule_line). Caller owns `*out`. */
 HF_API hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
                                     hf_family **out, hf_family_header *header, hf_error *err);
 /** Same from a stream read to its end. */
 HF_API hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
                                      hf_family_header *header, hf_error *err);
+
+/** The method named by the header of the input @p f was read from (hf_family_read_mem): text
+ * `method=NAME` (unquoted when it is one quoted name, as the writer quotes it) or JSON
+ * `"method": "NAME"`. NULL when the header names none, names "unknown" (how the writer spells a
+ * NULL method), or holds more than HF_MAX_NAME bytes or a NUL byte; also for a JSON "method"
+ * that is not a string and for families not read from text or JSON. Owned by the family, valid
+ * until it is freed. O(1). */
+HF_API const char *hf_family_method(const hf_family *f);
+
+/** The 1-based line of the text input where the header of @p f (`# hitfam ...`) was read; 0 for
+ * JSON, no header, or a family not read. For messages about the header. O(1). */
+HF_API size_t hf_family_header_line(const hf_family *f);
+
+/** The 1-based line of the text input where schedule @p index of @p f was read, so that a caller
+ * can locate a schedule that hf_verify or hf_family_minimize refuses (HF_ESCHEDULE names it by
+ * index). 0 when unknown: JSON input, a schedule appended later, an index out of range, or a
+ * family that hf_family_minimize has rewritten. hf_family_remove takes the line along with its
+ * schedule. The reader keeps one word per schedule for this. O(1). */
+HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
+
+/** Read a focus file: a set of events of @p p given by name, one per line, for the `focus`
+ * fields of hf_gen_options, hf_verify_options and hf_minimize_options. A line holds a name bare
+ * (the whole line is the name, blanks at its ends removed, blanks inside kept) or in double
+ * quotes with the family text format's escapes (`\"`, `\\`, `\n`, see hf_name_write; a
+ * backslash before a line break continues the name on the next line), then nothing but blanks.
+ * Blank lines and lines starting with `#` are skipped; LF or CR LF ends a line; a UTF-8 byte
+ * order mark at the start is ignored. The ids are stored in file order, a name listed twice
+ * twice (the options accept duplicates). On success `*ids` is an array of `*count` ids, non-NULL
+ * even when the file names no event, allocated with the poset's context: free it with
+ * hf_focus_free. Errors (nothing is allocated, `*ids` NULL, @p err filled with the line and
+ * column of the name): HF_ENOTFOUND (a name that is no event of @p p, the message quotes it),
+ * HF_EPARSE (an unterminated quoted name, text after a quoted name), HF_EINVAL (a NULL argument),
+ * HF_ENOMEM. Time O(len) plus one name lookup per line; memory O(count). */
+HF_API hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len,
+                                   uint32_t **ids, size_t *count, hf_error *err);
+
+/** Free ids from hf_focus_read_mem with the context of @p p, the order they were read for. NULL
+ * @p ids is a no-op. */
+HF_API void hf_focus_free(const hf_poset *p, uint32_t *ids);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Verification                                                                               */

@@ -1,0 +1,152 @@
+/* The command-line tool's shared parts (cli/common.c): messages, input, the context of a
+ * command, the options several commands take, the -o output file, and the table of commands. */
+#ifndef HITFAM_CLI_H
+#define HITFAM_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <hitfam/hitfam.h>
+
+#if defined(__GNUC__)
+#define CLI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define CLI_PRINTF(f, a)
+#endif
+
+/* Exit statuses of every command. */
+enum { EXIT_HIT = 0, EXIT_NOT_HIT = 1, EXIT_BAD = 2 };
+
+/* ------------------------------------------------------------------------------------------ */
+/* Commands (one file each, cli/cmd_NAME.c; the table is in cli/main.c)                       */
+
+/* `hitfam NAME ARGS...` calls run with argv[0] = NAME; the return value is the exit status. */
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary; /* one line of `hitfam --help` */
+} cli_command;
+
+int cmd_gen(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_minimize(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Messages                                                                                   */
+
+/* The command named in "Try 'hitfam gen --help'." ("hitfam" until a command runs). */
+void cli_set_command(const char *name);
+
+/* "hitfam: message" on standard error, one line: control bytes and bytes that are not UTF-8
+ * (messages quote input, which may be binary) are written as \xNN. */
+void say(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* say, then "Try 'COMMAND --help'.", then exit with EXIT_BAD. */
+_Noreturn void die_usage(const char *fmt, ...) CLI_PRINTF(1, 2);
+/* "hitfam: FILE:LINE: message" (FILE and LINE when known: NULL, 0 otherwise). */
+void report(const char *file, int line, const char *fmt, ...) CLI_PRINTF(3, 4);
+/* An error of the library about FILE, at err->line. Out of memory is never about the file: it
+ * is reported as such, the same from every command. */
+void report_error(const char *file, hf_status st, const hf_error *err);
+/* Report out of memory and exit with EXIT_BAD. */
+_Noreturn void die_nomem(void);
+/* st, except out of memory, which ends the command (stats shows other failures, such as a count
+ * past a limit, as "unknown"). */
+hf_status unless_oom(hf_status st);
+/* malloc for the CLI's own buffers: exits with the library's message when it fails. */
+void *xmalloc(size_t size);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Input and the command's context                                                            */
+
+/* A whole file ("-" = standard input), malloc'd, length in *len. Exits with a message on
+ * failure. */
+char *slurp(const char *path, size_t *len);
+
+/* The allocator of every library object: NULL (the C library's) in hitfam (cli/alloc.c), one
+ * that fails on request in the test-only hitfam-chaos (cli/chaos.c). */
+const hf_allocator *cli_allocator(void);
+/* The one context of a command: every library object is made through it (the poset's, which
+ * the family, writer and generators share). Exits with a message on failure. */
+hf_ctx *ctx_new(void);
+/* The order in a DOT file, with a context of its own. Exits with a message on failure. */
+hf_poset *read_poset(const char *path);
+/* Free a poset from read_poset and its context. */
+void poset_free(hf_poset *p);
+
+/* The focus set of a command: the events of the focus file at path (hf_focus_read_mem; stored
+ * in *owned, which the caller frees with hf_focus_free), else the nodes marked focus=true, else
+ * none (*focus NULL, *count 0). Exits with a message when the file cannot be read. */
+void choose_focus(const hf_poset *p, const char *path, uint32_t **owned, const uint32_t **focus,
+                  size_t *count);
+
+/* A line of the family text a message can point at, as a FILE:LINE line number (0: unknown). */
+int family_line(size_t line);
+/* The line where the schedule that hf_verify or hf_family_minimize refused with HF_ESCHEDULE was
+ * read: both check the schedules in order and stop at the first that is no linear extension,
+ * which hf_schedule_check finds again. 0 for other errors and when unknown (JSON input). */
+int refused_schedule_line(const hf_poset *p, const hf_family *f, hf_status st);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Options several commands take, parsed in one place                                         */
+
+typedef struct cli_options {
+    unsigned d;             /* --d D, 1..HF_MAX_D; 0 when not given */
+    uint64_t seed;          /* --seed S */
+    hf_format format;       /* --format text|json */
+    const char *focus_path; /* --focus FILE */
+    const char *out_path;   /* -o, --output FILE */
+} cli_options;
+
+/* Their long options, for a command's getopt_long table; the short ones are d: s: f: o: (there
+ * is no short --format). (clang-format would take the braces for blocks.) */
+/* clang-format off */
+#define CLI_OPT_D      {"d", required_argument, NULL, 'd'}
+#define CLI_OPT_SEED   {"seed", required_argument, NULL, 's'}
+#define CLI_OPT_FOCUS  {"focus", required_argument, NULL, 'f'}
+#define CLI_OPT_FORMAT {"format", required_argument, NULL, 'F'}
+#define CLI_OPT_OUTPUT {"output", required_argument, NULL, 'o'}
+#define CLI_OPT_HELP   {"help", no_argument, NULL, 'h'}
+/* clang-format on */
+
+/* Defaults: no d, seed 0, text, no focus file, standard output. */
+void cli_options_init(cli_options *o);
+/* Take option c with argument arg, as getopt_long returned them, if it is one of the shared ones
+ * (true); false for any other option. A bad value exits with a usage message. */
+bool cli_option(cli_options *o, int c, const char *arg);
+
+/* An unsigned integer argument: decimal digits, or 0x and hexadecimal digits; no sign, no
+ * blanks, at most 2^64 - 1. Every numeric option is read by it. */
+bool cli_parse_u64(const char *s, uint64_t *v);
+/* --d's value (1..HF_MAX_D); exits with a usage message otherwise. */
+unsigned cli_parse_d(const char *s);
+
+/* ------------------------------------------------------------------------------------------ */
+/* The output of a command (-o FILE or standard output)                                       */
+
+/* -o FILE is written to a temporary file in FILE's directory, which replaces FILE only when the
+ * command succeeds: a failed run leaves an existing FILE as it was and creates none. Devices,
+ * pipes and other files that are not regular are written in place. */
+typedef struct cli_output {
+    FILE *stream;     /* where to write: stdout, the temporary file, or the file itself */
+    const char *path; /* -o's FILE, or NULL */
+    char *temp;       /* the temporary file's name, NULL when written in place */
+    char *target;     /* the file the temporary one replaces (FILE, or where its link points) */
+} cli_output;
+
+/* Open the output (path NULL: standard output). Exits with "FILE: cannot create" on failure. */
+void output_open(cli_output *o, const char *path);
+/* Flush standard output or close the file: HF_EIO when that fails (errno says why). */
+hf_status output_close(cli_output *o);
+/* After output_close: with keep, the temporary file replaces FILE (0, or EXIT_BAD after a
+ * message when it cannot); without, it is removed (EXIT_BAD). Frees what output_open allocated. */
+int output_commit(cli_output *o, bool keep);
+
+/* Write a whole family to the output of the options (-o FILE, --format): 0, or EXIT_BAD after a
+ * message (and then no FILE is left). */
+int write_family(const hf_poset *p, const hf_family *f, const cli_options *o,
+                 const hf_family_header *header);
+
+#endif /* HITFAM_CLI_H */

@@ -1,0 +1,226 @@
+/* hitfam gen: a d-hitting family of an order given in DOT, streamed to the output as the chosen
+ * method produces it (hf_generate_ex), or kept in memory and minimised first (--minimize). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "Usage: hitfam gen --d D [options] POSET.dot\n"
+    "Write a d-hitting family of schedules of the partial order in POSET.dot ('-' = stdin):\n"
+    "every admissible d-tuple of events appears in that order in some schedule.\n"
+    "\n"
+    "  -d, --d D            tuple size, 1..8 (required)\n"
+    "  -m, --method M       auto (default: the smallest family that applies), dfs, simple,\n"
+    "                       doubletree, pattern, random, greedy, chains, scramble\n"
+    "  -s, --seed S         seed of randomised methods (default 0)\n"
+    "      --count M        method random: exactly M schedules (hitting or not)\n"
+    "      --until-covered  method random: stop at the first d-hitting prefix (default)\n"
+    "      --patterns P     method pattern: canonical (default), realised or all\n"
+    "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
+    "                       default: the nodes marked focus=true, if any\n"
+    "  -p, --focus-prefix   instead, hit every tuple whose first d-2 events are focus\n"
+    "                       events (the paper's pruning: method simple draws its prefixes\n"
+    "                       from the focus set)\n"
+    "      --format F       text (default) or json\n"
+    "  -o, --output FILE    write the family to FILE instead of standard output\n"
+    "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
+    "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"
+    "                       the header's method is then METHOD+minimize\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 written, 2 invalid input or no method applies.\n";
+
+/* gen --minimize: the whole family in memory, minimised, then written. */
+static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const char *poset_path,
+                         const cli_options *o)
+{
+    hf_error err;
+    hf_family *f = NULL;
+    hf_method used = opt->method;
+    hf_status st = hf_method_check(p, opt, &err);
+    if (!st && (st = hf_family_new(hf_poset_ctx(p), hf_poset_size(p), &f)) != HF_OK)
+        snprintf(err.text, sizeof err.text, "%s", hf_strerror(st));
+    if (!st)
+        st = hf_generate(p, opt, hf_family_sink(f), &used, &err);
+    hf_minimize_options mo;
+    hf_minimize_options_init(&mo);
+    mo.d = opt->d;
+    mo.focus = opt->focus;
+    mo.focus_count = opt->focus_count;
+    mo.seed = opt->seed;
+    if (!st)
+        st = hf_family_minimize(p, f, &mo, NULL, &err);
+    if (st) {
+        report_error(poset_path, st, &err);
+        hf_family_free(f);
+        return EXIT_BAD;
+    }
+    char method[64];
+    snprintf(method, sizeof method, "%s+minimize", hf_method_name(used));
+    hf_family_header header = {
+        .d = opt->d, .method = method, .schedules_known = true, .schedules = hf_family_size(f)};
+    int rc = write_family(p, f, o, &header);
+    hf_family_free(f);
+    return rc;
+}
+
+/* gen's output: the writer is made when hf_generate_ex announces the method and size. */
+typedef struct gen_output {
+    const hf_poset *p;
+    FILE *out;
+    hf_format format;
+    unsigned d;
+    hf_writer *w;
+    hf_status writer_st; /* why the writer could not be made */
+} gen_output;
+
+static hf_status gen_begin(void *user, const hf_gen_info *info)
+{
+    gen_output *g = user;
+    hf_family_header header = {.d = g->d,
+                               .method = hf_method_name(info->method),
+                               .schedules_known = info->schedules_known,
+                               .schedules = info->schedules};
+    g->writer_st = hf_writer_new(g->p, g->out, g->format, &header, &g->w);
+    return g->writer_st;
+}
+
+static hf_status gen_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    hf_sink ws = hf_writer_sink(((gen_output *)user)->w);
+    return ws.put(ws.user, schedule, n);
+}
+
+/* The family streamed to the output as it is generated: one run, header first. */
+static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char *poset_path,
+                        const cli_options *o)
+{
+    const char *out_name = o->out_path ? o->out_path : "stdout";
+    cli_output out;
+    output_open(&out, o->out_path);
+    gen_output g = {.p = p, .out = out.stream, .format = o->format, .d = opt->d};
+    hf_gen_info info;
+    hf_error err;
+    errno = 0;
+    hf_status st = hf_generate_ex(p, opt, gen_begin, &g, (hf_sink){gen_put, &g}, &info, &err);
+    int gen_errno = errno; /* with the sink's HF_EIO: the stream's reason, if it left one */
+    uint64_t written = g.w ? hf_writer_count(g.w) : 0;
+    errno = 0;
+    hf_status close_st = hf_writer_close(g.w);
+    if (out.stream != stdout && output_close(&out) != HF_OK && !close_st)
+        close_st = HF_EIO;
+    int write_errno = st == HF_EIO ? gen_errno : errno;
+    int rc = 0;
+    if (g.writer_st == HF_ENOMEM) {
+        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+        rc = EXIT_BAD;
+    } else if (g.writer_st) {
+        report(out_name, 0, "%s", hf_strerror(g.writer_st));
+        rc = EXIT_BAD;
+    } else if ((st == HF_EIO && g.w) || (!st && close_st)) { /* the output, not the order */
+        report(out_name, 0, "write failed: %s",
+               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
+        rc = EXIT_BAD;
+    } else if (st) {
+        report_error(poset_path, st, &err);
+        rc = EXIT_BAD;
+    } else if (info.schedules_known && written != info.schedules) {
+        report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
+               hf_method_name(info.method), written, info.schedules);
+        rc = EXIT_BAD;
+    }
+    int commit = output_commit(&out, rc == 0);
+    return rc ? rc : commit;
+}
+
+int cmd_gen(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_OPT_D,
+                                         {"method", required_argument, NULL, 'm'},
+                                         CLI_OPT_SEED,
+                                         CLI_OPT_FOCUS,
+                                         CLI_OPT_FORMAT,
+                                         CLI_OPT_OUTPUT,
+                                         {"focus-prefix", no_argument, NULL, 'p'},
+                                         CLI_OPT_HELP,
+                                         {"count", required_argument, NULL, 'C'},
+                                         {"until-covered", no_argument, NULL, 'U'},
+                                         {"patterns", required_argument, NULL, 'P'},
+                                         {"minimize", no_argument, NULL, 'M'},
+                                         {NULL, 0, NULL, 0}};
+    cli_options o;
+    cli_options_init(&o);
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    bool until_covered = false, count_given = false, patterns_given = false, minimize = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:m:s:f:o:ph", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            fputs(usage, stdout);
+            return 0;
+        case 'm':
+            if (hf_method_from_name(optarg, &opt.method) != HF_OK)
+                die_usage("unknown method '%s'", optarg);
+            break;
+        case 'p':
+            opt.focus_prefix = true;
+            break;
+        case 'C':
+            if (!cli_parse_u64(optarg, &opt.count) || opt.count == 0)
+                die_usage("--count needs a positive integer (got '%s')", optarg);
+            count_given = true;
+            break;
+        case 'U':
+            until_covered = true;
+            break;
+        case 'P':
+            if (strcmp(optarg, "canonical") == 0)
+                opt.pattern_mode = HF_PATTERN_CANONICAL;
+            else if (strcmp(optarg, "realised") == 0 || strcmp(optarg, "realized") == 0)
+                opt.pattern_mode = HF_PATTERN_REALISED;
+            else if (strcmp(optarg, "all") == 0)
+                opt.pattern_mode = HF_PATTERN_ALL;
+            else
+                die_usage("--patterns must be canonical, realised or all (got '%s')", optarg);
+            patterns_given = true;
+            break;
+        case 'M':
+            minimize = true;
+            break;
+        default:
+            if (!cli_option(&o, c, optarg))
+                die_usage("invalid option");
+        }
+    }
+    if (optind + 1 != argc)
+        die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
+    if (o.d == 0)
+        die_usage("--d is required");
+    if (minimize && count_given)
+        die_usage("--minimize needs a d-hitting family: it excludes --count");
+    if (minimize && opt.focus_prefix)
+        die_usage("--minimize keeps every focus tuple hit: it excludes --focus-prefix");
+    if (count_given && until_covered)
+        die_usage("--count and --until-covered exclude each other");
+    if ((count_given || until_covered) && opt.method != HF_METHOD_RANDOM)
+        die_usage("--count and --until-covered are options of --method random");
+    if (patterns_given && opt.method != HF_METHOD_PATTERN)
+        die_usage("--patterns is an option of --method pattern");
+    const char *poset_path = argv[optind];
+    hf_poset *p = read_poset(poset_path);
+    uint32_t *focus = NULL;
+    choose_focus(p, o.focus_path, &focus, &opt.focus, &opt.focus_count);
+    opt.d = o.d;
+    opt.seed = o.seed;
+    if (opt.focus_prefix && !opt.focus)
+        die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
+    int rc =
+        minimize ? gen_minimized(p, &opt, poset_path, &o) : gen_streamed(p, &opt, poset_path, &o);
+    hf_focus_free(p, focus);
+    poset_free(p);
+    return rc;
+}

@@ -1,0 +1,142 @@
+/* hitfam stats: what an order is (size, height, shape) and what its families cost: exact counts
+ * of linear extensions and admissible tuples, a lower bound, and each method's family size. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/count.h>
+
+#include "cli.h"
+#include "kv.h"
+
+static const char usage[] =
+    "Usage: hitfam stats [--d D] [--json] POSET.dot\n"
+    "Describe the order in POSET.dot ('-' = stdin): events, Hasse edges, height, shape, the\n"
+    "exact number of linear extensions, and for each d (default: 2 and 3) the exact number of\n"
+    "admissible d-tuples, a lower bound on every d-hitting family, and the exact family size\n"
+    "each method would produce.\n"
+    "\n"
+    "  -d, --d D            only this d (1..8)\n"
+    "  -j, --json           JSON output\n"
+    "  -h, --help           show this help\n";
+
+static const char *shape_name(unsigned shape)
+{
+    if (shape & HF_SHAPE_CHAIN)
+        return "chain";
+    if (shape & HF_SHAPE_ANTICHAIN)
+        return "antichain";
+    if (shape & HF_SHAPE_TREE)
+        return "tree";
+    if (shape & HF_SHAPE_FOREST)
+        return "forest";
+    if (shape & HF_SHAPE_INFOREST)
+        return "in-forest";
+    return "general";
+}
+
+/* An exact count, or the reason there is none: text "unknown (why)", JSON null. */
+static void count_field(kv *w, const char *key, hf_status st, const mpz_t v, const hf_error *err)
+{
+    if (st == HF_OK) {
+        kv_mpz(w, key, v);
+        return;
+    }
+    char text[sizeof err->text + 16];
+    snprintf(text, sizeof text, "unknown (%s)", err->text[0] ? err->text : hf_strerror(st));
+    kv_none(w, key, text);
+}
+
+/* Each method's exact family size at d, or why there is none: text "-  (why)", JSON null. */
+static void method_sizes(kv *w, const hf_poset *p, unsigned d, mpz_t v)
+{
+    kv_object_begin(w, "methods", true);
+    for (int m = HF_METHOD_DFS; m <= HF_METHOD_SCRAMBLE; m++) {
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = d;
+        opt.method = (hf_method)m;
+        const char *name = hf_method_name((hf_method)m);
+        hf_error err;
+        /* sizes known only by running the construction are left to `gen` */
+        bool runs = hf_method_predict_runs((hf_method)m) &&
+                    unless_oom(hf_method_check(p, &opt, &err)) == HF_OK;
+        hf_status st =
+            runs ? HF_EUNSUPPORTED : unless_oom(hf_method_predict_mpz(p, &opt, v, NULL, &err));
+        if (runs)
+            snprintf(err.text, sizeof err.text,
+                     "applies; its size is known only by running it: hitfam gen --method %s", name);
+        if (st == HF_OK) {
+            kv_mpz(w, name, v);
+            continue;
+        }
+        char text[sizeof err.text + 16];
+        snprintf(text, sizeof text, "-  (%s)", err.text[0] ? err.text : hf_strerror(st));
+        kv_none(w, name, text);
+    }
+    kv_object_end(w);
+}
+
+int cmd_stats(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        CLI_OPT_D, {"json", no_argument, NULL, 'j'}, CLI_OPT_HELP, {NULL, 0, NULL, 0}};
+    cli_options o;
+    cli_options_init(&o);
+    bool json = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (c == 'j')
+            json = true;
+        else if (!cli_option(&o, c, optarg))
+            die_usage("invalid option");
+    }
+    if (optind + 1 != argc)
+        die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
+    hf_poset *p = read_poset(argv[optind]);
+    unsigned shape = hf_poset_shape(p);
+    mpz_t v;
+    mpz_init(v);
+    hf_error err;
+    /* counted before the record starts: running out of memory here leaves no partial output */
+    hf_status st = unless_oom(hf_count_linear_extensions(p, v, &err));
+    kv w;
+    kv_begin(&w, stdout, json);
+    kv_u64(&w, "events", hf_poset_size(p));
+    kv_u64(&w, "hasse_edges", hf_poset_hasse_edge_count(p));
+    kv_u64(&w, "height", hf_poset_height(p));
+    kv_str(&w, "shape", shape_name(shape));
+    kv_json_bool(&w, "forest", shape & HF_SHAPE_FOREST);
+    kv_json_bool(&w, "in_forest", shape & HF_SHAPE_INFOREST);
+    count_field(&w, "linear_extensions", st, v, &err);
+    uint32_t tree_height;
+    if (unless_oom(hf_poset_tree_height(p, &tree_height)) == HF_OK)
+        kv_u64(&w, "binary_tree_height", tree_height);
+    kv_list_begin(&w, "d");
+    unsigned first = o.d ? o.d : 2, last = o.d ? o.d : 3;
+    for (unsigned d = first; d <= last; d++) {
+        kv_item_begin(&w, "d", d);
+        st = unless_oom(hf_count_admissible(p, d, NULL, 0, v, &err));
+        count_field(&w, "admissible_tuples", st, v, &err);
+        st = unless_oom(hf_count_lower_bound(p, d, v, &err));
+        count_field(&w, "lower_bound", st, v, &err);
+        method_sizes(&w, p, d, v);
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = d;
+        hf_method chosen;
+        if (unless_oom(hf_method_predict_mpz(p, &opt, v, &chosen, &err)) == HF_OK)
+            kv_str(&w, "auto", hf_method_name(chosen));
+        else
+            kv_none(&w, "auto", "no method applies");
+        kv_item_end(&w);
+    }
+    kv_list_end(&w);
+    kv_end(&w);
+    mpz_clear(v);
+    poset_free(p);
+    return 0;
+}

@@ -1,0 +1,131 @@
+/* hitfam verify: whether a family is d-hitting for an order (exit 0), or the first admissible
+ * tuple no schedule orders (exit 1), after checking that every schedule is a linear extension. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/count.h>
+
+#include "cli.h"
+
+static const char usage[] =
+    "Usage: hitfam verify [--d D] [options] POSET.dot FAMILY\n"
+    "Check that FAMILY (text or JSON, '-' = stdin) is a d-hitting family of the order in\n"
+    "POSET.dot: every schedule is a linear extension, and every admissible d-tuple appears in\n"
+    "that order in some schedule. Without --d, the d of the family's header is used.\n"
+    "\n"
+    "  -d, --d D            tuple size, 1..8\n"
+    "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
+    "                       default: the nodes marked focus=true, if any\n"
+    "  -c, --count          also count the uncovered admissible tuples (exact)\n"
+    "  -q, --quiet          print nothing on success\n"
+    "  -h, --help           show this help\n"
+    "\n"
+    "Exit status: 0 d-hitting, 1 not d-hitting (one uncovered tuple is printed),\n"
+    "2 invalid input (unknown or missing event, a schedule that violates the order, ...).\n";
+
+/* "not d-hitting: no schedule orders a before b", then the tuple alone. */
+static void print_uncovered(const hf_poset *p, unsigned d, const hf_verify_result *res)
+{
+    printf("not %u-hitting: no schedule orders", d);
+    for (unsigned i = 0; i < res->d; i++) {
+        fputs(i ? " before " : " ", stdout);
+        hf_name_write(stdout, hf_poset_name(p, res->witness[i]));
+    }
+    printf("\nuncovered:");
+    for (unsigned i = 0; i < res->d; i++) {
+        putchar(' ');
+        hf_name_write(stdout, hf_poset_name(p, res->witness[i]));
+    }
+    putchar('\n');
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_OPT_D,
+                                         CLI_OPT_FOCUS,
+                                         {"count", no_argument, NULL, 'c'},
+                                         {"quiet", no_argument, NULL, 'q'},
+                                         CLI_OPT_HELP,
+                                         {NULL, 0, NULL, 0}};
+    cli_options o;
+    cli_options_init(&o);
+    bool count = false, quiet = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:f:cqh", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            return 0;
+        }
+        if (c == 'c')
+            count = true;
+        else if (c == 'q')
+            quiet = true;
+        else if (!cli_option(&o, c, optarg))
+            die_usage("invalid option");
+    }
+    if (argc - optind != 2)
+        die_usage(argc - optind < 2 ? "missing POSET.dot or FAMILY" : "too many arguments");
+    const char *poset_path = argv[optind], *family_path = argv[optind + 1];
+    if (strcmp(poset_path, "-") == 0 && strcmp(family_path, "-") == 0)
+        die_usage("the order and the family cannot both be read from standard input");
+    hf_poset *p = read_poset(poset_path);
+    size_t len;
+    char *data = slurp(family_path, &len);
+    hf_family *f = NULL;
+    hf_family_header header;
+    hf_error err;
+    uint32_t *focus = NULL;
+    mpz_t uncovered;
+    mpz_init(uncovered);
+    int rc = EXIT_BAD; /* every failure below has reported, then frees everything */
+    hf_status st = hf_family_read_mem(p, data, len, &f, &header, &err);
+    free(data);
+    if (st) {
+        report_error(family_path, st, &err);
+        goto out;
+    }
+    unsigned d = o.d;
+    if (d == 0) {
+        if (header.d > HF_MAX_D) {
+            report(family_path, family_line(hf_family_header_line(f)),
+                   "the header's d=%u is out of range (1 to %u); give --d", header.d, HF_MAX_D);
+            goto out;
+        }
+        if (header.d < 1)
+            die_usage("--d is required: %s has no d in its header", family_path);
+        d = header.d;
+    }
+    hf_verify_options vopt = {.d = d, .focus = NULL, .focus_count = 0};
+    choose_focus(p, o.focus_path, &focus, &vopt.focus, &vopt.focus_count);
+    hf_verify_result res;
+    st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
+    if (st) {
+        report(family_path, refused_schedule_line(p, f, st), "%s",
+               err.text[0] ? err.text : hf_strerror(st));
+        goto out;
+    }
+    /* counted before anything is printed: a failure leaves standard output empty */
+    if (count && (st = hf_verify_count_uncovered(p, f, &vopt, uncovered, &err))) {
+        report_error(family_path, st, &err);
+        goto out;
+    }
+    if (res.hitting) {
+        if (!quiet)
+            printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %" PRIu32
+                   " events%s\n",
+                   d, hf_family_size(f), d, hf_poset_size(p), vopt.focus ? " (focus set)" : "");
+        rc = EXIT_HIT;
+    } else {
+        print_uncovered(p, d, &res);
+        rc = EXIT_NOT_HIT;
+    }
+    if (count)
+        gmp_printf("uncovered tuples: %Zd\n", uncovered);
+out:
+    mpz_clear(uncovered);
+    hf_focus_free(p, focus);
+    hf_family_free(f);
+    poset_free(p);
+    return rc;
+}
