@@ -13,8 +13,8 @@ static void print_shape(unsigned shape)
         unsigned flag;
         const char *name;
     } names[] = {
-        {HF_SHAPE_TREE, "tree"},   {HF_SHAPE_FOREST, "forest"},
-        {HF_SHAPE_INFOREST, "in-forest"}, {HF_SHAPE_CHAIN, "chain"},
+        {HF_SHAPE_TREE, "tree"},           {HF_SHAPE_FOREST, "forest"},
+        {HF_SHAPE_INFOREST, "in-forest"},  {HF_SHAPE_CHAIN, "chain"},
         {HF_SHAPE_ANTICHAIN, "antichain"},
     };
     const char *sep = "";

@@ -1,5 +1,6 @@
 /* Why hitting families matter: a toy event loop loads a web page (examples/eventloop.dot) under
- * each schedule of hitfam's 2- and 3-hitting families and reports which ordering bugs each finds. */
+ * each schedule of hitfam's 2- and 3-hitting families and reports which ordering bugs each finds.
+ */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,11 +16,11 @@
 enum content { DIV_EMPTY, DIV_PLACEHOLDER, DIV_NEWS };
 
 struct page {
-    int f_defined;       /* script 1 has defined the global function f */
-    int div_exists;      /* the parser has created <div id=news> */
-    enum content div;    /* what the div shows */
-    int news_cached;     /* the response arrived before the div existed */
-    int onload_threw;    /* img.onload called f before it existed */
+    int f_defined;    /* script 1 has defined the global function f */
+    int div_exists;   /* the parser has created <div id=news> */
+    enum content div; /* what the div shows */
+    int news_cached;  /* the response arrived before the div existed */
+    int onload_threw; /* img.onload called f before it existed */
 };
 
 enum bug { BUG_A = 1u << 0, BUG_B = 1u << 1 };
@@ -62,12 +63,18 @@ static const struct task {
     const char *name;
     void (*run)(struct page *pg);
 } tasks[] = {
-    {"parse_head", task_nothing},          {"parse_img", task_nothing},
-    {"parse_script1", task_parse_script1}, {"parse_div", task_parse_div},
-    {"parse_script2", task_parse_script2}, {"dom_ready", task_nothing},
-    {"xhr_sent", task_nothing},            {"xhr_done", task_xhr_done},
-    {"img_fetched", task_nothing},         {"img_onload", task_img_onload},
-    {"timer_fired", task_nothing},         {"user_click", task_nothing},
+    {"parse_head", task_nothing},
+    {"parse_img", task_nothing},
+    {"parse_script1", task_parse_script1},
+    {"parse_div", task_parse_div},
+    {"parse_script2", task_parse_script2},
+    {"dom_ready", task_nothing},
+    {"xhr_sent", task_nothing},
+    {"xhr_done", task_xhr_done},
+    {"img_fetched", task_nothing},
+    {"img_onload", task_img_onload},
+    {"timer_fired", task_nothing},
+    {"user_click", task_nothing},
 };
 enum { TASK_COUNT = sizeof tasks / sizeof tasks[0] };
 
@@ -91,9 +98,9 @@ static unsigned simulate(const uint32_t *task_of, const uint32_t *schedule, uint
 
 struct outcome {
     size_t schedules;
-    size_t first[2];     /* 1-based index of the first schedule exposing bug A / B; 0 = never */
-    size_t exposing[2];  /* schedules exposing bug A / B */
-    size_t example_b;    /* 0-based index of the schedule shown for bug B */
+    size_t first[2];    /* 1-based index of the first schedule exposing bug A / B; 0 = never */
+    size_t exposing[2]; /* schedules exposing bug A / B */
+    size_t example_b;   /* 0-based index of the schedule shown for bug B */
 };
 
 static void run_family(const hf_family *f, const uint32_t *task_of, struct outcome *o)
@@ -119,7 +126,7 @@ static void run_family(const hf_family *f, const uint32_t *task_of, struct outco
 struct census {
     const hf_poset *p;
     const uint32_t *task_of;
-    uint32_t *waiting;  /* unscheduled Hasse predecessors; UINT32_MAX once scheduled */
+    uint32_t *waiting; /* unscheduled Hasse predecessors; UINT32_MAX once scheduled */
     uint32_t *schedule;
     uint64_t total;
     uint64_t exposing[2];
@@ -242,8 +249,8 @@ int main(int argc, char **argv)
         task_of[v] = (uint32_t)t;
     }
     if (n != TASK_COUNT) {
-        fprintf(stderr, "eventloop: %s: the order has %u events, the page model %d tasks\n",
-                path, n, (int)TASK_COUNT);
+        fprintf(stderr, "eventloop: %s: the order has %u events, the page model %d tasks\n", path,
+                n, (int)TASK_COUNT);
         goto out;
     }
 
@@ -284,8 +291,8 @@ int main(int argc, char **argv)
         run_family(fams[c], task_of, &res[c]);
         char verified[32];
         snprintf(verified, sizeof verified, vr.hitting ? "%u-hitting" : "NOT %u-hitting", vr.d);
-        printf("%-12s %2u %10zu %-12s", hf_method_name(configs[c].method), opt.d,
-               res[c].schedules, verified);
+        printf("%-12s %2u %10zu %-12s", hf_method_name(configs[c].method), opt.d, res[c].schedules,
+               verified);
         print_found(res[c].first[0], res[c].exposing[0], 0);
         print_found(res[c].first[1], res[c].exposing[1], 1);
         putchar('\n');
@@ -297,8 +304,7 @@ int main(int argc, char **argv)
     }
 
     if (mpz_cmp_ui(all, CENSUS_LIMIT) <= 0) {
-        struct census cen = {.p = p, .task_of = task_of, .waiting = waiting,
-                             .schedule = schedule};
+        struct census cen = {.p = p, .task_of = task_of, .waiting = waiting, .schedule = schedule};
         for (uint32_t v = 0; v < n; v++)
             hf_poset_hasse_pred(p, v, &waiting[v]);
         enumerate(&cen, 0);

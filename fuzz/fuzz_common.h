@@ -10,7 +10,8 @@
 #include <hitfam/hitfam.h>
 
 /* Six events: names that need quoting, a keyword, a numeral, the empty name and UTF-8. The order
- * is a small non-forest (x below both "a b" and "node"; both below "\"q\"") plus an isolated pair. */
+ * is a small non-forest (x below both "a b" and "node"; both below "\"q\"") plus an isolated pair.
+ */
 static hf_poset *fuzz_fixed_poset(void)
 {
     static const char *const names[] = {"x", "a b", "node", "\"q\"\\n", "", "\xc3\xa9\x31"};

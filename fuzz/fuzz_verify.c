@@ -15,12 +15,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * under the sanitizers. Orders that are neither forests nor in-forests go to greedy, whose
  * prediction runs the whole generation (0.25 s natively for 13 events at d = 4, ten times that
  * with ASan and coverage): keep those much smaller. */
-#define FUZZ_GEN_MAX_EVENTS 64u
+#define FUZZ_GEN_MAX_EVENTS         64u
 #define FUZZ_GEN_MAX_EVENTS_GENERAL 11u
 /* at d = 4 greedy's local search takes about 2 s natively on 10 events (30 s and more under
  * ASan with coverage) */
 #define FUZZ_GEN_MAX_EVENTS_GENERAL_D4 8u
-#define FUZZ_GEN_MAX_SCHEDULES 4096u
+#define FUZZ_GEN_MAX_SCHEDULES         4096u
 
 /* A witness of a non-hitting result must itself be an admissible tuple of distinct events. */
 static void check_witness(const hf_poset *p, const hf_verify_result *r)
@@ -90,8 +90,8 @@ static hf_family *generate_and_verify(const hf_poset *p, unsigned d, hf_method m
 
 /* auto and every method whose size is cheap to predict; on small orders also chains, and the
  * minimisation of auto's family, which must stay hitting and not grow */
-static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus,
-                         size_t focus_count, bool small)
+static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus, size_t focus_count,
+                         bool small)
 {
     static const hf_method cheap[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE,
                                       HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};

@@ -11,21 +11,36 @@ const char *hf_version_string(void) { return HF_VERSION_STRING; }
 const char *hf_strerror(hf_status status)
 {
     switch (status) {
-    case HF_OK: return "success";
-    case HF_EINVAL: return "invalid argument";
-    case HF_ENOMEM: return "out of memory";
-    case HF_ECYCLE: return "the order has a cycle";
-    case HF_ESELFLOOP: return "an event is ordered before itself";
-    case HF_EDUPLICATE: return "duplicate event name";
-    case HF_ENOTFOUND: return "unknown event";
-    case HF_ETOOLARGE: return "input exceeds a limit";
-    case HF_EPARSE: return "syntax error";
-    case HF_EIO: return "input/output error";
-    case HF_EUNSUPPORTED: return "method does not apply";
-    case HF_ESCHEDULE: return "not a linear extension of the order";
-    case HF_ESTATE: return "call not allowed in this state";
-    case HF_EABORTED: return "stopped by a callback";
-    case HF_EMISMATCH: return "family does not match the order";
+    case HF_OK:
+        return "success";
+    case HF_EINVAL:
+        return "invalid argument";
+    case HF_ENOMEM:
+        return "out of memory";
+    case HF_ECYCLE:
+        return "the order has a cycle";
+    case HF_ESELFLOOP:
+        return "an event is ordered before itself";
+    case HF_EDUPLICATE:
+        return "duplicate event name";
+    case HF_ENOTFOUND:
+        return "unknown event";
+    case HF_ETOOLARGE:
+        return "input exceeds a limit";
+    case HF_EPARSE:
+        return "syntax error";
+    case HF_EIO:
+        return "input/output error";
+    case HF_EUNSUPPORTED:
+        return "method does not apply";
+    case HF_ESCHEDULE:
+        return "not a linear extension of the order";
+    case HF_ESTATE:
+        return "call not allowed in this state";
+    case HF_EABORTED:
+        return "stopped by a callback";
+    case HF_EMISMATCH:
+        return "family does not match the order";
     }
     return "unknown status";
 }
@@ -53,9 +68,10 @@ hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user, h
     *out = NULL;
     if (alloc && (!alloc->malloc || !alloc->realloc || !alloc->free))
         return HF_EINVAL;
-    hf_allocator a = alloc ? *alloc
-                           : (hf_allocator){.malloc = std_malloc, .realloc = std_realloc,
-                                            .free = std_free, .user = NULL};
+    hf_allocator a =
+        alloc ? *alloc
+              : (hf_allocator){
+                    .malloc = std_malloc, .realloc = std_realloc, .free = std_free, .user = NULL};
     hf_ctx *ctx = a.malloc(sizeof *ctx, a.user);
     if (!ctx)
         return HF_ENOMEM;

@@ -664,8 +664,9 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
         set_u64(out, d == 1 ? list_len : 0);
         return HF_OK;
     }
-    /* each prefix costs a few dozen steps, about W words to extend and min(W, list_len) to count its last
-     * entries; the work is checked as it goes (the number of prefixes is what is not known) */
+    /* each prefix costs a few dozen steps, about W words to extend and min(W, list_len) to count
+     * its last entries; the work is checked as it goes (the number of prefixes is what is not
+     * known) */
     uint64_t step = 32 + 2 * (uint64_t)W + (list_len < W ? list_len : W), work = 0;
     hf_word *blocked = hf_i_calloc(ctx, (size_t)d * W, sizeof *blocked);
     if (!blocked)
@@ -787,8 +788,8 @@ hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, const uint3
     for (uint32_t v = 0; v < n; v++)
         if (hf_i_bit_test(mask, v))
             list[list_len++] = v;
-    hf_status st = admissible_enum(p, d, mask, list, list_len, max_work ? max_work : UINT64_MAX,
-                                   out, err);
+    hf_status st =
+        admissible_enum(p, d, mask, list, list_len, max_work ? max_work : UINT64_MAX, out, err);
     hf_i_free(ctx, mask);
     hf_i_free(ctx, list);
     return st;

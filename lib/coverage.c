@@ -8,18 +8,18 @@
 
 struct hf_i_coverage {
     hf_ctx *ctx;
-    unsigned d;        /* tuple length tracked: min(asked d, m) */
+    unsigned d; /* tuple length tracked: min(asked d, m) */
     uint32_t n, m;
-    size_t W;          /* words per row */
-    size_t rows;       /* m^(d-1) */
-    uint32_t *local;   /* n: event -> local id or NONE */
-    uint32_t *global;  /* m: local id -> event */
-    hf_word *bits;     /* rows * W: admissible and not hit yet */
+    size_t W;         /* words per row */
+    size_t rows;      /* m^(d-1) */
+    uint32_t *local;  /* n: event -> local id or NONE */
+    uint32_t *global; /* m: local id -> event */
+    hf_word *bits;    /* rows * W: admissible and not hit yet */
     uint64_t remaining;
-    uint32_t *seq;     /* m: scratch, the schedule's focus events in order (local ids) */
-    hf_word *suf;      /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
-    hf_word *cols;     /* rows * W or NULL: the same set by (a_2..a_d), bits over a_1 */
-    size_t tail_rows;  /* m^(d-2): rows per value of a_1 */
+    uint32_t *seq;    /* m: scratch, the schedule's focus events in order (local ids) */
+    hf_word *suf;     /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
+    hf_word *cols;    /* rows * W or NULL: the same set by (a_2..a_d), bits over a_1 */
+    size_t tail_rows; /* m^(d-2): rows per value of a_1 */
 };
 
 /* ---- PRNG: xoshiro256** (Blackman, Vigna), state filled by splitmix64 ---- */
@@ -182,8 +182,8 @@ hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus
         for (size_t i = 0; i < focus_count; i++) {
             if (focus[i] >= n) {
                 hf_i_coverage_free(c);
-                return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32
-                                 " out of range", focus[i]);
+                return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
+                                 focus[i]);
             }
             c->local[focus[i]] = 0;
         }

@@ -87,8 +87,8 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
 /* Exactly @p count independent uniform random linear extensions of @p p (approximately uniform
  * beyond the exact samplers' limits, see lib/gen_random.c), from opt->seed; opt->d and the focus
  * set are ignored. Same seed, same schedules on every machine. */
-hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt,
-                                     uint64_t count, hf_sink sink, hf_error *err);
+hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt, uint64_t count,
+                                     hf_sink sink, hf_error *err);
 
 /* The seeded generator both methods use: xoshiro256** seeded by splitmix64. */
 typedef struct hf_i_rng {

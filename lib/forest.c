@@ -27,15 +27,15 @@ static uint32_t up_of(const hf_poset *p, bool forest, uint32_t v)
 
 /* Scratch of the construction, freed together. */
 typedef struct build {
-    uint32_t *near;     /* nearest kept ancestor-or-self in tree space */
-    uint32_t *node_of;  /* event -> node of the unbinarized tree */
-    uint32_t *order;    /* nodes of the unbinarized tree, top-down */
-    uint32_t *off0;     /* children of the unbinarized tree (CSR) */
+    uint32_t *near;    /* nearest kept ancestor-or-self in tree space */
+    uint32_t *node_of; /* event -> node of the unbinarized tree */
+    uint32_t *order;   /* nodes of the unbinarized tree, top-down */
+    uint32_t *off0;    /* children of the unbinarized tree (CSR) */
     uint32_t *kids0;
-    uint32_t *slot;     /* position of a node among its parent's children */
-    uint32_t *h;        /* binarized height below a node */
-    double *prefix;     /* prefix sums of child weights */
-    uint32_t *stack;    /* gadget intervals: lo, hi, attach node, depth */
+    uint32_t *slot;  /* position of a node among its parent's children */
+    uint32_t *h;     /* binarized height below a node */
+    double *prefix;  /* prefix sums of child weights */
+    uint32_t *stack; /* gadget intervals: lo, hi, attach node, depth */
 } build;
 
 static void build_free(hf_ctx *ctx, build *b)
@@ -162,8 +162,8 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
     b.stack = hf_i_alloc_array(ctx, 4 * (n + 2), sizeof *b.stack);
     t->parent = hf_i_alloc_array(ctx, cap, sizeof *t->parent);
     t->orig = hf_i_alloc_array(ctx, cap, sizeof *t->orig);
-    if (!b.near || !b.node_of || !b.order || !b.off0 || !b.kids0 || !b.slot || !b.h ||
-        !b.prefix || !b.stack || !t->parent || !t->orig)
+    if (!b.near || !b.node_of || !b.order || !b.off0 || !b.kids0 || !b.slot || !b.h || !b.prefix ||
+        !b.stack || !t->parent || !t->orig)
         goto nomem;
 
     /* keep[] via node_of: HF_NO_EVENT = dropped */
@@ -367,7 +367,8 @@ hf_status hf_i_emit(hf_i_emitter *e, const uint32_t *schedule, hf_sink sink)
             if (v == HF_NO_EVENT)
                 continue;
             uint32_t sp = 0;
-            for (uint32_t u = v; u != HF_NO_EVENT && e->mark[u] != e->epoch; u = up_of(p, forest, u))
+            for (uint32_t u = v; u != HF_NO_EVENT && e->mark[u] != e->epoch;
+                 u = up_of(p, forest, u))
                 e->stack[sp++] = u;
             while (sp > 0) {
                 uint32_t w = e->stack[--sp];

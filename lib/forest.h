@@ -28,10 +28,10 @@ typedef struct hf_i_tree_options {
 typedef struct hf_i_tree {
     hf_ctx *ctx;
     const hf_poset *poset;
-    uint32_t n;          /* nodes, virtual ones included */
-    uint32_t n_orig;     /* events of the order */
+    uint32_t n;      /* nodes, virtual ones included */
+    uint32_t n_orig; /* events of the order */
     uint32_t root;
-    uint32_t height;     /* longest root-to-leaf path, in edges */
+    uint32_t height; /* longest root-to-leaf path, in edges */
     bool reversed;
     bool restricted;     /* a focus set dropped some events */
     uint32_t *parent;    /* HF_NO_EVENT for the root */

@@ -5,22 +5,17 @@
 #include "gen.h"
 #include "hitfam/count.h"
 
-static const char *const method_names[] = {"auto",    "dfs",    "simple", "doubletree",
-                                           "pattern", "random", "greedy", "chains",
-                                           "scramble"};
+static const char *const method_names[] = {"auto",   "dfs",    "simple", "doubletree", "pattern",
+                                           "random", "greedy", "chains", "scramble"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
 static const hf_i_method *const implemented[] = {
-    &hf_i_method_dfs,     &hf_i_method_doubletree, &hf_i_method_simple,
-    &hf_i_method_pattern, &hf_i_method_scramble,   &hf_i_method_greedy,
-    &hf_i_method_chains,  &hf_i_method_random};
+    &hf_i_method_dfs,      &hf_i_method_doubletree, &hf_i_method_simple, &hf_i_method_pattern,
+    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_random};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
-const char *hf_method_name(hf_method m)
-{
-    return (unsigned)m < N_METHODS ? method_names[m] : NULL;
-}
+const char *hf_method_name(hf_method m) { return (unsigned)m < N_METHODS ? method_names[m] : NULL; }
 
 hf_status hf_method_from_name(const char *name, hf_method *m)
 {
@@ -58,7 +53,6 @@ void hf_gen_options_init(hf_gen_options *opt)
     opt->max_names = HF_GEN_DEFAULT_MAX_NAMES;
 }
 
-
 static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
 {
     if (!p || !opt)
@@ -71,8 +65,9 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
     if ((unsigned)opt->pattern_mode > HF_PATTERN_ALL)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown pattern mode %d", (int)opt->pattern_mode);
     if (opt->count && opt->method != HF_METHOD_RANDOM)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "a schedule count is an option of method random "
-                                               "only");
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "a schedule count is an option of method random "
+                         "only");
     if (opt->focus_count && !opt->focus)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
     for (size_t i = 0; i < opt->focus_count; i++)
@@ -281,8 +276,9 @@ hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64
     hf_status st = hf_method_predict_mpz(p, opt, s, chosen, err);
     if (!st) {
         if (mpz_sizeinbase(s, 2) > 64)
-            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0, "the family would have more than 2^64 "
-                                                    "schedules");
+            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                           "the family would have more than 2^64 "
+                           "schedules");
         else {
             uint64_t v = 0; /* mpz_export is exact whatever the width of unsigned long */
             mpz_export(&v, NULL, -1, sizeof v, 0, 0, s);
@@ -420,8 +416,8 @@ hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_be
     return st;
 }
 
-hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                      hf_method *used, hf_error *err)
+hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink, hf_method *used,
+                      hf_error *err)
 {
     hf_gen_info gi = {HF_METHOD_AUTO, false, 0};
     hf_status st = generate(p, opt, NULL, NULL, sink, false, &gi, err);

@@ -13,8 +13,7 @@ typedef struct hf_i_method {
     /* HF_OK if the method builds a d-hitting family of p; otherwise HF_EUNSUPPORTED and why. */
     hf_status (*check)(const hf_poset *p, const hf_gen_options *opt, hf_error *err);
     /* The exact number of schedules generate() emits. Called only after check() passed. */
-    hf_status (*predict)(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                         hf_error *err);
+    hf_status (*predict)(const hf_poset *p, const hf_gen_options *opt, mpz_t size, hf_error *err);
     hf_status (*generate)(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                           hf_error *err);
     /* predict() runs the construction (without emitting): as costly as generating */

@@ -75,8 +75,8 @@ hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err)
 {
     if (!p->threads.of)
         return HF_OK;
-    uint32_t *last = hf_i_alloc_array(p->ctx, p->threads.count ? p->threads.count : 1,
-                                      sizeof *last);
+    uint32_t *last =
+        hf_i_alloc_array(p->ctx, p->threads.count ? p->threads.count : 1, sizeof *last);
     if (!last)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     memset(last, 0xff, p->threads.count * sizeof *last);
@@ -159,7 +159,7 @@ typedef struct hk {
     uint32_t *match_l; /* y -> its chain predecessor x */
     uint32_t *match_r; /* x -> its chain successor y */
     uint32_t *dist;
-    uint32_t *it;      /* next bit position to scan in y's row */
+    uint32_t *it; /* next bit position to scan in y's row */
     uint32_t *queue;
     uint32_t *stack;
     uint32_t *via;
@@ -286,8 +286,8 @@ static hf_status decompose_matching(const hf_poset *p, const uint8_t *in_r, uint
     h.stack = hf_i_alloc_array(ctx, n, sizeof *h.stack);
     h.via = hf_i_alloc_array(ctx, n, sizeof *h.via);
     hf_status st = HF_OK;
-    if (!rmask || !h.open || !h.avail || !h.freex || !rev || !h.match_l || !h.match_r ||
-        !h.dist || !h.it || !h.queue || !h.stack || !h.via) {
+    if (!rmask || !h.open || !h.avail || !h.freex || !rev || !h.match_l || !h.match_r || !h.dist ||
+        !h.it || !h.queue || !h.stack || !h.via) {
         st = HF_ENOMEM;
         goto out;
     }
@@ -425,30 +425,30 @@ typedef struct run {
     const hf_poset *p;
     hf_ctx *ctx;
     uint32_t n;
-    unsigned dd;         /* d' = min(d, focus events) */
-    unsigned k;          /* tuple length d' - 2 */
+    unsigned dd; /* d' = min(d, focus events) */
+    unsigned k;  /* tuple length d' - 2 */
     int mode;
     hf_i_chains ch;
-    uint8_t *in_f;       /* n: focus events */
-    uint32_t *fev;       /* the focus events by id */
+    uint8_t *in_f; /* n: focus events */
+    uint32_t *fev; /* the focus events by id */
     uint32_t fcount;
-    uint8_t *done;       /* n: placed by the prefix */
-    uint32_t fdone;      /* focus events placed */
-    uint32_t *cdone;     /* per chain: events placed (a prefix of the chain) */
-    uint32_t cfull;      /* chains with every event placed */
-    uint32_t *prefix;    /* n: the placed events in order */
+    uint8_t *done;    /* n: placed by the prefix */
+    uint32_t fdone;   /* focus events placed */
+    uint32_t *cdone;  /* per chain: events placed (a prefix of the chain) */
+    uint32_t cfull;   /* chains with every event placed */
+    uint32_t *prefix; /* n: the placed events in order */
     uint32_t plen;
-    uint32_t *stack;     /* n */
-    uint32_t *sigma;     /* n: sigma_c of the current chain */
-    uint32_t *sigmas;    /* every chain's sigma_c, when they fit in HF_I_CHAINS_SIGMA_BUDGET */
-    uint32_t *lc;        /* n */
-    uint32_t *bucket;    /* n + 1 */
-    uint32_t *row;       /* n */
-    uint32_t cur;        /* the current chain */
-    uint64_t pairs;      /* MODE_COUNT: (chain, tuple) pairs */
+    uint32_t *stack;  /* n */
+    uint32_t *sigma;  /* n: sigma_c of the current chain */
+    uint32_t *sigmas; /* every chain's sigma_c, when they fit in HF_I_CHAINS_SIGMA_BUDGET */
+    uint32_t *lc;     /* n */
+    uint32_t *bucket; /* n + 1 */
+    uint32_t *row;    /* n */
+    uint32_t cur;     /* the current chain */
+    uint64_t pairs;   /* MODE_COUNT: (chain, tuple) pairs */
     uint64_t limit;
     hf_i_keyset keys;
-    hf_sink out;         /* put NULL: count only */
+    hf_sink out; /* put NULL: count only */
     uint64_t emitted;
 } run;
 
@@ -456,8 +456,8 @@ static void run_free(run *r)
 {
     hf_ctx *ctx = r->ctx;
     hf_i_chains_free(ctx, &r->ch);
-    void *arrays[] = {r->in_f,  r->fev,   r->done, r->cdone,  r->prefix, r->stack,
-                      r->sigma, r->lc,    r->bucket, r->row,  r->keys.slot, r->sigmas};
+    void *arrays[] = {r->in_f,  r->fev, r->done,   r->cdone, r->prefix,    r->stack,
+                      r->sigma, r->lc,  r->bucket, r->row,   r->keys.slot, r->sigmas};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
 }
@@ -752,8 +752,8 @@ static hf_status run_chains(const hf_poset *p, const hf_gen_options *opt, hf_sin
             build_sigma(&r, r.cur, r.sigma);
             st = walk(&r, 0);
             hf_i_log(r.ctx, HF_LOG_PROGRESS,
-                     "chains: chain %" PRIu32 " of %" PRIu32 ", %" PRIu64 " schedules",
-                     r.cur + 1, r.ch.count, r.emitted);
+                     "chains: chain %" PRIu32 " of %" PRIu32 ", %" PRIu64 " schedules", r.cur + 1,
+                     r.ch.count, r.emitted);
         }
     }
     if (st == HF_ENOMEM)
@@ -771,7 +771,8 @@ static hf_status chains_check(const hf_poset *p, const hf_gen_options *opt, hf_e
     if (!p->tin && !p->closure && p->n > 0)
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method chains needs a forest, an in-forest or an order of at most %u "
-                         "events", HF_CLOSURE_MAX_EVENTS);
+                         "events",
+                         HF_CLOSURE_MAX_EVENTS);
     return hf_i_chains_check_threads(p, err);
 }
 

@@ -60,23 +60,23 @@
 #define CAND_MAX 64u
 /* Hill-climbing passes over each round's best candidate. */
 #define IMPROVE_PASSES 4u
-#define CAND_WORK ((uint64_t)1 << 23)
+#define CAND_WORK      ((uint64_t)1 << 23)
 /* The local search keeps a byte per tuple: at most 16 Mi tuples (m <= 256 at d = 3, m <= 64
  * at d = 4), and counts of at most 255 schedules. */
 #define LS_MAX_CELLS ((uint64_t)1 << 24)
-#define LS_MAX_ROWS 255u
+#define LS_MAX_ROWS  255u
 /* Beyond, the local search works on the schedules after those leaving at most TAIL_MAX tuples
  * open. */
-#define TAIL_MAX ((uint64_t)1 << 21)
+#define TAIL_MAX       ((uint64_t)1 << 21)
 #define TAIL_MAX_PAIRS ((uint64_t)1 << 24)
 /* Work budgets of the local search, in tuples examined: in all (dense; tail), and per repair
  * (this much per tuple to hit, at least LS_ATTEMPT_MIN). About 20 ns each on one core. */
-#define LS_TOTAL_WORK ((uint64_t)1 << 30)
-#define LS_TAIL_WORK ((uint64_t)1 << 31)
+#define LS_TOTAL_WORK        ((uint64_t)1 << 30)
+#define LS_TAIL_WORK         ((uint64_t)1 << 31)
 #define LS_ATTEMPT_PER_TUPLE 3000u
-#define LS_ATTEMPT_MIN ((uint64_t)1 << 14)
-#define LS_FAILS 2u
-#define LS_TENURE 8u
+#define LS_ATTEMPT_MIN       ((uint64_t)1 << 14)
+#define LS_FAILS             2u
+#define LS_TENURE            8u
 /* predict() runs the whole generation: refuse beyond these sizes. */
 #define PREDICT_MAX_N_D2 5000u
 #define PREDICT_MAX_N_D3 300u
@@ -328,26 +328,26 @@ static void build_forced(greedy *g, const uint32_t *tuple, uint32_t *seq)
 /* ---- local search on hit counts ---- */
 
 typedef struct ls {
-    uint32_t N;        /* schedules in play: rows[0 .. N * m) */
-    uint32_t *rows;    /* g->rows after the frozen schedules */
-    uint32_t *pos;     /* N * m: position of each event in each schedule */
+    uint32_t N;     /* schedules in play: rows[0 .. N * m) */
+    uint32_t *rows; /* g->rows after the frozen schedules */
+    uint32_t *pos;  /* N * m: position of each event in each schedule */
     /* dense: every tuple by its code (base m); sparse: only the R tuples the frozen schedules
      * leave open, by index, with the list of the tuples of each event */
     bool sparse;
     size_t R;
-    uint64_t cells;    /* entries of cnt: R, or m^d */
-    uint32_t *tup;     /* R * d local ids */
-    size_t *off;       /* m^2 + 1: tuples with events x and y are inc[off[xm+y] .. off[xm+y+1]) */
-    uint32_t *inc;     /* d * (d - 1) * R */
-    uint8_t *cnt;      /* hit counts */
-    hf_word *listed;   /* bits: the tuple is in `open` */
-    uint32_t *open;    /* codes of tuples that were seen at count 0 (some since hit again) */
+    uint64_t cells;  /* entries of cnt: R, or m^d */
+    uint32_t *tup;   /* R * d local ids */
+    size_t *off;     /* m^2 + 1: tuples with events x and y are inc[off[xm+y] .. off[xm+y+1]) */
+    uint32_t *inc;   /* d * (d - 1) * R */
+    uint8_t *cnt;    /* hit counts */
+    hf_word *listed; /* bits: the tuple is in `open` */
+    uint32_t *open;  /* codes of tuples that were seen at count 0 (some since hit again) */
     size_t nopen, cap;
     uint64_t uncovered, work, step;
-    uint64_t *tabu;    /* N * m: step until which moving that event in that schedule is tabu */
-    uint32_t *saved;   /* the last complete family */
+    uint64_t *tabu;  /* N * m: step until which moving that event in that schedule is tabu */
+    uint32_t *saved; /* the last complete family */
     uint32_t nsaved;
-    uint64_t *unique;  /* N: tuples hit by that schedule alone */
+    uint64_t *unique; /* N: tuples hit by that schedule alone */
 } ls;
 
 static uint32_t code_of(const greedy *g, const uint32_t *t)
@@ -513,58 +513,58 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
             }
         }
     } else {
-    uint32_t e[HF_I_COVERAGE_MAX_D];
-    int64_t ko[HF_I_COVERAGE_MAX_D], kn[HF_I_COVERAGE_MAX_D];
-    e[0] = row[p];
-    ko[0] = 2 * (int64_t)p;
-    kn[0] = xnew;
-    unsigned rest = g->d - 2;
-    for (uint32_t i = 0; i <= f1 - f0; i++) {
-        /* nearest to p first */
-        uint32_t fy = q > p ? f0 + i : f1 - i;
-        e[1] = row[fy];
-        ko[1] = kn[1] = 2 * (int64_t)fy;
-        /* the other entries: positions outside p and the passed events nearer than fy */
-        uint32_t skip_lo = q > p ? p : fy, skip_hi = q > p ? fy : p;
-        uint32_t idx[HF_I_COVERAGE_MAX_D] = {0};
-        unsigned depth = 0;
-        uint32_t next = 0;
-        /* iterative enumeration of increasing position tuples of length `rest` */
-        for (;;) {
-            if (depth == rest) {
-                for (unsigned j = 0; j < rest; j++) {
-                    e[2 + j] = row[idx[j]];
-                    ko[2 + j] = kn[2 + j] = 2 * (int64_t)idx[j];
-                }
-                uint32_t co = sorted_code(g, e, ko), cn = sorted_code(g, e, kn);
-                L->work++;
-                if (apply) {
-                    if (--L->cnt[co] == 0) {
-                        L->uncovered++;
-                        if (open_push(g, L, co))
-                            return INT64_MIN;
+        uint32_t e[HF_I_COVERAGE_MAX_D];
+        int64_t ko[HF_I_COVERAGE_MAX_D], kn[HF_I_COVERAGE_MAX_D];
+        e[0] = row[p];
+        ko[0] = 2 * (int64_t)p;
+        kn[0] = xnew;
+        unsigned rest = g->d - 2;
+        for (uint32_t i = 0; i <= f1 - f0; i++) {
+            /* nearest to p first */
+            uint32_t fy = q > p ? f0 + i : f1 - i;
+            e[1] = row[fy];
+            ko[1] = kn[1] = 2 * (int64_t)fy;
+            /* the other entries: positions outside p and the passed events nearer than fy */
+            uint32_t skip_lo = q > p ? p : fy, skip_hi = q > p ? fy : p;
+            uint32_t idx[HF_I_COVERAGE_MAX_D] = {0};
+            unsigned depth = 0;
+            uint32_t next = 0;
+            /* iterative enumeration of increasing position tuples of length `rest` */
+            for (;;) {
+                if (depth == rest) {
+                    for (unsigned j = 0; j < rest; j++) {
+                        e[2 + j] = row[idx[j]];
+                        ko[2 + j] = kn[2 + j] = 2 * (int64_t)idx[j];
                     }
-                    if (L->cnt[cn]++ == 0)
-                        L->uncovered--;
-                } else {
-                    delta += (L->cnt[co] == 1) - (L->cnt[cn] == 0);
+                    uint32_t co = sorted_code(g, e, ko), cn = sorted_code(g, e, kn);
+                    L->work++;
+                    if (apply) {
+                        if (--L->cnt[co] == 0) {
+                            L->uncovered++;
+                            if (open_push(g, L, co))
+                                return INT64_MIN;
+                        }
+                        if (L->cnt[cn]++ == 0)
+                            L->uncovered--;
+                    } else {
+                        delta += (L->cnt[co] == 1) - (L->cnt[cn] == 0);
+                    }
+                    if (depth == 0)
+                        break;
+                    next = idx[--depth] + 1;
+                    continue;
                 }
-                if (depth == 0)
-                    break;
-                next = idx[--depth] + 1;
-                continue;
+                if (next >= skip_lo && next <= skip_hi)
+                    next = skip_hi + 1;
+                if (next + (rest - depth) > m) {
+                    if (depth == 0)
+                        break;
+                    next = idx[--depth] + 1;
+                    continue;
+                }
+                idx[depth++] = next++;
             }
-            if (next >= skip_lo && next <= skip_hi)
-                next = skip_hi + 1;
-            if (next + (rest - depth) > m) {
-                if (depth == 0)
-                    break;
-                next = idx[--depth] + 1;
-                continue;
-            }
-            idx[depth++] = next++;
         }
-    }
     }
     if (apply) {
         uint32_t x = row[p];
@@ -724,8 +724,7 @@ static void ls_free(greedy *g, ls *L)
 /* Shrink the schedules after the first `base` ones in place (g->count updated) so that with
  * the first ones they still hit every tuple. L holds the sparse tuple set if any (else the
  * dense one is used) and is freed here; `admissible` is the number of tuples to hit. */
-static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissible,
-                              hf_error *err)
+static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissible, hf_error *err)
 {
     uint32_t m = g->m;
     if (!L->sparse) {
@@ -805,8 +804,8 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
             memcpy(L->saved, L->rows, (size_t)L->N * m * sizeof *L->saved);
             L->nsaved = L->N;
             fails = 0;
-            hf_i_log(g->ctx, HF_LOG_PROGRESS, "greedy: local search reached %" PRIu32
-                     " schedules", L->N);
+            hf_i_log(g->ctx, HF_LOG_PROGRESS, "greedy: local search reached %" PRIu32 " schedules",
+                     L->N);
         } else {
             memcpy(L->rows, L->saved, (size_t)L->nsaved * m * sizeof *L->rows);
             L->N = L->nsaved;
@@ -896,13 +895,14 @@ static hf_status tail_search(greedy *g, const uint64_t *left, const hf_gen_optio
         for (unsigned a = 0; a < d; a++)
             for (unsigned b = 0; b < d; b++)
                 if (a != b)
-                    L.inc[L.off[(size_t)L.tup[i * d + a] * m + L.tup[i * d + b]]++] =
-                        (uint32_t)i;
+                    L.inc[L.off[(size_t)L.tup[i * d + a] * m + L.tup[i * d + b]]++] = (uint32_t)i;
     for (size_t x = pairs; x > 0; x--)
         L.off[x] = L.off[x - 1];
     L.off[0] = 0;
-    hf_i_log(g->ctx, HF_LOG_PROGRESS, "greedy: local search on the last %zu schedules (%zu "
-             "tuples)", g->count - base, L.R);
+    hf_i_log(g->ctx, HF_LOG_PROGRESS,
+             "greedy: local search on the last %zu schedules (%zu "
+             "tuples)",
+             g->count - base, L.R);
     return local_search(g, &L, base, L.R, err);
 }
 
@@ -910,8 +910,7 @@ static hf_status tail_search(greedy *g, const uint64_t *left, const hf_gen_optio
 
 /* The schedule of sequence seq: focus events in that order, the others by Kahn's algorithm
  * (as soon as they are available). indeg and stack are n-entry scratch arrays. */
-static void extend(greedy *g, const uint32_t *seq, uint32_t *out, uint32_t *indeg,
-                   uint32_t *stack)
+static void extend(greedy *g, const uint32_t *seq, uint32_t *out, uint32_t *indeg, uint32_t *stack)
 {
     const hf_poset *p = g->p;
     uint32_t n = g->n, top = 0, k = 0, next = 0;
@@ -945,7 +944,8 @@ static hf_status greedy_check(const hf_poset *p, const hf_gen_options *opt, hf_e
     if (!p->tin && !p->closure)
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method greedy needs a forest, an in-forest or an order of at most %u "
-                         "events", HF_CLOSURE_MAX_EVENTS);
+                         "events",
+                         HF_CLOSURE_MAX_EVENTS);
     return hf_i_coverage_check_size(p, opt->d, opt->focus, opt->focus_count, err);
 }
 
@@ -999,8 +999,7 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
     g.acc = hf_i_alloc_array(g.ctx, 4 * m1, sizeof *g.acc);
     g.placed = hf_i_alloc_array(g.ctx, g.W ? g.W : 1, sizeof *g.placed);
     g.pre = hf_i_alloc_array(g.ctx, g.W ? g.W : 1, sizeof *g.pre);
-    if (!g.global || !g.order || !g.cand || !g.best || !g.gain || !g.acc || !g.placed ||
-        !g.pre) {
+    if (!g.global || !g.order || !g.cand || !g.best || !g.gain || !g.acc || !g.placed || !g.pre) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
     }
@@ -1013,9 +1012,9 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
         g.order[a] = a;
     uint64_t total = hf_i_coverage_remaining(g.cov);
     uint64_t per_cand = candidate_cost(&g);
-    unsigned cands = per_cand >= CAND_WORK ? 1u
+    unsigned cands = per_cand >= CAND_WORK              ? 1u
                      : CAND_WORK / per_cand >= CAND_MAX ? CAND_MAX
-                                                         : (unsigned)(CAND_WORK / per_cand);
+                                                        : (unsigned)(CAND_WORK / per_cand);
     while (hf_i_coverage_remaining(g.cov) > 0) {
         uint64_t best_gain = 0;
         for (unsigned c = 0; c < cands; c++) {
@@ -1100,8 +1099,8 @@ static hf_status greedy_predict(const hf_poset *p, const hf_gen_options *opt, mp
     if (p->n > limit)
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                          "the size of a greedy family is known only by building it; hitfam "
-                         "predicts it for at most %u events at d=%u (this order has %" PRIu32
-                         ")", limit, opt->d, p->n);
+                         "predicts it for at most %u events at d=%u (this order has %" PRIu32 ")",
+                         limit, opt->d, p->n);
     uint64_t count = 0;
     hf_sink none = {NULL, NULL};
     hf_status st = hf_i_greedy_run(p, opt, &greedy_limits, none, &count, err);

@@ -44,8 +44,14 @@ typedef struct tnode {
     size_t f_off, f_len, lp_off;
 } tnode;
 
-enum { PASS_PREDICT = 0, PASS_MEASURE = 1, PASS_EMIT = 2, PASS_UNREDUCED = 3, PASS_COUNT = 4,
-       PASS_BOUND = 5 };
+enum {
+    PASS_PREDICT = 0,
+    PASS_MEASURE = 1,
+    PASS_EMIT = 2,
+    PASS_UNREDUCED = 3,
+    PASS_COUNT = 4,
+    PASS_BOUND = 5
+};
 
 typedef struct run {
     hf_i_tree *t;
@@ -61,8 +67,8 @@ typedef struct run {
     uint32_t *layer_end; /* h + 1: positions past the nodes of depth <= L */
     uint32_t *next_fork; /* h + 1: the least depth >= L with a two-child node (h if none) */
     uint8_t *real;
-    int8_t *hasreal; /* 0 if the subtree holds a real node, else -1 */
-    int8_t *best;    /* MAXM rows of n: see realised() */
+    int8_t *hasreal;   /* 0 if the subtree holds a real node, else -1 */
+    int8_t *best;      /* MAXM rows of n: see realised() */
     uint32_t *rep;     /* one node per class of isomorphic subtrees at one depth, by position */
     uint32_t *rep_end; /* h + 1: representatives of depth <= L */
     uint32_t *crep;    /* per child slot of the tree: its class's representative */
@@ -92,7 +98,7 @@ typedef struct run {
     size_t sigmask_cap, nsig;
     uint64_t *rbits; /* the realisability tests of the first pass, replayed by the later ones */
     size_t rbits_len, rbits_cap, rbits_pos;
-    bool record, replay; /* this pass writes rbits / reads them instead of testing */
+    bool record, replay;     /* this pass writes rbits / reads them instead of testing */
     bool probing, probe_hit; /* probing: stop at the first realised layering */
     hf_i_emitter *em;
     const hf_sink *out;
@@ -789,8 +795,8 @@ static hf_status classes(run *r)
         qsort(keys, hi - lo, sizeof *keys, cmp_cls_key);
         for (uint32_t j = 0; j < hi - lo; j++) {
             const cls_key *a = &keys[j], *b = j ? &keys[j - 1] : NULL;
-            if (!b || a->real != b->real || a->cnt != b->cnt || a->c0 != b->c0 ||
-                a->c1 != b->c1 || a->cnt > 2)
+            if (!b || a->real != b->real || a->cnt != b->cnt || a->c0 != b->c0 || a->c1 != b->c1 ||
+                a->cnt > 2)
                 first[ncls++] = a->pos;
             cls[r->bfs[a->pos]] = ncls - 1;
         }
@@ -813,10 +819,11 @@ static hf_status classes(run *r)
 static void run_free(run *r)
 {
     hf_ctx *ctx = r->ctx;
-    void *bufs[] = {r->rep, r->rep_end, r->crep, r->depth,   r->bfs, r->fc,      r->layer_end, r->real,      r->hasreal,
-                    r->best,    r->row, r->sbuf,    r->pc,        r->next_fork, r->ph,
-                    r->pw,      r->tn,  r->fpool,   r->lp,        r->tkey,      r->tval,
-                    r->scratch, r->sig, r->sigmask, r->keys.slot,     r->rbits};
+    void *bufs[] = {r->rep,       r->rep_end,   r->crep,    r->depth,   r->bfs, r->fc,
+                    r->layer_end, r->real,      r->hasreal, r->best,    r->row, r->sbuf,
+                    r->pc,        r->next_fork, r->ph,      r->pw,      r->tn,  r->fpool,
+                    r->lp,        r->tkey,      r->tval,    r->scratch, r->sig, r->sigmask,
+                    r->keys.slot, r->rbits};
     for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
         hf_i_free(ctx, bufs[i]);
     hf_i_emitter_free(r->em);

@@ -30,15 +30,15 @@
 
 #define NONE UINT32_MAX
 /* Down-set DP limits: number of down-sets, and total words of their keys (64 MiB). */
-#define SAMPLE_MAX_IDEALS ((size_t)1 << 18)
+#define SAMPLE_MAX_IDEALS    ((size_t)1 << 18)
 #define SAMPLE_MAX_KEY_WORDS ((size_t)1 << 23)
-#define MC_MAX_STEPS ((uint64_t)1 << 28)
+#define MC_MAX_STEPS         ((uint64_t)1 << 28)
 /* predict() runs the whole generation: refuse beyond these sizes. */
 /* Until-covered stops here: on orders where some tuple is rarely hit by a uniform extension
  * (an event beside a long chain) the stream can need far more than d! ln C samples. */
 #define UNTIL_MAX_SAMPLES 20000u
-#define PREDICT_MAX_N_D3 3000u
-#define PREDICT_MAX_N_D4 200u
+#define PREDICT_MAX_N_D3  3000u
+#define PREDICT_MAX_N_D4  200u
 
 typedef enum { SAMPLE_FOREST, SAMPLE_IDEALS, SAMPLE_CHAIN } sample_kind;
 
@@ -49,17 +49,17 @@ typedef struct sampler {
     uint32_t n;
     sample_kind kind;
     /* forest */
-    uint64_t *fen;       /* Fenwick tree over the weights, 1-based, n + 1 */
-    uint32_t *weight;    /* current weight of each event (subtree size when available) */
+    uint64_t *fen;    /* Fenwick tree over the weights, 1-based, n + 1 */
+    uint32_t *weight; /* current weight of each event (subtree size when available) */
     /* down-sets */
     size_t W, count, cap;
-    hf_word *keys;       /* count * W */
-    mpz_t *ext;          /* count */
-    size_t *slots;       /* hash table of indices + 1 (0 = empty) */
+    hf_word *keys; /* count * W */
+    mpz_t *ext;    /* count */
+    size_t *slots; /* hash table of indices + 1 (0 = empty) */
     size_t slot_mask;
-    hf_word *probe;      /* W scratch */
+    hf_word *probe; /* W scratch */
     mpz_t r, t;
-    uint64_t *draw;      /* scratch words for big draws */
+    uint64_t *draw; /* scratch words for big draws */
     size_t draw_cap;
     /* Markov chain */
     uint32_t *cur;
@@ -433,7 +433,8 @@ static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_e
     if (!p->tin && !p->closure)
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                          "method random needs a forest, an in-forest or an order of at most %u "
-                         "events", HF_CLOSURE_MAX_EVENTS);
+                         "events",
+                         HF_CLOSURE_MAX_EVENTS);
     return opt->count ? HF_OK
                       : hf_i_coverage_check_size(p, opt->d, opt->focus, opt->focus_count, err);
 }
@@ -483,8 +484,8 @@ static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt,
             break;
         if (count % 64 == 0)
             hf_i_log(ctx, HF_LOG_PROGRESS,
-                     "random: %" PRIu64 " schedules, %" PRIu64 " of %" PRIu64
-                     " tuples left", count, hf_i_coverage_remaining(cov), total);
+                     "random: %" PRIu64 " schedules, %" PRIu64 " of %" PRIu64 " tuples left", count,
+                     hf_i_coverage_remaining(cov), total);
     }
     if (emitted)
         *emitted = count;
@@ -506,8 +507,8 @@ static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mp
     if (p->n > limit)
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                          "the size of a random family is known only by generating it; hitfam "
-                         "predicts it for at most %u events at d=%u (this order has %" PRIu32
-                         ")", limit, opt->d, p->n);
+                         "predicts it for at most %u events at d=%u (this order has %" PRIu32 ")",
+                         limit, opt->d, p->n);
     uint64_t count = 0;
     hf_sink none = {NULL, NULL};
     hf_status st = run_until_covered(p, opt, none, &count, err);
@@ -524,8 +525,8 @@ static hf_status random_generate(const hf_poset *p, const hf_gen_options *opt, h
     return run_until_covered(p, opt, sink, NULL, err);
 }
 
-hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt,
-                                     uint64_t count, hf_sink sink, hf_error *err)
+hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt, uint64_t count,
+                                     hf_sink sink, hf_error *err)
 {
     if (!p || !opt || !sink.put)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");

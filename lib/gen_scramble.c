@@ -62,22 +62,22 @@
 
 /* One block size of the plan: its rows, cuts and half hashes (at focus offset 0). */
 typedef struct block {
-    uint32_t m;                   /* events */
-    unsigned r;                   /* rows per group (0 for a single event) */
-    const hf_i_scramble_base *b;  /* a base, or NULL: halved (or a single event) */
+    uint32_t m;                  /* events */
+    unsigned r;                  /* rows per group (0 for a single event) */
+    const hf_i_scramble_base *b; /* a base, or NULL: halved (or a single event) */
     uint32_t cut[2][MAX_ROWS];
-    uint64_t ha[2][MAX_ROWS][2];  /* first half, per hash base */
-    uint64_t hb[2][MAX_ROWS][2];  /* second half */
+    uint64_t ha[2][MAX_ROWS][2]; /* first half, per hash base */
+    uint64_t hb[2][MAX_ROWS][2]; /* second half */
 } block;
 
 typedef struct plan {
     hf_ctx *ctx;
-    uint32_t m;                   /* focus events */
+    uint32_t m; /* focus events */
     unsigned levels;
-    block *blk;                   /* levels * 2: floor and ceil of m / 2^level */
-    unsigned rows;                /* rows per group at the top */
-    unsigned distinct;            /* distinct rows */
-    uint8_t *keep;                /* 2 * rows: emitted (first of its kind) */
+    block *blk;        /* levels * 2: floor and ceil of m / 2^level */
+    unsigned rows;     /* rows per group at the top */
+    unsigned distinct; /* distinct rows */
+    uint8_t *keep;     /* 2 * rows: emitted (first of its kind) */
 } plan;
 
 static const uint64_t HB[2] = {UINT64_C(0x0f3c5a9d2b7e4c1f) % HF_I_MODP,
@@ -116,10 +116,7 @@ static uint64_t cat(int k, uint64_t a, uint64_t la, uint64_t b)
 }
 
 /* l(A) and r(A) for A = o .. o+len-1 */
-static uint64_t up(int k, uint64_t o, uint64_t len)
-{
-    return shift(k, geo_i(k, len), o, len);
-}
+static uint64_t up(int k, uint64_t o, uint64_t len) { return shift(k, geo_i(k, len), o, len); }
 
 static uint64_t down(int k, uint64_t o, uint64_t len)
 {
@@ -151,8 +148,8 @@ static void plan_base(block *c)
                     continue;
                 int half = i >= b->cuts[g * b->r + j];
                 for (int k = 0; k < 2; k++)
-                    h[half][k] = hf_i_addmod(h[half][k],
-                                             hf_i_mulmod(row[i], hf_i_powmod(HB[k], len[half])));
+                    h[half][k] =
+                        hf_i_addmod(h[half][k], hf_i_mulmod(row[i], hf_i_powmod(HB[k], len[half])));
                 len[half]++;
             }
             c->cut[g][j] = (uint32_t)len[0];
@@ -257,8 +254,8 @@ static hf_status plan_new(hf_ctx *ctx, uint32_t m, plan *pl, hf_error *err)
             } else {
                 plan_free(pl);
                 return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
-                                 "method scramble: %" PRIu32 " events need more than %u rows",
-                                 m, MAX_ROWS);
+                                 "method scramble: %" PRIu32 " events need more than %u rows", m,
+                                 MAX_ROWS);
             }
         }
     block *top = &pl->blk[0];
@@ -277,8 +274,7 @@ static hf_status plan_new(hf_ctx *ctx, uint32_t m, plan *pl, hf_error *err)
     for (unsigned g = 0; g < 2; g++)
         for (unsigned j = 0; j < top->r; j++)
             for (int k = 0; k < 2; k++)
-                h[g * top->r + j][k] =
-                    cat(k, top->ha[g][j][k], top->cut[g][j], top->hb[g][j][k]);
+                h[g * top->r + j][k] = cat(k, top->ha[g][j][k], top->cut[g][j], top->hb[g][j][k]);
     for (unsigned i = 0; i < 2 * top->r; i++) {
         bool dup = false;
         for (unsigned q = 0; q < i && !dup; q++)
@@ -340,8 +336,8 @@ static void write_row(const plan *pl, unsigned level, uint32_t m, uint32_t o, un
  * focus event below it (one pass in topological order). */
 typedef struct focus {
     uint32_t m;
-    uint32_t *ev;     /* m */
-    uint8_t *in;      /* n */
+    uint32_t *ev; /* m */
+    uint8_t *in;  /* n */
 } focus;
 
 static void focus_free(hf_ctx *ctx, focus *f)
@@ -350,8 +346,8 @@ static void focus_free(hf_ctx *ctx, focus *f)
     hf_i_free(ctx, f->in);
 }
 
-static hf_status focus_new(const hf_poset *p, const hf_gen_options *opt, focus *f,
-                           uint32_t *bad_lo, uint32_t *bad_hi, hf_error *err)
+static hf_status focus_new(const hf_poset *p, const hf_gen_options *opt, focus *f, uint32_t *bad_lo,
+                           uint32_t *bad_hi, hf_error *err)
 {
     memset(f, 0, sizeof *f);
     f->in = hf_i_calloc(p->ctx, p->n ? p->n : 1, 1);
@@ -428,8 +424,7 @@ static hf_status scramble_check(const hf_poset *p, const hf_gen_options *opt, hf
 }
 
 /* The focus events, or check()'s refusal. */
-static hf_status open_focus(const hf_poset *p, const hf_gen_options *opt, focus *f,
-                            hf_error *err)
+static hf_status open_focus(const hf_poset *p, const hf_gen_options *opt, focus *f, hf_error *err)
 {
     uint32_t lo, hi;
     hf_status st = focus_new(p, opt, f, &lo, &hi, err);

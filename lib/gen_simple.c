@@ -85,14 +85,14 @@ typedef struct search {
     uint32_t front_cnt;
     uint64_t front_sum;
     uint64_t *kidsum;
-    uint8_t *ispath;  /* the subtree is a chain */
-    uint8_t *leaves;  /* leaves of the subtree, at most 3 counted */
-    uint32_t *fsize;  /* candidates in the subtree */
-    uint32_t *tsize;  /* nodes of the subtree */
-    uint32_t *cleaf;  /* candidate leaves in the subtree */
+    uint8_t *ispath;   /* the subtree is a chain */
+    uint8_t *leaves;   /* leaves of the subtree, at most 3 counted */
+    uint32_t *fsize;   /* candidates in the subtree */
+    uint32_t *tsize;   /* nodes of the subtree */
+    uint32_t *cleaf;   /* candidate leaves in the subtree */
     uint64_t elig_sum; /* fsize summed over the eligible list */
-    bool shared;      /* at most k + 1 leaves: the two halves may share schedules */
-    uint32_t *sched;  /* generation only */
+    bool shared;       /* at most k + 1 leaves: the two halves may share schedules */
+    uint32_t *sched;   /* generation only */
 } search;
 
 typedef struct tally {
@@ -485,8 +485,7 @@ static hf_status visit(search *s, frame *f, const frame *par, uint32_t c, hf_i_e
             }
             if (rho) {
                 build(s, 1);
-                if ((!s->shared || !in_lambda(s, s->sched)) &&
-                    (st = hf_i_emit(em, s->sched, sink)))
+                if ((!s->shared || !in_lambda(s, s->sched)) && (st = hf_i_emit(em, s->sched, sink)))
                     return st;
             }
         } else {
@@ -599,10 +598,7 @@ static uint64_t count_d3(const search *s)
     return total;
 }
 
-static void mpz_set_u64(mpz_t z, uint64_t v)
-{
-    mpz_import(z, 1, -1, sizeof v, 0, 0, &v);
-}
+static void mpz_set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
 
 /* What to build: the family of the focus-restricted tree (racing == NULL), or the pruned one. */
 typedef struct job {
@@ -722,8 +718,7 @@ static hf_status check_args(const hf_poset *p, unsigned d, const uint32_t *ids, 
     if (!p || (count && !ids))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     if (d < 1 || d > HF_MAX_D)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D,
-                         d);
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D, d);
     for (size_t i = 0; i < count; i++)
         if (ids[i] >= p->n)
             return hf_i_fail(err, HF_EINVAL, 0, 0, "%s event id %" PRIu32 " out of range", what,

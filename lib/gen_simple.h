@@ -31,8 +31,8 @@ hf_status hf_i_simple_count(const hf_poset *p, unsigned d, const uint32_t *focus
 
 /* The pruned variant (section 6 of the paper): the prefixes a_1..a_{d-2} are drawn only from the
  * racing events while the tree keeps every event. On a forest the family hits every admissible
- * d-tuple whose first d-2 entries are racing; on an in-forest (built on the dual tree, which reverses
- * tuples) every admissible d-tuple whose last d-2 entries are racing. At most 2 |R|^(d-2)
+ * d-tuple whose first d-2 entries are racing; on an in-forest (built on the dual tree, which
+ * reverses tuples) every admissible d-tuple whose last d-2 entries are racing. At most 2 |R|^(d-2)
  * schedules (2 when R is empty), each distinct schedule once; with fewer than d-2 racing events the
  * prefixes take all of them. `racing` may hold duplicates; ids must be < n (HF_EINVAL otherwise).
  * HF_EUNSUPPORTED for d <= 2 and for orders that are neither forests nor in-forests. Time O(d n)

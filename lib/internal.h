@@ -115,28 +115,28 @@ static inline const char *hf_i_label_name(const hf_i_labels *l, uint32_t k)
 struct hf_poset {
     hf_ctx *ctx;
     uint32_t n;
-    char *name_data;       /* all names, NUL-terminated, one after another */
-    size_t *name_off;      /* n offsets into name_data */
-    uint32_t *name_slots;  /* open-addressing hash table of ids (HF_NO_EVENT = empty) */
-    size_t name_mask;      /* table size - 1 (a power of two) */
+    char *name_data;      /* all names, NUL-terminated, one after another */
+    size_t *name_off;     /* n offsets into name_data */
+    uint32_t *name_slots; /* open-addressing hash table of ids (HF_NO_EVENT = empty) */
+    size_t name_mask;     /* table size - 1 (a power of two) */
     size_t edge_count;
-    size_t *succ_off;      /* n + 1 */
+    size_t *succ_off; /* n + 1 */
     uint32_t *succ;
-    size_t *pred_off;      /* n + 1 */
+    size_t *pred_off; /* n + 1 */
     uint32_t *pred;
-    uint32_t *topo;        /* lexicographically smallest topological order */
-    uint32_t *rank;        /* rank[v] = position of v in topo */
+    uint32_t *topo; /* lexicographically smallest topological order */
+    uint32_t *rank; /* rank[v] = position of v in topo */
     uint32_t height;
     unsigned shape;
     /* Forest views (forest or in-forest; for an in-forest, the tree is the reversed order:
      * parents are Hasse successors). tin/tout are DFS entry/exit times on that tree. */
-    bool dual;             /* the views describe the in-forest */
-    uint32_t *parent;      /* forest parent (only when shape has HF_SHAPE_FOREST) */
+    bool dual;        /* the views describe the in-forest */
+    uint32_t *parent; /* forest parent (only when shape has HF_SHAPE_FOREST) */
     uint32_t *depth;
     uint32_t *subtree;
     uint32_t *tin;
     uint32_t *tout;
-    uint32_t *dfs_order;   /* events by tin */
+    uint32_t *dfs_order; /* events by tin */
     /* Closure of other orders: below[v] (closure_words words) has bit u iff u < v. */
     hf_word *closure;
     size_t closure_words;

@@ -604,7 +604,7 @@ static hf_status attr_find(hf_ctx *ctx, const char *s, size_t len, const char *k
     bool in_brackets = false, edge_statement = false, node_list = false, prev_id = false;
     size_t last_len = 0;
     char last[80] = ""; /* the last ID outside brackets: the owner of the next '[' list */
-    int state = 0; /* 0: nothing, 1: saw the key, 2: saw key and '=' */
+    int state = 0;      /* 0: nothing, 1: saw the key, 2: saw key and '=' */
     bool bol = true;
     for (size_t i = 0; i < len && !found;) {
         unsigned char c = (unsigned char)s[i];
@@ -749,8 +749,7 @@ static hf_status read_object(hf_ctx *ctx, hf_poset_builder *b, uint32_t id, cons
         if (!ov || !ov[0])
             return attr_fail(ctx, text, text_len, "access", av, err,
                              "event %s: access=%s without obj=NAME (the object it %s)",
-                             hf_i_name_quote(name, q, sizeof q),
-                             hf_i_name_quote(av, qv, sizeof qv),
+                             hf_i_name_quote(name, q, sizeof q), hf_i_name_quote(av, qv, sizeof qv),
                              access == HF_ACCESS_READ ? "reads" : "writes");
     }
     if (!ov || !ov[0])
@@ -798,13 +797,12 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, const char *text, si
             goto done;
         }
         if (line) {
-            st = hf_i_fail(err, HF_EPARSE, line, 0,
-                           "%s%s: obj= is empty (name the object the event touches, or leave "
-                           "the attribute out)",
-                           word_is(owner, strlen(owner), "node") ? "node defaults" : "event ",
-                           word_is(owner, strlen(owner), "node")
-                               ? ""
-                               : hf_i_name_quote(owner, q, sizeof q));
+            st = hf_i_fail(
+                err, HF_EPARSE, line, 0,
+                "%s%s: obj= is empty (name the object the event touches, or leave "
+                "the attribute out)",
+                word_is(owner, strlen(owner), "node") ? "node defaults" : "event ",
+                word_is(owner, strlen(owner), "node") ? "" : hf_i_name_quote(owner, q, sizeof q));
             goto done;
         }
     }
@@ -1028,8 +1026,7 @@ hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err)
 /* Writing                                                                                    */
 
 /* One `key=value` of a node's attribute list: " [" before the first, ", " before the others. */
-static hf_status write_attr(hf_ctx *ctx, FILE *out, bool *first, const char *key,
-                            const char *value)
+static hf_status write_attr(hf_ctx *ctx, FILE *out, bool *first, const char *key, const char *value)
 {
     if (fputs(*first ? " [" : ", ", out) < 0 || fputs(key, out) < 0 || putc('=', out) == EOF)
         return HF_EIO;

@@ -23,8 +23,8 @@
  * schedule, so it ends with a counter of at least 2.
  */
 
-#define NONE UINT32_MAX
-#define SAT 255u
+#define NONE          UINT32_MAX
+#define SAT           255u
 #define GREEDY_ONE_IN 4u
 
 /* Step 1's sort key of a schedule. */
@@ -37,36 +37,36 @@ struct rank {
 typedef struct mz {
     const hf_poset *p;
     hf_ctx *ctx;
-    uint32_t n;        /* events */
-    uint32_t k;        /* focus events */
-    unsigned d;        /* tuple length: min(asked d, k) */
-    size_t S;          /* schedule slots (the input's schedules) */
-    size_t W;          /* words of a k-bit set */
+    uint32_t n;                       /* events */
+    uint32_t k;                       /* focus events */
+    unsigned d;                       /* tuple length: min(asked d, k) */
+    size_t S;                         /* schedule slots (the input's schedules) */
+    size_t W;                         /* words of a k-bit set */
     size_t stride[HF_MINIMIZE_MAX_D]; /* stride[i] = k^(d-1-i) */
-    uint32_t *local;   /* n: event -> local id, or NONE */
-    uint32_t *global;  /* k: local id -> event */
-    uint32_t *rows;    /* S * n: private copy of the schedules */
-    uint32_t *seq;     /* S * k: each schedule's focus events in order (local ids) */
-    uint32_t *pos;     /* S * k: position of each local id in seq */
-    bool *live;        /* S */
-    uint64_t *uniq;    /* S: essential tuples */
-    struct rank *rank; /* S: step 1's order */
-    size_t *order;     /* S: the live slots */
+    uint32_t *local;                  /* n: event -> local id, or NONE */
+    uint32_t *global;                 /* k: local id -> event */
+    uint32_t *rows;                   /* S * n: private copy of the schedules */
+    uint32_t *seq;                    /* S * k: each schedule's focus events in order (local ids) */
+    uint32_t *pos;                    /* S * k: position of each local id in seq */
+    bool *live;                       /* S */
+    uint64_t *uniq;                   /* S: essential tuples */
+    struct rank *rank;                /* S: step 1's order */
+    size_t *order;                    /* S: the live slots */
     size_t nlive;
-    uint8_t *cnt;      /* k^d counters */
+    uint8_t *cnt; /* k^d counters */
     /* replacement scratch */
-    uint32_t *indeg;   /* n: unplaced predecessors (order and constraints) */
-    uint32_t *avail;   /* n: available events */
-    uint32_t *score;   /* k */
-    uint32_t *placed;  /* k: focus events placed so far, in order */
-    uint32_t *nrow;    /* n: the replacement */
-    uint32_t *nseq;    /* k */
-    uint32_t *npos;    /* k */
-    uint32_t *opos;    /* k: positions of the replaced schedule */
-    hf_word *cons;     /* k * W: essential precedence pairs (a, b): bit b of row a */
-    hf_word *allowed;  /* d * W: the admissibility walk */
+    uint32_t *indeg;  /* n: unplaced predecessors (order and constraints) */
+    uint32_t *avail;  /* n: available events */
+    uint32_t *score;  /* k */
+    uint32_t *placed; /* k: focus events placed so far, in order */
+    uint32_t *nrow;   /* n: the replacement */
+    uint32_t *nseq;   /* k */
+    uint32_t *npos;   /* k */
+    uint32_t *opos;   /* k: positions of the replaced schedule */
+    hf_word *cons;    /* k * W: essential precedence pairs (a, b): bit b of row a */
+    hf_word *allowed; /* d * W: the admissibility walk */
     hf_i_rng rng;
-    bool greedy;       /* this attempt scores events (else a random linear extension) */
+    bool greedy; /* this attempt scores events (else a random linear extension) */
 } mz;
 
 /* What the walk over a schedule's tuples does with each tuple. */
@@ -164,7 +164,8 @@ static void visit(walk *w, size_t idx)
         if (*c < SAT)
             ++*c;
         break;
-    default: break;
+    default:
+        break;
     }
 }
 
@@ -483,7 +484,8 @@ static hf_status setup(mz *z, const hf_minimize_options *o, hf_error *err)
     if (k > 1 && !z->p->tin && !z->p->closure)
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                          "minimising needs a forest, an in-forest or an order of at most %u "
-                         "events", HF_CLOSURE_MAX_EVENTS);
+                         "events",
+                         HF_CLOSURE_MAX_EVENTS);
     uint64_t table = 1;
     for (unsigned i = 0; i < z->d; i++) {
         if (table > HF_MINIMIZE_MAX_TABLE / (k ? k : 1))
@@ -559,8 +561,8 @@ static hf_status check_hitting(mz *z, hf_minimize_result *r, hf_error *err)
         if (w > 0)
             used += (size_t)w < sizeof text - used ? (size_t)w : sizeof text - used - 1;
     }
-    return hf_i_fail(err, HF_EMISMATCH, 0, 0,
-                     "the family is not %u-hitting: no schedule orders %s", z->d, text);
+    return hf_i_fail(err, HF_EMISMATCH, 0, 0, "the family is not %u-hitting: no schedule orders %s",
+                     z->d, text);
 }
 
 hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_options *o,

@@ -69,10 +69,14 @@ bool hf_i_name_is_bare(const char *name)
 static const char *escape_of(char c)
 {
     switch (c) {
-    case '"': return "\\\"";
-    case '\\': return "\\\\";
-    case '\n': return "\\n";
-    default: return NULL;
+    case '"':
+        return "\\\"";
+    case '\\':
+        return "\\\\";
+    case '\n':
+        return "\\n";
+    default:
+        return NULL;
     }
 }
 
@@ -307,7 +311,8 @@ hf_status hf_i_dot_id_write(hf_ctx *ctx, FILE *out, const char *s, bool node_nam
 {
     hf_status st;
     switch (dot_form_of(ctx, s, node_name, &st)) {
-    case DOT_BARE: return fputs(s, out) >= 0 ? HF_OK : HF_EIO;
+    case DOT_BARE:
+        return fputs(s, out) >= 0 ? HF_OK : HF_EIO;
     case DOT_ANGLE:
         return putc('<', out) != EOF && fputs(s, out) >= 0 && putc('>', out) != EOF ? HF_OK
                                                                                     : HF_EIO;
@@ -318,7 +323,8 @@ hf_status hf_i_dot_id_write(hf_ctx *ctx, FILE *out, const char *s, bool node_nam
             if ((*c == '"' && putc('\\', out) == EOF) || putc(*c, out) == EOF)
                 return HF_EIO;
         return putc('"', out) != EOF ? HF_OK : HF_EIO;
-    default: return st ? st : HF_EUNSUPPORTED;
+    default:
+        return st ? st : HF_EUNSUPPORTED;
     }
 }
 

@@ -139,8 +139,7 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
     size_t slot;
-    uint32_t found =
-        slots_lookup(b->slots, b->slot_mask, b->name_data, b->name_off, name, &slot);
+    uint32_t found = slots_lookup(b->slots, b->slot_mask, b->name_data, b->name_off, name, &slot);
     if (found != HF_NO_EVENT) {
         if (id)
             *id = found;
@@ -372,12 +371,12 @@ void hf_poset_free(hf_poset *p)
     if (!p)
         return;
     hf_ctx *ctx = p->ctx;
-    void *arrays[] = {p->name_data, p->name_off, p->name_slots, p->succ_off, p->succ,
-                      p->pred_off,  p->pred,     p->topo,       p->rank,     p->parent,
-                      p->depth,     p->subtree,  p->tin,        p->tout,     p->dfs_order,
-                      p->closure,   p->focus,    p->threads.of, p->threads.data,
-                      p->threads.off, p->objects.of, p->objects.data, p->objects.off,
-                      p->access};
+    void *arrays[] = {p->name_data,  p->name_off,     p->name_slots,   p->succ_off,
+                      p->succ,       p->pred_off,     p->pred,         p->topo,
+                      p->rank,       p->parent,       p->depth,        p->subtree,
+                      p->tin,        p->tout,         p->dfs_order,    p->closure,
+                      p->focus,      p->threads.of,   p->threads.data, p->threads.off,
+                      p->objects.of, p->objects.data, p->objects.off,  p->access};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
     hf_i_free(ctx, p);
@@ -1022,8 +1021,8 @@ hf_status hf_i_schedule_check(const hf_poset *p, const uint32_t *s, size_t index
             uint32_t u = p->pred[k];
             if (pos[u] > i) {
                 st = hf_i_fail(err, HF_ESCHEDULE, line, 0,
-                               "%s: %s is scheduled before %s, but %s must happen before %s",
-                               where, hf_i_name_quote(hf_i_name(p, v), q1, sizeof q1),
+                               "%s: %s is scheduled before %s, but %s must happen before %s", where,
+                               hf_i_name_quote(hf_i_name(p, v), q1, sizeof q1),
                                hf_i_name_quote(hf_i_name(p, u), q2, sizeof q2), q2, q1);
                 break;
             }

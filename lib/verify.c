@@ -34,26 +34,24 @@
  * position |F_{d-1}| - 1 there. On a tree |F_{d-1}| is known in O(1) without building F_{d-1}:
  * |F_{d-2}| plus the part of the root path (forest) or subtree (in-forest) of a_{d-1} outside
  * F_{d-2}, read from depths and subtree sizes and, for d >= 3, a table built once per
- * (d-2)-prefix in O(n) (not when fewer than n/16 continuations are left). Families made for trees mostly place an event right after its
- * down-set in some schedule (a chain's only schedule always does), so most prefixes cost O(1)
- * instead of O(n/64 + depth). When the test fails, F_{d-1} is built as usual, except that on a
- * forest it is carried from the previous a_{d-1}: the root path changes along the tree
- * distance between the two.
+ * (d-2)-prefix in O(n) (not when fewer than n/16 continuations are left). Families made for trees
+ * mostly place an event right after its down-set in some schedule (a chain's only schedule always
+ * does), so most prefixes cost O(1) instead of O(n/64 + depth). When the test fails, F_{d-1} is
+ * built as usual, except that on a forest it is carried from the previous a_{d-1}: the root path
+ * changes along the tree distance between the two.
  *
  * Cost. Setup: the schedule checks O(m * (n + e)), dropping copies O(m * n + m log m),
- * positions and the per-event sorted lists O(m * n), checkpoints O(m * (n/B) * n/64). Enumeration, for each admissible prefix:
- * O(1) when a tree's first schedule settles it (above; O(m) at most to find that schedule
- * for d >= 3), else
- * O(n/64 + down-set work) for F, O(m) per intermediate level for S (none for d <= 3), then
- * O(1) per schedule examined in the sorted list and O(n/64 + B) per schedule of S_{d-1}
- * consulted before saturation (all of them when the prefix has an uncovered continuation, which
- * is what the count pays and what hf_verify pays once). Memory: 3 * m * n 32-bit ids (positions
- * (d >= 3 only) and the sorted lists), m * (n/B) * n/64 checkpoint words, d * n/64 words and d * m bytes for
- * the levels, n + 1 ids for the table of trees (d >= 3).
- * B is the smallest power of two >= n/64, at most 64 (so the single clears never cost more than
- * the word operations; smaller blocks measured faster for n < 4096), unless the checkpoints would
- * exceed CHECKPOINT_BUDGET words; then B doubles until they fit, trading memory for the
- * per-schedule cost.
+ * positions and the per-event sorted lists O(m * n), checkpoints O(m * (n/B) * n/64). Enumeration,
+ * for each admissible prefix: O(1) when a tree's first schedule settles it (above; O(m) at most to
+ * find that schedule for d >= 3), else O(n/64 + down-set work) for F, O(m) per intermediate level
+ * for S (none for d <= 3), then O(1) per schedule examined in the sorted list and O(n/64 + B) per
+ * schedule of S_{d-1} consulted before saturation (all of them when the prefix has an uncovered
+ * continuation, which is what the count pays and what hf_verify pays once). Memory: 3 * m * n
+ * 32-bit ids (positions (d >= 3 only) and the sorted lists), m * (n/B) * n/64 checkpoint words, d *
+ * n/64 words and d * m bytes for the levels, n + 1 ids for the table of trees (d >= 3). B is the
+ * smallest power of two >= n/64, at most 64 (so the single clears never cost more than the word
+ * operations; smaller blocks measured faster for n < 4096), unless the checkpoints would exceed
+ * CHECKPOINT_BUDGET words; then B doubles until they fit, trading memory for the per-schedule cost.
  */
 
 /* 2^25 words = 256 MiB of checkpoints before blocks grow beyond 64 positions. */
@@ -70,14 +68,14 @@ struct ver {
     unsigned B_log;
     uint32_t nb; /* blocks: ceil(n / B); checkpoints exist for boundaries 1..nb-1 */
     const uint32_t *rows;
-    uint32_t *orig; /* orig[s]: the family's index of distinct schedule s */
-    uint32_t *pos; /* pos[x * m + s]: position of event x in schedule s */
-    uint32_t *by_pos; /* by_pos[x * m + i]: the schedules sorted by the position of x */
+    uint32_t *orig;      /* orig[s]: the family's index of distinct schedule s */
+    uint32_t *pos;       /* pos[x * m + s]: position of event x in schedule s */
+    uint32_t *by_pos;    /* by_pos[x * m + i]: the schedules sorted by the position of x */
     uint32_t *by_pos_at; /* by_pos_at[x * m + i]: the position of x in schedule by_pos[x*m+i] */
-    hf_word *ck;   /* schedule s, boundary k: ck + (s * (nb - 1) + k - 1) * W */
+    hf_word *ck;         /* schedule s, boundary k: ck + (s * (nb - 1) + k - 1) * W */
     hf_word *focus;
     uint32_t focus_events; /* distinct focus events */
-    hf_word *F;   /* d levels of W words; level 0 is empty */
+    hf_word *F;            /* d levels of W words; level 0 is empty */
     uint8_t *S;   /* d levels of m flags (S_i[s]: s keeps a1..ai in order); level 0: all 1 */
     hf_word *rem; /* W */
     /* Forest or in-forest views (no closure): the size of F_{d-1} is then known without
@@ -266,8 +264,7 @@ static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
     v->S = hf_i_alloc_array(ctx, v->d, m);
     v->rem = hf_i_calloc(ctx, W, sizeof *v->rem);
     v->tree = v->p->tin && !v->p->closure && (v->p->dual || v->p->parent);
-    if (v->tree && v->d >= 3 &&
-        !(v->aux = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *v->aux)))
+    if (v->tree && v->d >= 3 && !(v->aux = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *v->aux)))
         goto nomem;
     uint32_t *fill = hf_i_calloc(ctx, n, sizeof *fill);
     if (!v->by_pos || !v->by_pos_at || !v->ck || !v->F || !v->S || !v->rem || !fill) {
@@ -372,8 +369,7 @@ static uint32_t tree_added(const struct ver *v, uint32_t c)
 {
     const hf_poset *p = v->p;
     if (p->dual)
-        return p->subtree[c] -
-               (v->d >= 3 ? v->aux[p->tout[c] + 1] - v->aux[p->tin[c]] : 0);
+        return p->subtree[c] - (v->d >= 3 ? v->aux[p->tout[c] + 1] - v->aux[p->tin[c]] : 0);
     return p->depth[c] + 1 - (v->d >= 3 ? v->aux[c] : 0);
 }
 

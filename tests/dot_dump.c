@@ -30,7 +30,8 @@ static int write_ids(void)
         hf_status st = hf_dot_write_name(out, name);
         if (st == HF_EUNSUPPORTED && ftell(out) == at) {
             if (nref == refused_cap &&
-                !(refused = realloc(refused, (refused_cap = 2 * refused_cap + 8) * sizeof *refused)))
+                !(refused =
+                      realloc(refused, (refused_cap = 2 * refused_cap + 8) * sizeof *refused)))
                 return 2;
             refused[nref++] = count;
         } else if (st) {

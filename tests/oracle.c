@@ -8,7 +8,6 @@
 
 /* ---- brute-force oracle ---- */
 
-
 /* The registered edges of p as successor lists (CSR) and in-degrees. */
 typedef struct edge_lists {
     uint32_t n;
@@ -217,8 +216,8 @@ bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsign
         for (uint32_t a = 0; a < n; a++)
             for (uint32_t b = 0; b < n; b++)
                 if (lt[(size_t)a * n + b])
-                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u",
-                                 s, a, b);
+                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u", s, a,
+                                 b);
     }
     uint32_t k = 0;
     for (uint32_t v = 0; v < n; v++)
@@ -263,7 +262,7 @@ bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsign
 
 hf_poset *tu_union_of_chains(uint32_t n, uint64_t *rng)
 {
-    uint32_t (*e)[2] = malloc((n + 1) * sizeof *e);
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
     size_t m = 0;
     for (uint32_t v = 1; v < n; v++)
         if (tu_below(rng, 3) != 0)
@@ -299,7 +298,7 @@ static void sp_build(uint32_t lo, uint32_t n, uint64_t *rng, uint32_t (*e)[2], s
 
 hf_poset *tu_series_parallel(uint32_t n, uint64_t *rng)
 {
-    uint32_t (*e)[2] = malloc(((size_t)n * n + 1) * sizeof *e);
+    uint32_t(*e)[2] = malloc(((size_t)n * n + 1) * sizeof *e);
     bool *is_min = calloc(n, 1), *is_max = calloc(n, 1);
     size_t m = 0;
     sp_build(0, n, rng, e, &m, is_min, is_max);
@@ -314,20 +313,29 @@ hf_poset *tu_series_parallel(uint32_t n, uint64_t *rng)
 hf_poset *tu_some_order(unsigned i, uint32_t n, uint64_t *rng)
 {
     switch (i % 9) {
-    case 0: return tu_random_dag(n, 1, 5, rng);
-    case 1: return tu_random_dag(n, 1, 3, rng);
-    case 2: return tu_random_dag(n, 1, 2, rng);
-    case 3: return tu_random_dag(n, 4, 5, rng);
-    case 4: return tu_antichain(n);
-    case 5: return tu_union_of_chains(n, rng);
-    case 6: return tu_series_parallel(n, rng);
-    case 7: return tu_random_forest(n, 1 + tu_below(rng, 2), rng);
-    default: return tu_random_inforest(n, 1 + tu_below(rng, 2), rng);
+    case 0:
+        return tu_random_dag(n, 1, 5, rng);
+    case 1:
+        return tu_random_dag(n, 1, 3, rng);
+    case 2:
+        return tu_random_dag(n, 1, 2, rng);
+    case 3:
+        return tu_random_dag(n, 4, 5, rng);
+    case 4:
+        return tu_antichain(n);
+    case 5:
+        return tu_union_of_chains(n, rng);
+    case 6:
+        return tu_series_parallel(n, rng);
+    case 7:
+        return tu_random_forest(n, 1 + tu_below(rng, 2), rng);
+    default:
+        return tu_random_inforest(n, 1 + tu_below(rng, 2), rng);
     }
 }
 
-tu_collect tu_run_method(const struct hf_i_method *m, const hf_poset *p, unsigned d,
-                         uint64_t seed, const uint32_t *focus, size_t focus_count, bool predict)
+tu_collect tu_run_method(const struct hf_i_method *m, const hf_poset *p, unsigned d, uint64_t seed,
+                         const uint32_t *focus, size_t focus_count, bool predict)
 {
     hf_gen_options opt = tu_gen_options(d, m->id, focus, focus_count);
     opt.seed = seed;

@@ -36,12 +36,13 @@ struct hf_i_method;
 /* Run an internal method (lib/gen.h) through check and generate, asserting success; with
  * `predict` also assert that its prediction equals the number of schedules emitted. The caller
  * frees the rows. */
-tu_collect tu_run_method(const struct hf_i_method *m, const hf_poset *p, unsigned d,
-                         uint64_t seed, const uint32_t *focus, size_t focus_count, bool predict);
+tu_collect tu_run_method(const struct hf_i_method *m, const hf_poset *p, unsigned d, uint64_t seed,
+                         const uint32_t *focus, size_t focus_count, bool predict);
 hf_status tu_collect_put(void *user, const uint32_t *s, uint32_t n);
 hf_sink tu_collect_sink(tu_collect *c);
 bool tu_admissible(const bool *lt, uint32_t n, const uint32_t *t, unsigned d);
-bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d, const bool *in_focus);
+bool tu_oracle_hitting(const hf_poset *p, const uint32_t *rows, size_t m, unsigned d,
+                       const bool *in_focus);
 hf_poset *tu_union_of_chains(uint32_t n, uint64_t *rng);
 hf_poset *tu_series_parallel(uint32_t n, uint64_t *rng);
 hf_poset *tu_some_order(unsigned i, uint32_t n, uint64_t *rng);

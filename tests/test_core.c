@@ -69,8 +69,8 @@ Test(core, contexts_and_allocators)
 Test(core, bare_names_are_dot_identifiers_and_numerals)
 {
     const char *bare[] = {"a", "_x1", "Node2", "é", "12", "-3", "1.5", ".5", "-.5", "7."};
-    const char *quoted[] = {"", "a b", "1a", "-", ".", "1.2.3", "node", "Digraph", "STRICT",
-                            "edge", "x-y", "a\"b", "back\\slash", "tab\there"};
+    const char *quoted[] = {"",        "a b",    "1a",   "-",   ".",    "1.2.3",       "node",
+                            "Digraph", "STRICT", "edge", "x-y", "a\"b", "back\\slash", "tab\there"};
     for (size_t i = 0; i < sizeof bare / sizeof *bare; i++)
         cr_assert(hf_i_name_is_bare(bare[i]), "'%s' should be bare", bare[i]);
     for (size_t i = 0; i < sizeof quoted / sizeof *quoted; i++)

@@ -17,10 +17,7 @@ TU_SUITE(count);
 /* Brute force                                                                               */
 
 /* lt[a*n+b] iff a < b, from the edges the test chose (tu_closure). */
-static bool *brute_closure(const hf_poset *p)
-{
-    return tu_closure(p);
-}
+static bool *brute_closure(const hf_poset *p) { return tu_closure(p); }
 
 static void mpz_set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
 
@@ -546,10 +543,7 @@ Test(count, lower_bound_is_below_the_optimum)
 
 /* Closure by a search from every event (for larger sparse orders, where Floyd-Warshall is too
  * slow). */
-static bool *search_closure(const hf_poset *p)
-{
-    return tu_closure(p);
-}
+static bool *search_closure(const hf_poset *p) { return tu_closure(p); }
 
 Test(count, small_focus_on_larger_orders)
 {

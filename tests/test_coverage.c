@@ -12,7 +12,6 @@ TU_SUITE(coverage);
 
 /* ---- brute-force oracle ---- */
 
-
 /* A uniformly random topological order (not uniform over extensions; any will do here). */
 static void random_extension(const bool *lt, uint32_t n, uint64_t *rng, uint32_t *out)
 {

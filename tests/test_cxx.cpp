@@ -1,6 +1,6 @@
 // The public headers compile as C++ and their declarations have C linkage.
-#include <hitfam/hitfam.h>
 #include <hitfam/count.h>
+#include <hitfam/hitfam.h>
 
 int main()
 {

@@ -76,8 +76,8 @@ Test(forest, random_forests_all_gadgets)
     for (int iter = 0; iter < 400; iter++) {
         uint32_t n = tu_below(&rng, 40);
         uint32_t roots = 1 + tu_below(&rng, 5);
-        hf_poset *p = iter % 2 ? tu_random_inforest(n, roots, &rng)
-                               : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            iter % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         for (int g = HF_I_GADGET_NONE; g <= HF_I_GADGET_BALANCED; g++) {
             hf_i_tree_options opt = {(hf_i_gadget)g, NULL, 0};
             hf_i_tree *t;

@@ -13,7 +13,7 @@ TU_SUITE(gen_all);
 
 /* the methods auto weighs on forests (scramble: when the focus events are incomparable) */
 static const hf_method tree_methods[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE,
-                                        HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};
+                                         HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};
 
 /* Poset from parent links (parent[v] < v, HF_NO_EVENT for roots); reversed edges if `in`. */
 static hf_poset *from_parents(const uint32_t *parent, uint32_t n, bool in)
@@ -54,8 +54,7 @@ static uint64_t run_method(const hf_poset *p, unsigned d, hf_method method, cons
                  hf_method_name(used), (unsigned long long)predicted, hf_family_size(f));
     hf_verify_options vo = {.d = d, .focus = focus, .focus_count = fc};
     hf_verify_result res;
-    cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_OK, "%s: %s", hf_method_name(used),
-                 err.text);
+    cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_OK, "%s: %s", hf_method_name(used), err.text);
     cr_assert(res.hitting, "%s family of %u events is not %u-hitting: (%u %u %u ...)",
               hf_method_name(used), hf_poset_size(p), d, res.witness[0], res.witness[1],
               res.witness[2]);
@@ -138,12 +137,24 @@ Test(gen_all, random_trees_of_every_family)
         int family = iter % 6;
         for (uint32_t v = 1; v < n; v++) {
             switch (family) {
-            case 0: parent[v] = (v - 1) / 2; break;                             /* balanced */
-            case 1: parent[v] = tu_below(&rng, v); break;                       /* recursive */
-            case 2: parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3; break;         /* caterpillar */
-            case 3: parent[v] = 0; break;                                       /* star */
-            case 4: parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v); break; /* deep */
-            default: parent[v] = tu_below(&rng, v < 6 ? v : 6); break;          /* wide, shallow */
+            case 0:
+                parent[v] = (v - 1) / 2;
+                break; /* balanced */
+            case 1:
+                parent[v] = tu_below(&rng, v);
+                break; /* recursive */
+            case 2:
+                parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3;
+                break; /* caterpillar */
+            case 3:
+                parent[v] = 0;
+                break; /* star */
+            case 4:
+                parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v);
+                break; /* deep */
+            default:
+                parent[v] = tu_below(&rng, v < 6 ? v : 6);
+                break; /* wide, shallow */
             }
         }
         hf_poset *p = from_parents(parent, n, iter % 5 == 4);
@@ -172,12 +183,24 @@ Test(gen_all, trees_of_about_a_thousand_events)
         parent[0] = HF_NO_EVENT;
         for (uint32_t v = 1; v < n; v++) {
             switch (family) {
-            case 0: parent[v] = (v - 1) / 2; break;
-            case 1: parent[v] = tu_below(&rng, v); break;
-            case 2: parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3; break;
-            case 3: parent[v] = 0; break;
-            case 4: parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v); break;
-            default: parent[v] = tu_below(&rng, v < 6 ? v : 6); break;
+            case 0:
+                parent[v] = (v - 1) / 2;
+                break;
+            case 1:
+                parent[v] = tu_below(&rng, v);
+                break;
+            case 2:
+                parent[v] = v % 3 == 0 ? v - 1 : (v / 3) * 3;
+                break;
+            case 3:
+                parent[v] = 0;
+                break;
+            case 4:
+                parent[v] = tu_below(&rng, 8) ? v - 1 : tu_below(&rng, v);
+                break;
+            default:
+                parent[v] = tu_below(&rng, v < 6 ? v : 6);
+                break;
             }
         }
         hf_poset *p = from_parents(parent, n, family == 5);
@@ -232,7 +255,7 @@ static hf_status on_begin(void *user, const hf_gen_info *info)
 Test(gen_all, generate_ex_announces_size_first)
 {
     uint64_t rng = 77;
-    const hf_method methods[] = {HF_METHOD_AUTO, HF_METHOD_DFS, HF_METHOD_DOUBLETREE,
+    const hf_method methods[] = {HF_METHOD_AUTO,   HF_METHOD_DFS,    HF_METHOD_DOUBLETREE,
                                  HF_METHOD_SIMPLE, HF_METHOD_GREEDY, HF_METHOD_RANDOM};
     for (unsigned i = 0; i < 40; i++) {
         hf_poset *p = tu_some_order(i, 3 + i % 9, &rng);
@@ -261,16 +284,15 @@ Test(gen_all, generate_ex_announces_size_first)
             cr_assert_eq(info.schedules_known, !runs, "%s", hf_method_name(methods[k]));
             if (info.schedules_known)
                 cr_assert_eq(info.schedules, c.m, "%s announced %llu, emitted %zu",
-                             hf_method_name(info.method), (unsigned long long)info.schedules,
-                             c.m);
+                             hf_method_name(info.method), (unsigned long long)info.schedules, c.m);
             cr_assert(tu_oracle_hitting(p, c.rows, c.m, opt.count ? 1 : opt.d, NULL));
             free(c.rows);
             /* a begin that refuses stops the generation before any schedule */
             tu_collect none = {hf_poset_size(p), 0, 0, NULL};
             announce stop = {0, {HF_METHOD_AUTO, false, 0}, 0, &none, HF_EIO};
-            cr_assert_eq(hf_generate_ex(p, &opt, on_begin, &stop, tu_collect_sink(&none), NULL,
-                                        NULL),
-                         HF_EIO);
+            cr_assert_eq(
+                hf_generate_ex(p, &opt, on_begin, &stop, tu_collect_sink(&none), NULL, NULL),
+                HF_EIO);
             cr_assert_eq(none.m, 0);
             free(none.rows);
         }
@@ -309,15 +331,15 @@ Test(gen_all, families_above_max_names_are_refused)
         opt.max_names = want * 60;
         uint64_t got = 0;
         hf_error err;
-        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_OK,
-                     "%s", err.text);
+        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_OK, "%s",
+                     err.text);
         cr_assert_eq(got, want);
         opt.max_names = want * 60 - 1;
         got = 0;
         cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &got}, NULL, &err), HF_ETOOLARGE);
         cr_assert_eq(got, 0);
-        cr_assert(strstr(err.text, "max_names") && strstr(err.text, "schedules of 60 events"),
-                  "%s", err.text);
+        cr_assert(strstr(err.text, "max_names") && strstr(err.text, "schedules of 60 events"), "%s",
+                  err.text);
     }
     /* greedy's size is known only by running it: stopped as it passes the limit */
     opt.method = HF_METHOD_GREEDY;

@@ -153,10 +153,8 @@ static tu_collect check_family(const hf_poset *p, unsigned d, const uint32_t *fo
     /* the prediction is exact */
     uint64_t size;
     hf_method chosen;
-    cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s: %s", what,
-                 err.text);
-    cr_assert_eq(size, c.m, "%s: predicted %llu, emitted %zu", what, (unsigned long long)size,
-                 c.m);
+    cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s: %s", what, err.text);
+    cr_assert_eq(size, c.m, "%s: predicted %llu, emitted %zu", what, (unsigned long long)size, c.m);
     free(in);
     free(in8);
     return c;
@@ -213,9 +211,13 @@ Test(gen_chains, hitting_on_named_and_wider_orders)
 {
     uint64_t rng = 72;
     for (unsigned d = 2; d <= 4; d++) {
-        hf_poset *ps[] = {tu_double_tree(2), tu_complete_binary(2), tu_chain(6),
-                          tu_antichain(d == 4 ? 7 : 9), tu_random_dag(12, 1, 12, &rng),
-                          tu_random_dag(12, 2, 3, &rng), tu_series_parallel(11, &rng),
+        hf_poset *ps[] = {tu_double_tree(2),
+                          tu_complete_binary(2),
+                          tu_chain(6),
+                          tu_antichain(d == 4 ? 7 : 9),
+                          tu_random_dag(12, 1, 12, &rng),
+                          tu_random_dag(12, 2, 3, &rng),
+                          tu_series_parallel(11, &rng),
                           tu_random_inforest(11, 2, &rng)};
         for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
             char what[32];
@@ -307,8 +309,8 @@ Test(gen_chains, d2_size_is_the_width)
         hf_poset *p = tu_some_order(i, n, &rng);
         tu_collect c = check_family(p, 2, NULL, 0, "d=2");
         uint32_t w = brute_width(p, NULL);
-        cr_assert(c.m <= w && (w == 1 ? c.m == 1 : c.m >= 2), "n=%u width %u, %zu schedules",
-                  n, w, c.m);
+        cr_assert(c.m <= w && (w == 1 ? c.m == 1 : c.m >= 2), "n=%u width %u, %zu schedules", n, w,
+                  c.m);
         free(c.rows);
         hf_poset_free(p);
     }
@@ -344,8 +346,8 @@ Test(gen_chains, decomposition_is_minimum)
     uint64_t rng = 76;
     for (unsigned i = 0; i < 1800; i++) {
         uint32_t n = 1 + tu_below(&rng, 13);
-        hf_poset *p = i % 10 == 9 ? tu_double_tree(1 + tu_below(&rng, 2))
-                                  : tu_some_order(i, n, &rng);
+        hf_poset *p =
+            i % 10 == 9 ? tu_double_tree(1 + tu_below(&rng, 2)) : tu_some_order(i, n, &rng);
         n = hf_poset_size(p);
         bool *in = NULL;
         uint8_t *in8 = NULL;
@@ -599,8 +601,7 @@ Test(gen_chains, limits_and_sinks)
     hf_poset *p = tu_antichain(200);
     hf_gen_options opt = chains_options(5, NULL, 0);
     int calls = 0;
-    cr_assert_eq(hf_generate(p, &opt, (hf_sink){stop_after_two, &calls}, NULL, &err),
-                 HF_ETOOLARGE);
+    cr_assert_eq(hf_generate(p, &opt, (hf_sink){stop_after_two, &calls}, NULL, &err), HF_ETOOLARGE);
     cr_assert_eq(calls, 0, "refused before emitting");
     cr_assert(strstr(err.text, "more than") && strstr(err.text, "d=5"), "%s", err.text);
     uint64_t size;
@@ -611,8 +612,7 @@ Test(gen_chains, limits_and_sinks)
     opt.d = 3;
     cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, &err), HF_ETOOLARGE);
     cr_assert(strstr(err.text, "known only by building"), "%s", err.text);
-    cr_assert_eq(hf_generate(p, &opt, (hf_sink){stop_after_two, &calls}, NULL, &err),
-                 HF_EABORTED);
+    cr_assert_eq(hf_generate(p, &opt, (hf_sink){stop_after_two, &calls}, NULL, &err), HF_EABORTED);
     cr_assert_eq(calls, 2);
     hf_poset_free(p);
     /* no events: one empty schedule; one event: one schedule whatever d */
@@ -769,9 +769,9 @@ static hf_poset *eight_chains(uint64_t *rng, bool threads)
     for (uint32_t k = 0; k < n / 4; k++) {
         uint32_t c1 = tu_below(rng, W), c2 = tu_below(rng, W), j = tu_below(rng, L - 60);
         if (c1 != c2)
-            cr_assert_eq(hf_poset_builder_add_order(b, c1 * L + j,
-                                                    c2 * L + j + 1 + tu_below(rng, 50)),
-                         HF_OK);
+            cr_assert_eq(
+                hf_poset_builder_add_order(b, c1 * L + j, c2 * L + j + 1 + tu_below(rng, 50)),
+                HF_OK);
     }
     hf_poset *p;
     cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
@@ -785,7 +785,7 @@ typedef struct big_sink {
     const hf_poset *p;
     const uint32_t *focus;
     uint32_t k;
-    uint32_t *pos; /* n scratch */
+    uint32_t *pos;  /* n scratch */
     uint32_t *fpos; /* k per schedule */
     size_t count, cap;
 } big_sink;

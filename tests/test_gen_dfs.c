@@ -32,8 +32,8 @@ static size_t check_2_hitting(const hf_poset *p, const hf_family *f, unsigned d)
         for (uint32_t a = 0; a < n; a++)
             for (uint32_t b = 0; b < n; b++)
                 if (lt[(size_t)a * n + b])
-                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u", s,
-                                 a, b);
+                    cr_assert_lt(pos[s * n + a], pos[s * n + b], "schedule %zu breaks %u<%u", s, a,
+                                 b);
     }
     if (d >= 2)
         for (uint32_t a = 0; a < n; a++)
@@ -76,8 +76,8 @@ Test(gen_dfs, forests_inforests_and_any_degree_trees)
     for (int iter = 0; iter < 600; iter++) {
         uint32_t n = tu_below(&rng, 24);
         uint32_t roots = 1 + tu_below(&rng, 4);
-        hf_poset *p = iter % 3 == 2 ? tu_random_inforest(n, roots, &rng)
-                                    : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            iter % 3 == 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         hf_method used;
         hf_family *f = generate(p, 2, HF_METHOD_AUTO, &used);
         cr_assert_eq(used, HF_METHOD_DFS);
@@ -91,8 +91,12 @@ Test(gen_dfs, forests_inforests_and_any_degree_trees)
 
 Test(gen_dfs, named_shapes)
 {
-    hf_poset *ps[] = {tu_complete_binary(4), tu_chain(7), tu_antichain(6), tu_chain(1),
-                      tu_tree_from_levels("0111111"), tu_tree_from_levels("0123321")};
+    hf_poset *ps[] = {tu_complete_binary(4),
+                      tu_chain(7),
+                      tu_antichain(6),
+                      tu_chain(1),
+                      tu_tree_from_levels("0111111"),
+                      tu_tree_from_levels("0123321")};
     size_t want[] = {2, 1, 2, 1, 2, 2};
     for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
         hf_family *f = generate(ps[i], 2, HF_METHOD_DFS, NULL);

@@ -22,10 +22,7 @@ extern const hf_i_method hf_i_method_doubletree;
 /* Oracle: closure, linear extensions, admissible triples                                     */
 
 /* lt[a*n+b] iff a < b, from the edges the test chose (tu_closure). */
-static bool *closure(const hf_poset *p)
-{
-    return tu_closure(p);
-}
+static bool *closure(const hf_poset *p) { return tu_closure(p); }
 
 /* Every row a linear extension of lt; every admissible triple of events with sel[] set (all if
  * sel is NULL) hit by some row. */

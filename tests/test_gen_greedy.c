@@ -18,7 +18,7 @@ static tu_collect run_seed(const hf_poset *p, unsigned d, uint64_t seed, const u
 }
 
 static tu_collect run(const hf_poset *p, unsigned d, uint64_t seed, const uint32_t *focus,
-                   size_t focus_count)
+                      size_t focus_count)
 {
     return run_seed(p, d, seed, focus, focus_count, true);
 }
@@ -93,7 +93,7 @@ Test(gen_greedy, same_seed_same_schedules)
     for (unsigned i = 0; i < 18; i++) {
         hf_poset *p = tu_some_order(i, 9, &rng);
         tu_collect a = run_seed(p, 3, 42, NULL, 0, false), b = run_seed(p, 3, 42, NULL, 0, false),
-                c = run_seed(p, 3, 43, NULL, 0, false);
+                   c = run_seed(p, 3, 43, NULL, 0, false);
         cr_assert_eq(a.m, b.m);
         cr_assert_eq(memcmp(a.rows, b.rows, a.m * 9 * sizeof *a.rows), 0);
         if (a.m != c.m || memcmp(a.rows, c.rows, a.m * 9 * sizeof *a.rows) != 0)
@@ -193,10 +193,8 @@ Test(gen_greedy, tail_search_on_small_orders)
         hf_error e1;
         hf_status s1 = hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, &e1);
         cr_assert_eq(s1, HF_OK, "%d %s", s1, e1.text);
-        cr_assert_eq(hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c2), &again, NULL),
-                     HF_OK);
-        cr_assert_eq(hf_i_greedy_run(p, &opt, &none, (hf_sink){NULL, NULL}, &plain, NULL),
-                     HF_OK);
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c2), &again, NULL), HF_OK);
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &none, (hf_sink){NULL, NULL}, &plain, NULL), HF_OK);
         cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, opt.focus ? in_focus : NULL),
                   "order %u d=%u", i, d);
         cr_assert_leq(c.m, plain);
@@ -249,9 +247,9 @@ Test(gen_greedy, out_of_memory_everywhere)
             chaos.left = k;
             chaos.once = false;
             const hf_i_greedy_limits sparse = {0, 30};
-            hf_status st =
-                shape == 0 ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
-                           : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);
+            hf_status st = shape == 0
+                               ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
+                               : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);
             chaos.left = -1;
             cr_assert(st == HF_OK || st == HF_ENOMEM, "k=%ld: %d", k, st);
             cr_assert_eq(chaos.live, live, "k=%ld leaked %ld blocks", k, chaos.live - live);

@@ -19,10 +19,7 @@ TU_SUITE(gen_pattern);
 /* Oracle                                                                                     */
 
 /* lt[a*n+b] iff a < b: a search from every event over the Hasse successors. */
-static bool *order_closure(const hf_poset *p)
-{
-    return tu_closure(p);
-}
+static bool *order_closure(const hf_poset *p) { return tu_closure(p); }
 
 typedef struct oracle {
     uint32_t n, d;

@@ -74,7 +74,7 @@ Test(gen_random, same_seed_same_schedules)
     for (unsigned i = 0; i < 18; i++) {
         hf_poset *p = tu_some_order(i, 9, &rng);
         tu_collect a = run(p, 3, 42, NULL, 0), b = run(p, 3, 42, NULL, 0),
-                c = run(p, 3, 43, NULL, 0);
+                   c = run(p, 3, 43, NULL, 0);
         cr_assert_eq(a.m, b.m);
         cr_assert_eq(memcmp(a.rows, b.rows, a.m * 9 * sizeof *a.rows), 0);
         if (a.m != c.m || memcmp(a.rows, c.rows, a.m * 9 * sizeof *a.rows) != 0)
@@ -331,8 +331,7 @@ Test(gen_random, count_option_through_the_api)
         cr_assert_eq(hf_method_predict(p, &opt, &predicted, NULL, &err), HF_OK, "%s", err.text);
         cr_assert_eq(predicted, until.m + 5);
         tu_collect c = {7, 0, 0, NULL};
-        cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, &err), HF_OK, "%s",
-                     err.text);
+        cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, &err), HF_OK, "%s", err.text);
         cr_assert_eq(c.m, until.m + 5);
         cr_assert_eq(memcmp(c.rows, until.rows, until.m * 7 * sizeof *c.rows), 0);
         cr_assert(tu_oracle_hitting(p, c.rows, c.m, 1, NULL));

@@ -258,8 +258,8 @@ Test(gen_scramble, antichain_focus_sets_in_random_orders)
             focus[k++] = focus[0];
         for (unsigned d = 2; d <= 3; d++) {
             char what[96];
-            snprintf(what, sizeof what, "order %u (%u events, %zu focus), d=%u", i,
-                     (unsigned)n, k, d);
+            snprintf(what, sizeof what, "order %u (%u events, %zu focus), d=%u", i, (unsigned)n, k,
+                     d);
             tu_collect c = check_family(p, d, focus, k, true, what);
             free(c.rows);
             tried++;
@@ -278,8 +278,8 @@ Test(gen_scramble, refusals_name_two_comparable_events)
     hf_poset *p = tu_poset(4, e, 1);
     hf_gen_options opt = scramble_options(3, NULL, 0);
     cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
-    cr_assert(strstr(err.text, "pairwise incomparable events") && strstr(err.text, "e0 < e1"),
-              "%s", err.text);
+    cr_assert(strstr(err.text, "pairwise incomparable events") && strstr(err.text, "e0 < e1"), "%s",
+              err.text);
     tu_collect c = {4, 0, 0, NULL};
     cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, &err), HF_EUNSUPPORTED);
     cr_assert_eq(c.m, 0);

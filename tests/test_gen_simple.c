@@ -145,10 +145,9 @@ static fam *run_pruned(const hf_poset *p, unsigned d, const uint32_t *racing, si
                  HF_OK, "%s", err.text);
     mpz_t z;
     mpz_init(z);
-    cr_assert_eq(hf_i_simple_predict_pruned(p, d, racing, count, z, &err), HF_OK, "%s",
-                 err.text);
-    cr_assert(mpz_cmp_ui(z, (unsigned long)f->m) == 0, "pruned d=%u: predicted %lu, emitted %zu",
-              d, mpz_get_ui(z), f->m);
+    cr_assert_eq(hf_i_simple_predict_pruned(p, d, racing, count, z, &err), HF_OK, "%s", err.text);
+    cr_assert(mpz_cmp_ui(z, (unsigned long)f->m) == 0, "pruned d=%u: predicted %lu, emitted %zu", d,
+              mpz_get_ui(z), f->m);
     mpz_clear(z);
     return f;
 }
@@ -157,22 +156,19 @@ static fam *run_pruned(const hf_poset *p, unsigned d, const uint32_t *racing, si
 /* The brute-force oracle                                                                   */
 
 /* lt[a*n+b]: a < b, from the edges the test chose (tu_closure). */
-static bool *closure(const hf_poset *p)
-{
-    return tu_closure(p);
-}
+static bool *closure(const hf_poset *p) { return tu_closure(p); }
 
 enum rule { ALL, ALL_IN_SET, FIRST_IN_SET, LAST_IN_SET };
 
 typedef struct oracle {
     uint32_t n, d;
-    size_t words;          /* per set of schedules */
+    size_t words; /* per set of schedules */
     const bool *lt;
     const uint64_t *order; /* order[(a*n+b)*words ..]: the schedules that put a before b */
     const bool *set;
     enum rule rule;
     uint32_t tuple[HF_MAX_D];
-    uint64_t *hits;        /* per level: the schedules that hit tuple[0..level] */
+    uint64_t *hits; /* per level: the schedules that hit tuple[0..level] */
     size_t m;
     uint64_t count;
 } oracle;
@@ -312,8 +308,8 @@ static uint64_t check_family(const hf_poset *p, const fam *f, unsigned d, const 
 
 typedef struct literal {
     uint32_t n;
-    bool dual;       /* an in-forest: work on the reversed order, reverse each schedule */
-    uint32_t *up;    /* tree parent, NO for a root */
+    bool dual;    /* an in-forest: work on the reversed order, reverse each schedule */
+    uint32_t *up; /* tree parent, NO for a root */
     bool *cand;
     uint32_t k;
     uint32_t tuple[HF_MAX_D];
@@ -417,8 +413,14 @@ static void check_literal(const hf_poset *p, unsigned d, const uint32_t *racing,
                           const fam *emitted)
 {
     uint32_t n = hf_poset_size(p);
-    literal l = {n, !(hf_poset_shape(p) & HF_SHAPE_FOREST), malloc((n + 1) * sizeof(uint32_t)),
-                 calloc(n + 1, 1), 0, {0}, calloc(n + 1, 1), malloc((n + 1) * sizeof(uint32_t)),
+    literal l = {n,
+                 !(hf_poset_shape(p) & HF_SHAPE_FOREST),
+                 malloc((n + 1) * sizeof(uint32_t)),
+                 calloc(n + 1, 1),
+                 0,
+                 {0},
+                 calloc(n + 1, 1),
+                 malloc((n + 1) * sizeof(uint32_t)),
                  fam_new(n)};
     uint32_t *parent = tu_forest_parents(p, l.dual); /* from the test's own edges */
     for (uint32_t v = 0; v < n; v++) {
@@ -728,8 +730,10 @@ Test(gen_simple, pruned_hits_tuples_with_racing_prefix)
     for (int iter = 0; iter < 240; iter++) {
         unsigned d = iter % 4 == 3 ? 4 : iter % 8 == 5 ? 5 : 3;
         uint32_t n;
-        hf_poset *p =
-            random_order(d == 3 ? 50 : d == 4 ? 22 : 12, &rng, (enum kind)(iter % N_KINDS), &n);
+        hf_poset *p = random_order(d == 3   ? 50
+                                   : d == 4 ? 22
+                                            : 12,
+                                   &rng, (enum kind)(iter % N_KINDS), &n);
         bool *set = calloc(n + 1, 1);
         uint32_t *racing = malloc((n + 8) * sizeof *racing), r = 0;
         uint32_t want = tu_below(&rng, 8);
@@ -867,8 +871,8 @@ static void predict_matches_count(const hf_poset *p, unsigned d)
     mpz_init(z);
     cr_assert_eq(hf_i_method_simple.predict(p, &opt, z, &err), HF_OK, "%s", err.text);
     uint64_t emitted = 0;
-    cr_assert_eq(hf_i_method_simple.generate(p, &opt, (hf_sink){count_put, &emitted}, &err),
-                 HF_OK, "%s", err.text);
+    cr_assert_eq(hf_i_method_simple.generate(p, &opt, (hf_sink){count_put, &emitted}, &err), HF_OK,
+                 "%s", err.text);
     cr_assert(mpz_cmp_ui(z, (unsigned long)emitted) == 0, "d=%u n=%u: predicted %lu, emitted %llu",
               d, hf_poset_size(p), mpz_get_ui(z), (unsigned long long)emitted);
     mpz_clear(z);
@@ -877,7 +881,10 @@ static void predict_matches_count(const hf_poset *p, unsigned d)
 Test(gen_simple, predict_matches_the_count_on_larger_trees)
 {
     uint64_t rng = 10;
-    const struct { unsigned d; uint32_t n; } cases[] = {{3, 400}, {4, 120}, {5, 35}, {6, 16}};
+    const struct {
+        unsigned d;
+        uint32_t n;
+    } cases[] = {{3, 400}, {4, 120}, {5, 35}, {6, 16}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
         for (int kind = 0; kind < N_KINDS; kind++) {
             uint32_t par[512];
@@ -977,8 +984,7 @@ Test(gen_simple, refusals_say_why)
     cr_assert_eq(hf_i_simple_predict_pruned(tree, 3, racing, 3, z, &err), HF_EINVAL);
     cr_assert_eq(hf_i_simple_generate_pruned(tree, 3, NULL, 2, sink, &err), HF_EINVAL);
     cr_assert_eq(hf_i_simple_generate_pruned(tree, 2, racing, 2, sink, &err), HF_EUNSUPPORTED);
-    cr_assert_eq(hf_i_simple_generate_pruned(tree, HF_MAX_D + 1, racing, 2, sink, &err),
-                 HF_EINVAL);
+    cr_assert_eq(hf_i_simple_generate_pruned(tree, HF_MAX_D + 1, racing, 2, sink, &err), HF_EINVAL);
     cr_assert_eq(hf_i_simple_generate_pruned(tree, 3, racing, 2, (hf_sink){NULL, NULL}, &err),
                  HF_EINVAL);
     cr_assert_eq(hf_i_simple_predict_pruned(diamond, 3, racing, 2, z, &err), HF_EUNSUPPORTED);

@@ -29,8 +29,8 @@ Test(labels, dot_objects_and_accesses)
     cr_assert_str_eq(hf_poset_object_name(p, 2), "q");
     cr_assert_null(hf_poset_object_name(p, 3));
     static const uint32_t obj[] = {0, 0, 1, 0, HF_NO_EVENT, 2};
-    static const hf_access acc[] = {HF_ACCESS_READ,  HF_ACCESS_WRITE, HF_ACCESS_WRITE,
-                                    HF_ACCESS_READ,  HF_ACCESS_NONE,  HF_ACCESS_WRITE};
+    static const hf_access acc[] = {HF_ACCESS_READ, HF_ACCESS_WRITE, HF_ACCESS_WRITE,
+                                    HF_ACCESS_READ, HF_ACCESS_NONE,  HF_ACCESS_WRITE};
     for (uint32_t v = 0; v < 6; v++) {
         cr_assert_eq(hf_poset_object(p, v), obj[v], "event %u", v);
         cr_assert_eq(hf_poset_access(p, v), acc[v], "event %u", v);
@@ -160,9 +160,9 @@ Test(labels, conflicts_match_the_definition_and_survive_dot)
                         lt[u * n + v] |= lt[k * n + v];
         for (uint32_t v = 0; v < n; v++) {
             obj[v] = objects && tu_below(&rng, 4) ? tu_below(&rng, objects) : HF_NO_EVENT;
-            acc[v] = obj[v] == HF_NO_EVENT  ? HF_ACCESS_NONE
-                     : tu_below(&rng, 2) ? HF_ACCESS_READ
-                                         : HF_ACCESS_WRITE;
+            acc[v] = obj[v] == HF_NO_EVENT ? HF_ACCESS_NONE
+                     : tu_below(&rng, 2)   ? HF_ACCESS_READ
+                                           : HF_ACCESS_WRITE;
             if (obj[v] != HF_NO_EVENT) {
                 char o[16];
                 snprintf(o, sizeof o, "o%u", obj[v]);
@@ -197,10 +197,10 @@ Test(labels, conflicts_match_the_definition_and_survive_dot)
                 }
                 for (uint32_t v = 0; v < n; v++) {
                     bool unordered = u != v && !lt[u * n + v] && !lt[v * n + u];
-                    bool want = unordered && (!labelled || (obj[u] != HF_NO_EVENT &&
-                                                            obj[u] == obj[v] &&
-                                                            (acc[u] == HF_ACCESS_WRITE ||
-                                                             acc[v] == HF_ACCESS_WRITE)));
+                    bool want =
+                        unordered &&
+                        (!labelled || (obj[u] != HF_NO_EVENT && obj[u] == obj[v] &&
+                                       (acc[u] == HF_ACCESS_WRITE || acc[v] == HF_ACCESS_WRITE)));
                     cr_assert_eq(hf_poset_conflict(both[w], u, v), want, "%u %u", u, v);
                 }
             }

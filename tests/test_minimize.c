@@ -43,8 +43,7 @@ static void random_linext(const hf_poset *p, uint64_t *rng, uint32_t *out)
 
 /* A d-hitting family with redundancy: random linear extensions until the oracle says hitting,
  * then copies of some of them and further random ones. */
-static tu_collect random_hitting(const hf_poset *p, unsigned d, const bool *in_focus,
-                                 uint64_t *rng)
+static tu_collect random_hitting(const hf_poset *p, unsigned d, const bool *in_focus, uint64_t *rng)
 {
     uint32_t n = hf_poset_size(p);
     tu_collect c = {n, 0, 0, NULL};
@@ -86,8 +85,8 @@ static void assert_irredundant(const hf_poset *p, const hf_family *f, unsigned d
     free(rows);
 }
 
-static void assert_hitting(const hf_poset *p, const hf_family *f, unsigned d,
-                           const uint32_t *focus, size_t focus_count, const bool *in_focus)
+static void assert_hitting(const hf_poset *p, const hf_family *f, unsigned d, const uint32_t *focus,
+                           size_t focus_count, const bool *in_focus)
 {
     hf_verify_options vo = {d, focus, focus_count};
     hf_verify_result vr;
@@ -112,8 +111,8 @@ static bool same_family(const hf_family *a, const hf_family *b)
 
 /* Minimise a copy of rows and check everything the API promises. Returns the result size. */
 static size_t check_one(const hf_poset *p, const tu_collect *c, unsigned d, uint64_t seed,
-                        uint64_t rounds, bool drop_only, const uint32_t *focus,
-                        size_t focus_count, const bool *in_focus)
+                        uint64_t rounds, bool drop_only, const uint32_t *focus, size_t focus_count,
+                        const bool *in_focus)
 {
     hf_family *f = family_of(p, c->rows, c->m);
     hf_minimize_options o;
@@ -286,8 +285,7 @@ Test(minimize, published_optima_are_lower_bounds)
         g.method = HF_METHOD_GREEDY;
         tu_collect c = {hf_poset_size(p), 0, 0, NULL};
         hf_error err;
-        cr_assert_eq(hf_generate(p, &g, tu_collect_sink(&c), NULL, &err), HF_OK, "%s",
-                     err.text);
+        cr_assert_eq(hf_generate(p, &g, tu_collect_sink(&c), NULL, &err), HF_OK, "%s", err.text);
         size_t m = check_one(p, &c, 3, 1, 0, false, NULL, 0, NULL);
         cr_assert_geq(m, cases[i].opt);
         cr_assert_leq(m, c.m);

@@ -10,9 +10,10 @@
 
 TU_SUITE(names_round_trip);
 
-static const char *const pieces[] = {"\\", "\"", "\n", "\r", "<", ">", "%", " ", "a", "Z",
-                                     "_",  "0",  "-",  ".",  "\t", "\xc3\xa9", "\xff", "#",
-                                     ";",  "{",  "}",  "\x01", "node", "\xef\xbb\xbf", "\\n"};
+static const char *const pieces[] = {"\\",   "\"", "\n", "\r", "<", ">",    "%",    " ",
+                                     "a",    "Z",  "_",  "0",  "-", ".",    "\t",   "\xc3\xa9",
+                                     "\xff", "#",  ";",  "{",  "}", "\x01", "node", "\xef\xbb\xbf",
+                                     "\\n"};
 
 /* A random name of 0..8 pieces into buf (room for 8 * 4 + 1 bytes). */
 static void random_name(uint64_t *rng, char *buf)
@@ -176,13 +177,13 @@ Test(names_round_trip, dot_ids_chosen_for_graphviz)
     } cases[] = {
         {"plain", "plain"},
         {"-1.5", "-1.5"},
-        {"x\\\\y", "\"x\\\\y\""},      /* backslashes are written as they are */
+        {"x\\\\y", "\"x\\\\y\""}, /* backslashes are written as they are */
         {"C:\\new", "\"C:\\new\""},
         {"a\"b", "\"a\\\"b\""},
         {"node", "\"node\""},
         {"two\nlines", "\"two\nlines\""},
-        {"ends\\", "<ends\\>"},         /* \" would be a quote: angle brackets instead */
-        {"\n", "<\n>"},                 /* a lone newline is dropped inside quotes */
+        {"ends\\", "<ends\\>"}, /* \" would be a quote: angle brackets instead */
+        {"\n", "<\n>"},         /* a lone newline is dropped inside quotes */
         {"q\\\"", "<q\\\">"},
         {"", "\"\""},
     };

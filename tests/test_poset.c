@@ -294,8 +294,8 @@ Test(poset, random_forests_and_inforests_match_brute_force)
     for (int iter = 0; iter < 300; iter++) {
         uint32_t n = tu_below(&rng, 20);
         uint32_t roots = 1 + tu_below(&rng, 3);
-        hf_poset *p = iter % 2 ? tu_random_inforest(n, roots, &rng)
-                               : tu_random_forest(n, roots, &rng);
+        hf_poset *p =
+            iter % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
         check_against_brute(p);
         hf_poset_free(p);
     }

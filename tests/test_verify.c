@@ -36,11 +36,11 @@ typedef struct naive {
 /* The oracle proper: tuples of candidate events (ids in increasing order, so that tuples of
  * candidate indices come in the lexicographic order of ids), lt over candidate indices. */
 typedef struct naive_run {
-    uint32_t n;            /* events of a schedule */
-    uint32_t k;            /* candidates */
-    const uint32_t *cand;  /* k ids, increasing */
+    uint32_t n;              /* events of a schedule */
+    uint32_t k;              /* candidates */
+    const uint32_t *cand;    /* k ids, increasing */
     const unsigned char *lt; /* lt[i * k + j]: cand[i] < cand[j] */
-    const uint32_t *pos;   /* pos[s * n + id] */
+    const uint32_t *pos;     /* pos[s * n + id] */
     size_t m;
     unsigned d;
     uint32_t a[HF_MAX_D]; /* candidate indices */
@@ -90,8 +90,7 @@ static naive naive_core(uint32_t n, const uint32_t *cand, uint32_t k, const unsi
     for (size_t s = 0; s < m; s++)
         for (uint32_t q = 0; q < n; q++)
             pos[s * n + rows[s * n + q]] = q;
-    naive_run r = {.n = n, .k = k, .cand = cand, .lt = lt, .pos = pos, .m = m, .d = d,
-                   .out = &out};
+    naive_run r = {.n = n, .k = k, .cand = cand, .lt = lt, .pos = pos, .m = m, .d = d, .out = &out};
     if (d <= k)
         naive_rec(&r, 0);
     free(pos);
@@ -253,8 +252,8 @@ static void compare(const hf_poset *p, const order *o, const uint32_t *ids, size
                          "%s (n=%u m=%zu d=%u): witness entry %u is %u, oracle %u", what, n, m, d,
                          i, res.witness[i], want.first[i]);
     uint64_t got = count_uncovered(p, f, d_asked, focus, fc);
-    cr_assert_eq(got, want.uncovered, "%s (n=%u m=%zu d=%u): %llu uncovered, oracle %llu", what,
-                 n, m, d, (unsigned long long)got, (unsigned long long)want.uncovered);
+    cr_assert_eq(got, want.uncovered, "%s (n=%u m=%zu d=%u): %llu uncovered, oracle %llu", what, n,
+                 m, d, (unsigned long long)got, (unsigned long long)want.uncovered);
     hf_family_free(f);
 }
 
@@ -274,15 +273,33 @@ static hf_status verify_ids(const hf_poset *p, uint32_t n, const uint32_t *ids, 
 static hf_poset *random_small_order(uint64_t *rng, uint32_t n, const char **kind)
 {
     switch (tu_below(rng, 9)) {
-    case 0: *kind = "sparse dag"; return tu_random_dag(n, 1, 6, rng);
-    case 1: *kind = "dag 1/3"; return tu_random_dag(n, 1, 3, rng);
-    case 2: *kind = "dense dag"; return tu_random_dag(n, 2, 3, rng);
-    case 3: *kind = "forest"; return tu_random_forest(n, 1 + tu_below(rng, 3), rng);
-    case 4: *kind = "in-forest"; return tu_random_inforest(n, 1 + tu_below(rng, 3), rng);
-    case 5: *kind = "antichain"; return tu_antichain(n);
-    case 6: *kind = "chain"; return tu_chain(n);
-    case 7: *kind = "tree"; return tu_random_forest(n, 1, rng);
-    default: *kind = "dag 1/2"; return tu_random_dag(n, 1, 2, rng);
+    case 0:
+        *kind = "sparse dag";
+        return tu_random_dag(n, 1, 6, rng);
+    case 1:
+        *kind = "dag 1/3";
+        return tu_random_dag(n, 1, 3, rng);
+    case 2:
+        *kind = "dense dag";
+        return tu_random_dag(n, 2, 3, rng);
+    case 3:
+        *kind = "forest";
+        return tu_random_forest(n, 1 + tu_below(rng, 3), rng);
+    case 4:
+        *kind = "in-forest";
+        return tu_random_inforest(n, 1 + tu_below(rng, 3), rng);
+    case 5:
+        *kind = "antichain";
+        return tu_antichain(n);
+    case 6:
+        *kind = "chain";
+        return tu_chain(n);
+    case 7:
+        *kind = "tree";
+        return tu_random_forest(n, 1, rng);
+    default:
+        *kind = "dag 1/2";
+        return tu_random_dag(n, 1, 2, rng);
     }
 }
 
@@ -613,8 +630,8 @@ Test(verify, chain_plus_free_event_needs_every_position)
                     rows_add(&less, all.ids + s * (c + 1));
             cr_assert_eq(verify_ids(p, c + 1, less.ids, less.m, 3, &res, &err), HF_OK);
             if (c >= 2)
-                cr_assert(!res.hitting, "c=%u: dropping schedule %zu kept the family hitting",
-                          c, drop);
+                cr_assert(!res.hitting, "c=%u: dropping schedule %zu kept the family hitting", c,
+                          drop);
             compare(p, &o, less.ids, less.m, 3, NULL, 0, "chain plus free event");
             free(less.ids);
         }
@@ -743,7 +760,8 @@ Test(verify, dfs_preorders_of_a_forest_are_two_hitting)
     uint64_t rng = 0x5eed0004;
     for (int iter = 0; iter < 60; iter++) {
         uint32_t n = 1 + tu_below(&rng, iter < 30 ? 12 : 300);
-        hf_poset *p = iter % 7 == 0 ? tu_chain(n) : tu_random_forest(n, 1 + tu_below(&rng, 3), &rng);
+        hf_poset *p =
+            iter % 7 == 0 ? tu_chain(n) : tu_random_forest(n, 1 + tu_below(&rng, 3), &rng);
         uint32_t *ids = malloc(2 * n * sizeof *ids);
         dfs_preorder(p, false, ids);
         dfs_preorder(p, true, ids + n);
@@ -916,8 +934,7 @@ Test(verify, schedule_errors_name_the_schedule_and_events)
 
     const uint32_t order_bad[] = {0, 1, 2, 3, 3, 0, 1, 2, 0, 2, 1, 3, 1, 0, 2, 3};
     cr_assert_eq(verify_ids(p, 4, order_bad, 4, 3, &res, &err), HF_ESCHEDULE);
-    cr_assert(strstr(err.text, "schedule 3") && strstr(err.text, "e1") &&
-                  strstr(err.text, "e2"),
+    cr_assert(strstr(err.text, "schedule 3") && strstr(err.text, "e1") && strstr(err.text, "e2"),
               "%s", err.text);
 
     /* d > n and d = 1 still check the schedules */

@@ -37,9 +37,9 @@ HF_API hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32
                                      size_t focus_count, mpz_t out, hf_error *err);
 /** hf_count_admissible with its own work limit @p max_work (0: none; the enumeration may then
  * take hours, e.g. 60 events at d = 8). */
-HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d,
-                                             const uint32_t *focus, size_t focus_count,
-                                             uint64_t max_work, mpz_t out, hf_error *err);
+HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, const uint32_t *focus,
+                                             size_t focus_count, uint64_t max_work, mpz_t out,
+                                             hf_error *err);
 
 /** A lower bound on the size of every d-hitting family of @p p (1 <= d <= HF_MAX_D), the
  * largest of: 1 if n > 0; 2 if some pair is incomparable; for d >= 3 the chain-plus-free-event
@@ -56,8 +56,7 @@ HF_API hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *
 
 /** Number of admissible d-tuples not hit by @p f (after the same schedule checks as hf_verify). */
 HF_API hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
-                                           const hf_verify_options *opt, mpz_t out,
-                                           hf_error *err);
+                                           const hf_verify_options *opt, mpz_t out, hf_error *err);
 
 #ifdef __cplusplus
 }

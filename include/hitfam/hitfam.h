@@ -86,8 +86,7 @@ typedef struct hf_ctx hf_ctx;
 
 /** Create a context. @p alloc may be NULL (the C allocator); it is copied. @p log may be NULL.
  * On success the caller owns `*out` (free with hf_ctx_free). */
-HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user,
-                            hf_ctx **out);
+HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user, hf_ctx **out);
 /** Free a context. NULL is a no-op. */
 HF_API void hf_ctx_free(hf_ctx *ctx);
 
@@ -145,14 +144,13 @@ HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
  * checked here: method chains uses them as its chains and refuses a thread whose events are not
  * pairwise comparable. Errors: HF_EINVAL (NULL builder, id out of range), HF_ESTATE after
  * finish, HF_ENOMEM (the builder is then unchanged). Expected O(|thread|). */
-HF_API hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id,
-                                             const char *thread);
+HF_API hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id, const char *thread);
 
 /** How an event uses the object it touches (hf_poset_builder_set_object). Values are pinned. */
 typedef enum hf_access {
-    HF_ACCESS_NONE = 0,  /**< the event touches no object */
-    HF_ACCESS_READ = 1,  /**< it reads its object */
-    HF_ACCESS_WRITE = 2  /**< it writes its object (the default of DOT `obj=` without `access=`) */
+    HF_ACCESS_NONE = 0, /**< the event touches no object */
+    HF_ACCESS_READ = 1, /**< it reads its object */
+    HF_ACCESS_WRITE = 2 /**< it writes its object (the default of DOT `obj=` without `access=`) */
 } hf_access;
 
 /** Say that event @p id touches the shared object @p object (any NUL-terminated string of at
@@ -162,8 +160,8 @@ typedef enum hf_access {
  * Errors: HF_EINVAL (NULL builder, id out of range, an access that does not match: READ or
  * WRITE with an object, NONE without), HF_ETOOLARGE, HF_ESTATE after finish, HF_ENOMEM (the
  * builder is then unchanged). Expected O(|object|). */
-HF_API hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id,
-                                             const char *object, hf_access access);
+HF_API hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id, const char *object,
+                                             hf_access access);
 
 /** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
  * names its events in order), reduces the constraints to the Hasse diagram, computes the
@@ -284,15 +282,14 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * double quotes only `\"` (a quote) and backslash-newline (nothing) are escapes, so `"x\\y"`
  * is the 4-byte name x\\y, distinct from `"x\y"`, and `"C:\new"` keeps its backslash; an
  * HTML-like ID `<a\>` is its text between the brackets. (As in Graphviz, a newline standing
- * alone between the opening quote or an escape and a quote or backslash is dropped.) Refused (HF_EPARSE): names starting
- * with `%` (Graphviz renames them), input Graphviz only warns about (such as `12a`, which it
- * would split in two), bare tokens longer than HF_MAX_NAME; and (HF_ETOOLARGE) one edge chain
- * of more than about 2,200 nodes or subgraphs nested more than about 2,200 deep, beyond which
- * Graphviz's parser overflows its fixed stack.
- * Limits: libcgraph's parser and error state are process-wide; hitfam serialises its own DOT
- * reads with a lock and restores libcgraph's error settings, but another thread calling libcgraph
- * directly at the same time may disturb them. libcgraph allocates with malloc, not through the
- * context's allocator. */
+ * alone between the opening quote or an escape and a quote or backslash is dropped.) Refused
+ * (HF_EPARSE): names starting with `%` (Graphviz renames them), input Graphviz only warns about
+ * (such as `12a`, which it would split in two), bare tokens longer than HF_MAX_NAME; and
+ * (HF_ETOOLARGE) one edge chain of more than about 2,200 nodes or subgraphs nested more than about
+ * 2,200 deep, beyond which Graphviz's parser overflows its fixed stack. Limits: libcgraph's parser
+ * and error state are process-wide; hitfam serialises its own DOT reads with a lock and restores
+ * libcgraph's error settings, but another thread calling libcgraph directly at the same time may
+ * disturb them. libcgraph allocates with malloc, not through the context's allocator. */
 HF_API hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
                                  hf_error *err);
 /** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;
@@ -388,8 +385,8 @@ HF_API hf_status hf_writer_close(hf_writer *w);
 HF_API hf_status hf_name_write(FILE *out, const char *name);
 
 /** Write a whole family. */
-HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out,
-                                 hf_format format, const hf_family_header *header);
+HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_format format,
+                                 const hf_family_header *header);
 
 /** Read a family of schedules of @p p from memory: text or JSON, detected from the first
  * non-blank character (`{` is JSON). Every schedule must list each event exactly once, by name
@@ -439,8 +436,8 @@ HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
  * column of the name): HF_ENOTFOUND (a name that is no event of @p p, the message quotes it),
  * HF_EPARSE (an unterminated quoted name, text after a quoted name), HF_EINVAL (a NULL argument),
  * HF_ENOMEM. Time O(len) plus one name lookup per line; memory O(count). */
-HF_API hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len,
-                                   uint32_t **ids, size_t *count, hf_error *err);
+HF_API hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uint32_t **ids,
+                                   size_t *count, hf_error *err);
 
 /** Free ids from hf_focus_read_mem with the context of @p p, the order they were read for. NULL
  * @p ids is a no-op. */
@@ -453,18 +450,18 @@ HF_API void hf_focus_free(const hf_poset *p, uint32_t *ids);
  * earlier one. A family is d-hitting iff every admissible d-tuple appears in that order in some
  * schedule. */
 typedef struct hf_verify_options {
-    unsigned d;             /**< 1..HF_MAX_D */
-    const uint32_t *focus;  /**< if non-NULL: only tuples of these events must be hit */
-    size_t focus_count;     /**< number of ids in focus (duplicates allowed) */
+    unsigned d;            /**< 1..HF_MAX_D */
+    const uint32_t *focus; /**< if non-NULL: only tuples of these events must be hit */
+    size_t focus_count;    /**< number of ids in focus (duplicates allowed) */
 } hf_verify_options;
 
 /** Outcome of a verification that ran to the end. */
 typedef struct hf_verify_result {
-    bool hitting;                /**< every admissible (focus) d-tuple is hit */
-    unsigned d;                  /**< the tuple length checked: min(d, number of (focus)
-                                      events), see hf_verify */
-    uint32_t witness[HF_MAX_D];  /**< if !hitting: the first uncovered admissible tuple in
-                                      lexicographic order of ids */
+    bool hitting;               /**< every admissible (focus) d-tuple is hit */
+    unsigned d;                 /**< the tuple length checked: min(d, number of (focus)
+                                     events), see hf_verify */
+    uint32_t witness[HF_MAX_D]; /**< if !hitting: the first uncovered admissible tuple in
+                                     lexicographic order of ids */
 } hf_verify_result;
 
 /** Check that every schedule of @p f is a linear extension of @p p (HF_ESCHEDULE with a message
@@ -479,7 +476,8 @@ HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verif
                            hf_verify_result *result, hf_error *err);
 
 /** Check that schedule @p s (n ids) is a linear extension of @p p. On failure returns
- * HF_ESCHEDULE and explains in @p err (the schedule is called "schedule @p index + 1"). O(n + e). */
+ * HF_ESCHEDULE and explains in @p err (the schedule is called "schedule @p index + 1"). O(n + e).
+ */
 HF_API hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t index,
                                    hf_error *err);
 
@@ -495,16 +493,16 @@ HF_API hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t 
 
 /** Options of hf_family_minimize. Initialise with hf_minimize_options_init, then set fields. */
 typedef struct hf_minimize_options {
-    unsigned d;             /**< 1..HF_MINIMIZE_MAX_D (default 2) */
-    const uint32_t *focus;  /**< if non-NULL: only tuples of these events must stay hit (as in
-                                 hf_verify_options) */
-    size_t focus_count;     /**< number of ids in focus (duplicates allowed) */
-    uint64_t seed;          /**< tie-breaks and the choice of schedules to replace (default 0) */
-    uint64_t rounds;        /**< replacement attempts; 0 (default): HF_MINIMIZE_DEFAULT_ROUNDS
-                                 times the number m of schedules left after the drop step, but
-                                 at most max(m, HF_MINIMIZE_DEFAULT_WORK / C(k, d)) for k
-                                 (focus) events */
-    bool drop_only;         /**< only step 1: drop redundant schedules, no replacement */
+    unsigned d;            /**< 1..HF_MINIMIZE_MAX_D (default 2) */
+    const uint32_t *focus; /**< if non-NULL: only tuples of these events must stay hit (as in
+                                hf_verify_options) */
+    size_t focus_count;    /**< number of ids in focus (duplicates allowed) */
+    uint64_t seed;         /**< tie-breaks and the choice of schedules to replace (default 0) */
+    uint64_t rounds;       /**< replacement attempts; 0 (default): HF_MINIMIZE_DEFAULT_ROUNDS
+                                times the number m of schedules left after the drop step, but
+                                at most max(m, HF_MINIMIZE_DEFAULT_WORK / C(k, d)) for k
+                                (focus) events */
+    bool drop_only;        /**< only step 1: drop redundant schedules, no replacement */
 } hf_minimize_options;
 
 /** Attempts per schedule when hf_minimize_options.rounds is 0. */
@@ -519,11 +517,11 @@ HF_API void hf_minimize_options_init(hf_minimize_options *o);
 
 /** What hf_family_minimize did. */
 typedef struct hf_minimize_result {
-    size_t before;          /**< schedules on input */
-    size_t after_drop;      /**< schedules after step 1 (dropping redundant schedules) */
-    size_t after;           /**< schedules at the end */
-    uint64_t rounds_run;    /**< replacement attempts made in step 2 */
-    unsigned d;             /**< the tuple length handled: min(d, number of (focus) events) */
+    size_t before;              /**< schedules on input */
+    size_t after_drop;          /**< schedules after step 1 (dropping redundant schedules) */
+    size_t after;               /**< schedules at the end */
+    uint64_t rounds_run;        /**< replacement attempts made in step 2 */
+    unsigned d;                 /**< the tuple length handled: min(d, number of (focus) events) */
     uint32_t witness[HF_MAX_D]; /**< on HF_EMISMATCH for a family that is not d-hitting: its
                                      first uncovered admissible tuple (lexicographic order of
                                      ids, as hf_verify reports it), result->d entries */
@@ -563,17 +561,16 @@ typedef struct hf_minimize_result {
  * when it is greedy, and O(m * d) per tuple whose count falls to or rises from one (to find the
  * schedule that alone hits it). For d = 3 and k = 500 an attempt takes about a tenth of a
  * second. */
-HF_API hf_status hf_family_minimize(const hf_poset *p, hf_family *f,
-                                    const hf_minimize_options *o, hf_minimize_result *r,
-                                    hf_error *err);
+HF_API hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_options *o,
+                                    hf_minimize_result *r, hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Generators                                                                                 */
 
 /** Construction methods. Values are pinned. */
 typedef enum hf_method {
-    HF_METHOD_AUTO = 0,  /**< the applicable method with the smallest predicted family */
-    HF_METHOD_DFS = 1,   /**< d <= 2, forests and in-forests: the two DFS preorders (Claim 3.1) */
+    HF_METHOD_AUTO = 0, /**< the applicable method with the smallest predicted family */
+    HF_METHOD_DFS = 1,  /**< d <= 2, forests and in-forests: the two DFS preorders (Claim 3.1) */
     HF_METHOD_SIMPLE = 2,
     HF_METHOD_DOUBLETREE = 3,
     HF_METHOD_PATTERN = 4,
@@ -582,7 +579,8 @@ typedef enum hf_method {
     HF_METHOD_CHAINS = 7 /**< any order, any d: one schedule per (chain, admissible
                               (d-2)-tuple), the chains being the threads
                               (hf_poset_builder_set_thread) or a minimum decomposition:
-                              at most width * n^(d-2) schedules; refused beyond 2^22 */,
+                              at most width * n^(d-2) schedules; refused beyond 2^22 */
+    ,
     HF_METHOD_SCRAMBLE = 8 /**< d <= 3, pairwise incomparable focus events (an antichain
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
@@ -611,20 +609,20 @@ typedef struct hf_gen_options {
                                 hit (the tree methods work on the order induced on them and
                                 extend each schedule to all events) */
     size_t focus_count;
-    bool focus_prefix;     /**< the paper's pruning (Section 6): hit every admissible d-tuple
-                                whose first d-2 events are focus events, whatever the others.
-                                Method simple then draws only its prefixes from the focus set
-                                (2|focus|^(d-2) schedules at most; forests only); the other
-                                methods ignore the focus set, which gives the same guarantee. */
-    uint64_t count;        /**< method random: exactly this many schedules (no guarantee of
-                                hitting); 0 (default): until the stream is d-hitting */
+    bool focus_prefix;            /**< the paper's pruning (Section 6): hit every admissible d-tuple
+                                       whose first d-2 events are focus events, whatever the others.
+                                       Method simple then draws only its prefixes from the focus set
+                                       (2|focus|^(d-2) schedules at most; forests only); the other
+                                       methods ignore the focus set, which gives the same guarantee. */
+    uint64_t count;               /**< method random: exactly this many schedules (no guarantee of
+                                       hitting); 0 (default): until the stream is d-hitting */
     hf_pattern_mode pattern_mode; /**< method pattern (default HF_PATTERN_CANONICAL) */
-    uint64_t max_names;    /**< the largest family hf_generate starts, counted as schedules x
-                                events (default HF_GEN_DEFAULT_MAX_NAMES; 0: no limit). A
-                                family whose size is known beforehand (auto, and every method
-                                that predicts cheaply) is refused with HF_ETOOLARGE before the
-                                first schedule; the others (greedy, chains, random until
-                                covered) are stopped with HF_ETOOLARGE when they pass it. */
+    uint64_t max_names;           /**< the largest family hf_generate starts, counted as schedules x
+                                       events (default HF_GEN_DEFAULT_MAX_NAMES; 0: no limit). A
+                                       family whose size is known beforehand (auto, and every method
+                                       that predicts cheaply) is refused with HF_ETOOLARGE before the
+                                       first schedule; the others (greedy, chains, random until
+                                       covered) are stopped with HF_ETOOLARGE when they pass it. */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
@@ -677,9 +675,8 @@ typedef hf_status (*hf_gen_begin_fn)(void *user, const hf_gen_info *info);
  * unknown (schedules_known false) for an explicit greedy or pattern, random until covered, and
  * sizes beyond 2^64-1. This is what a writer needs for a header, without predicting first and
  * generating after. @p info (may be NULL) receives the same record. */
-HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt,
-                                hf_gen_begin_fn begin, void *begin_user, hf_sink sink,
-                                hf_gen_info *info, hf_error *err);
+HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,
+                                void *begin_user, hf_sink sink, hf_gen_info *info, hf_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hitfam/hitfam.h"
 #include "bench_util.h"
+#include "hitfam/hitfam.h"
 
 #define die(what, st, err) bench_die("bench_greedy", what, st, err)
 
@@ -107,8 +107,8 @@ static void antichain_case(uint32_t n, unsigned d, const char *best)
     if (pid == 0) {
         hf_poset *p = build(n, 0, 0);
         result r = run(p, d, HF_METHOD_GREEDY, 0);
-        printf("antichain  %5u  %u  %8zu  %-10s %-8s %9.2f %9ld\n", (unsigned)n, d, r.size,
-               best, r.hitting ? "yes" : "NO", r.secs, peak_kb() / 1024);
+        printf("antichain  %5u  %u  %8zu  %-10s %-8s %9.2f %9ld\n", (unsigned)n, d, r.size, best,
+               r.hitting ? "yes" : "NO", r.secs, peak_kb() / 1024);
         hf_poset_free(p);
         fflush(stdout);
         _exit(r.hitting ? 0 : 1);
@@ -163,12 +163,12 @@ int main(int argc, char **argv)
 {
     /* sequence covering arrays SCA(3, n), n = 4..16: the optima for n <= 8, then the targets
      * and the range of best known sizes given in the brief of this method */
-    static const char *best3[] = {"6", "7", "8", "8", "8", "<= 9", "<= 9", "~9-10", "~9-10",
-                                  "~9-10", "~9-10", "~9-10", "~9-10"};
+    static const char *best3[] = {"6",     "7",     "8",     "8",     "8",     "<= 9", "<= 9",
+                                  "~9-10", "~9-10", "~9-10", "~9-10", "~9-10", "~9-10"};
     printf("method greedy, seed 0 (case, events, d, schedules, best known or other method, "
            "verified, seconds, peak MiB)\n");
-    printf("%-10s %6s %2s %9s  %-10s %-8s %9s %9s\n", "case", "n", "d", "size", "best",
-           "hitting", "seconds", "peak MiB");
+    printf("%-10s %6s %2s %9s  %-10s %-8s %9s %9s\n", "case", "n", "d", "size", "best", "hitting",
+           "seconds", "peak MiB");
     if (wanted(argc, argv, "small"))
         for (uint32_t n = 4; n <= 16; n++)
             antichain_case(n, 3, best3[n - 4]);

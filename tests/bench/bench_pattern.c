@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "gen_pattern.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
-#include "bench_util.h"
 
 #define die(what, st, err) bench_die("bench_pattern", what, st, err)
 

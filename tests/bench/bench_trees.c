@@ -1,7 +1,7 @@
 /* Benchmark of the tree methods for d = 3: families of million-event trees streamed to a file
  * (time, peak memory, size against the cost of reading the file), a long chain, and wide trees. */
-#include <stdbool.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_util.h"
 #include "forest.h"
 #include "gen.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
-#include "bench_util.h"
 
 #define die(what, st, err) bench_die("bench_trees", what, st, err)
 
@@ -375,8 +375,7 @@ static void binarized(const hf_poset *p, hf_i_gadget g, uint32_t *height, uint64
     if (st)
         die("binarizing", st, &err);
     *height = t->height;
-    uint32_t *pre = parents_alloc(t->n), *stack = parents_alloc(t->n),
-             *par = parents_alloc(t->n);
+    uint32_t *pre = parents_alloc(t->n), *stack = parents_alloc(t->n), *par = parents_alloc(t->n);
     uint32_t top = 0, k = 0;
     stack[top++] = t->root;
     while (top) {
@@ -458,9 +457,9 @@ int main(int argc, char **argv)
            "gen = generation + writing (hf_generate into hf_writer, fclose); cat = read() of the\n"
            "file into a 1 MiB buffer (what `cat file > /dev/null` costs); bin.h = binarized "
            "height\n\n");
-    printf("%-10s %9s %6s %-10s %6s %8s %8s %8s %9s %9s %10s %8s %8s\n", "case", "events",
-           "bin.h", "method", "scheds", "build", "predict", "gen", "rss.build", "rss.peak",
-           "out.MiB", "cat", "gen/cat");
+    printf("%-10s %9s %6s %-10s %6s %8s %8s %8s %9s %9s %10s %8s %8s\n", "case", "events", "bin.h",
+           "method", "scheds", "build", "predict", "gen", "rss.build", "rss.peak", "out.MiB", "cat",
+           "gen/cat");
     if (wanted(argc, argv, "complete"))
         run_case(make_complete, 1);
     if (wanted(argc, argv, "random")) {

@@ -12,8 +12,7 @@ double bench_now(void);
 /* splitmix64 */
 uint64_t bench_next_u64(uint64_t *state);
 /* Print "PROGRAM: what: status (message)" to stderr and exit 1. */
-_Noreturn void bench_die(const char *program, const char *what, hf_status st,
-                         const hf_error *err);
+_Noreturn void bench_die(const char *program, const char *what, hf_status st, const hf_error *err);
 /* An order on n events named by their ids, with the m pairs (pairs[2i] before pairs[2i+1]).
  * Exits through bench_die on failure. */
 hf_poset *bench_from_pairs(const char *program, uint32_t n, const uint32_t *pairs, size_t m);

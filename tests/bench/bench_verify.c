@@ -5,9 +5,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
-#include "bench_util.h"
 
 #define die(what, st, err) bench_die("bench_verify", what, st, err)
 
@@ -305,17 +305,15 @@ static void check_agree(const timing *t, const naive *nv, const naive *nc)
 
 static void header(void)
 {
-    printf("%-34s %6s %5s %2s %4s %10s %10s %12s %11s %11s %7s %7s\n", "case", "n", "m", "d",
-           "hit", "verify ms", "count ms", "uncovered", "naive v ms", "naive c ms", "v ratio",
-           "c ratio");
+    printf("%-34s %6s %5s %2s %4s %10s %10s %12s %11s %11s %7s %7s\n", "case", "n", "m", "d", "hit",
+           "verify ms", "count ms", "uncovered", "naive v ms", "naive c ms", "v ratio", "c ratio");
 }
 
 static void row(const char *what, const hf_poset *p, const hf_family *f, unsigned d,
                 const timing *t, double naive_v, double naive_c)
 {
-    printf("%-34s %6u %5zu %2u %4s %10.3f %10.3f %12s", what, hf_poset_size(p),
-           hf_family_size(f), d, t->hitting ? "yes" : "no", t->verify_ms, t->count_ms,
-           t->uncovered);
+    printf("%-34s %6u %5zu %2u %4s %10.3f %10.3f %12s", what, hf_poset_size(p), hf_family_size(f),
+           d, t->hitting ? "yes" : "no", t->verify_ms, t->count_ms, t->uncovered);
     if (naive_v >= 0)
         printf(" %11.3f %11.3f %7.1f %7.1f\n", naive_v, naive_c, naive_v / t->verify_ms,
                naive_c / t->count_ms);
@@ -387,8 +385,8 @@ int main(void)
             hf_family *f = new_family(n);
             append(f, s);
             timing t = time_library(p, f, 2 + k);
-            row(k == 0 ? "chain, its schedule" : "chain, its schedule (d=3)", p, f, 2 + k, &t,
-                -1, -1);
+            row(k == 0 ? "chain, its schedule" : "chain, its schedule (d=3)", p, f, 2 + k, &t, -1,
+                -1);
             hf_family_free(f);
             hf_poset_free(p);
             free(pairs);
@@ -420,8 +418,8 @@ int main(void)
     {
         const uint32_t n = 2000;
         hf_poset *p = random_dag(n, 1, 400, &rng);
-        printf("# 2000-event order: %zu Hasse edges, height %u\n",
-                hf_poset_hasse_edge_count(p), hf_poset_height(p));
+        printf("# 2000-event order: %zu Hasse edges, height %u\n", hf_poset_hasse_edge_count(p),
+               hf_poset_height(p));
         uint32_t *s = malloc((size_t)n * sizeof *s);
         hf_family *f = new_family(n);
         const size_t sizes[] = {10, 30, 100};
@@ -464,7 +462,7 @@ int main(void)
                     append(f, s);
                 }
                 printf("# n=%u: grown to %zu schedules in %.1f s\n", n, hf_family_size(f),
-                        bench_now() - g0);
+                       bench_now() - g0);
             } else {
                 for (int i = 0; i < 30; i++) {
                     random_extension(p, &rng, s);
@@ -475,8 +473,8 @@ int main(void)
             naive nv, nc;
             double nv_ms = time_naive(p, f, 3, 1, &nv), nc_ms = time_naive(p, f, 3, 0, &nc);
             check_agree(&t, &nv, &nc);
-            row(fam == 0 ? "dag 1/(n/10), grown to 3-hitting" : "dag 1/(n/10), 30 random ext.",
-                p, f, 3, &t, nv_ms, nc_ms);
+            row(fam == 0 ? "dag 1/(n/10), grown to 3-hitting" : "dag 1/(n/10), 30 random ext.", p,
+                f, 3, &t, nv_ms, nc_ms);
             hf_family_free(f);
         }
         free(s);

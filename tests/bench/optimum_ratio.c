@@ -1,12 +1,13 @@
-/* How far the d = 3 tree methods are from the optimum: every tree of tests/data/optimum_trees_d3.txt
- * (exact minimum 3-hitting family sizes), with the paper's averages printed beside ours. */
+/* How far the d = 3 tree methods are from the optimum: every tree of
+ * tests/data/optimum_trees_d3.txt (exact minimum 3-hitting family sizes), with the paper's averages
+ * printed beside ours. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench_util.h"
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
-#include "bench_util.h"
 
 #define die(what, st, err) bench_die("optimum_ratio", what, st, err)
 
@@ -19,7 +20,8 @@ static hf_poset *tree_from_levels(const char *levels)
     char name[16];
     for (uint32_t i = 0; i < n && !st; i++) {
         unsigned depth = (unsigned)(levels[i] - '0');
-        if (depth >= 64 || (i == 0) != (depth == 0) || (i > 0 && depth > 1 + (unsigned)(levels[i - 1] - '0'))) {
+        if (depth >= 64 || (i == 0) != (depth == 0) ||
+            (i > 0 && depth > 1 + (unsigned)(levels[i - 1] - '0'))) {
             fprintf(stderr, "optimum_ratio: bad level sequence %s\n", levels);
             exit(1);
         }
@@ -136,8 +138,8 @@ int main(int argc, char **argv)
         unsigned long lbv = mpz_get_ui(lb);
         printf("%-9s %2u %4llu %4lu %6llu %6llu %6llu %-10s %5llu %6.3f%s%s\n", levels,
                (unsigned)hf_poset_size(p), opt, lbv, (unsigned long long)size[0],
-               (unsigned long long)size[1], (unsigned long long)autosize,
-               hf_method_name(chosen), (unsigned long long)size[2], (double)size[2] / opt,
+               (unsigned long long)size[1], (unsigned long long)autosize, hf_method_name(chosen),
+               (unsigned long long)size[2], (double)size[2] / opt,
                autosize != size[2] ? "  ! auto is not the minimum" : "",
                mpz_cmp_ui(lb, (unsigned long)opt) > 0 ? "  ! lower bound above optimum" : "");
         add(&all, opt, size);
