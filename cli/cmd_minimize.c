@@ -106,7 +106,7 @@ int cmd_minimize(int argc, char **argv)
     }
     unsigned d = o.d;
     if (d == 0) {
-        if (in_header.d < 1 || in_header.d > HF_MAX_D) {
+        if (in_header.d == 0) { /* the reader refuses a d outside 1..HF_MAX_D */
             hf_family_free(f);
             poset_free(p);
             die_usage("--d is required: %s has no d in its header", family_path);

@@ -87,11 +87,7 @@ int cmd_verify(int argc, char **argv)
     }
     unsigned d = o.d;
     if (d == 0) {
-        if (header.d > HF_MAX_D) {
-            report(family_path, family_line(hf_family_header_line(f)),
-                   "the header's d=%u is out of range (1 to %u); give --d", header.d, HF_MAX_D);
-            goto out;
-        }
+        /* the reader refuses a d outside 1..HF_MAX_D: 0 here means none was given */
         if (header.d < 1)
             die_usage("--d is required: %s has no d in its header", family_path);
         d = header.d;
@@ -111,10 +107,27 @@ int cmd_verify(int argc, char **argv)
         goto out;
     }
     if (res.hitting) {
-        if (!quiet)
-            printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %" PRIu32
-                   " events%s\n",
-                   d, hf_family_size(f), d, hf_poset_size(p), vopt.focus ? " (focus set)" : "");
+        /* the events the check was about: the distinct focus events, or all of them; with
+         * fewer of them than d the library checked the longest tuples there are (res.d) */
+        size_t events = hf_poset_size(p);
+        if (vopt.focus) {
+            char *seen = calloc(events + 1, 1);
+            if (!seen)
+                unless_oom(HF_ENOMEM);
+            events = 0;
+            for (size_t i = 0; i < vopt.focus_count; i++)
+                if (!seen[vopt.focus[i]]++)
+                    events++;
+            free(seen);
+        }
+        if (!quiet && res.d < d)
+            printf("%u-hitting: %zu schedules hit every admissible %u-tuple of the %zu "
+                   "event%s%s (no %u-tuple exists)\n",
+                   d, hf_family_size(f), res.d, events, events == 1 ? "" : "s",
+                   vopt.focus ? " of the focus set" : "", d);
+        else if (!quiet)
+            printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %zu events%s\n", d,
+                   hf_family_size(f), d, events, vopt.focus ? " (focus set)" : "");
         rc = EXIT_HIT;
     } else {
         print_uncovered(p, d, &res);

@@ -77,16 +77,55 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
     return HF_OK;
 }
 
-/* Why nothing applies, and what to use: the advice auto gives. */
-static hf_status no_method(const hf_poset *p, unsigned d, hf_error *err)
+/* Method names of a bit set of method ids, "a, b and c", into buf. */
+static const char *name_list(unsigned set, char *buf, size_t cap)
+{
+    size_t k = 0, left = hf_i_popcount(set);
+    buf[0] = '\0';
+    for (unsigned id = 0; id < N_METHODS && k < cap; id++)
+        if (set & (1u << id)) {
+            left--;
+            int w = snprintf(buf + k, cap - k, "%s%s", method_names[id],
+                             left == 0   ? ""
+                             : left == 1 ? " and "
+                                         : ", ");
+            k += w > 0 ? (size_t)w : 0;
+        }
+    return buf;
+}
+
+/* Why nothing applies, and what to use: the advice auto gives. too_large: methods that apply
+ * but whose families are too large to build or predict within their limits; skipped: methods
+ * auto does not weigh on this order (they may still be asked for). */
+static hf_status no_method(const hf_poset *p, unsigned d, unsigned too_large, unsigned skipped,
+                           hf_error *err)
 {
     (void)p;
+    char big[96], left[96];
+    const char *families = hf_i_popcount(too_large) == 1 ? "family of" : "families of";
+    const char *are = hf_i_popcount(too_large) == 1 ? "is" : "are";
+    if (too_large && skipped)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "no method applies to this order for d=%u within auto's limits: the %s "
+                         "%s %s too large to build here (hitfam stats gives each reason); %s may "
+                         "still be asked for by name",
+                         d, families, name_list(too_large, big, sizeof big), are,
+                         name_list(skipped, left, sizeof left));
+    if (too_large)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "no method applies to this order for d=%u: the %s %s %s too large to "
+                         "build here, and no other method builds %u-hitting families of this "
+                         "order (hitfam stats gives each reason)",
+                         d, families, name_list(too_large, big, sizeof big), are, d);
+    if (skipped)
+        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                         "no method applies to this order for d=%u within auto's limits; %s may "
+                         "still be asked for by name (auto does not weigh them on this order)",
+                         d, name_list(skipped, left, sizeof left));
     return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                     "no method of hitfam %s applies to this order for d=%u within auto's "
-                     "limits: the tree methods need a forest or an in-forest, greedy is weighed "
-                     "on small orders only and chains on orders where its family stays small; "
-                     "--method greedy, chains or random (any order) may still work",
-                     hf_version_string(), d);
+                     "no method builds %u-hitting families of this order (hitfam stats gives "
+                     "each method's reason)",
+                     d);
 }
 
 /* Under focus_prefix only simple uses the focus set (as its prefixes); every other method
@@ -177,6 +216,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     }
     const hf_i_method *best = NULL;
     hf_family *best_family = NULL;
+    unsigned too_large = 0, skipped = 0; /* for the message when nothing applies */
     mpz_t s, best_size;
     mpz_init(s);
     mpz_init(best_size);
@@ -186,14 +226,17 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         /* For d = 3 doubletree was smaller than pattern on every tree measured
          * (papers/chistikov2016/pattern_table.md): auto weighs pattern from d = 4 on. Random is
          * a baseline, never auto's choice. */
-        if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM)
+        if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM) {
+            skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
+        }
         /* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w
          * leaves) by far on every order measured, and predicting chains costs a run. */
-        if (m->id == HF_METHOD_CHAINS && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)))
+        if ((m->id == HF_METHOD_CHAINS && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))) ||
+            (m->predict_runs && !auto_affordable(m, p, opt->d))) {
+            skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
-        if (m->predict_runs && !auto_affordable(m, p, opt->d))
-            continue;
+        }
         if (m->check(p, &o, NULL) != HF_OK)
             continue;
         hf_family *f = NULL;
@@ -215,6 +258,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         }
         /* a size too large to predict (or a method that gives up) is a family not to prefer */
         if (st == HF_ETOOLARGE || st == HF_EUNSUPPORTED) {
+            too_large |= 1u << m->id;
             st = HF_OK;
             hf_family_free(f);
             continue;
@@ -233,7 +277,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     mpz_clear(s);
     mpz_clear(best_size);
     if (!st && !best)
-        st = no_method(p, opt->d, err);
+        st = no_method(p, opt->d, too_large, skipped, err);
     if (st) {
         hf_family_free(best_family);
         if (st == HF_ENOMEM)

@@ -93,8 +93,11 @@ static bool text_write_method(FILE *out, const char *m)
 static bool write_header(const hf_poset *p, FILE *out, hf_format format, const hf_family_header *h)
 {
     const char *method = h->method ? h->method : "unknown";
+    /* d is written only when it is a tuple length: 0 means the family's d is not known */
+    bool has_d = h->d >= 1 && h->d <= HF_MAX_D;
     if (format == HF_FORMAT_TEXT) {
-        if (fprintf(out, "# hitfam %s d=%u method=", hf_version_string(), h->d) < 0 ||
+        if (fprintf(out, "# hitfam %s", hf_version_string()) < 0 ||
+            (has_d && fprintf(out, " d=%u", h->d) < 0) || fputs(" method=", out) < 0 ||
             !text_write_method(out, method) || fprintf(out, " events=%" PRIu32, p->n) < 0)
             return false;
         if (h->schedules_known && fprintf(out, " schedules=%" PRIu64, h->schedules) < 0)
@@ -102,8 +105,8 @@ static bool write_header(const hf_poset *p, FILE *out, hf_format format, const h
         return putc('\n', out) != EOF;
     }
     if (fputs("{\"hitfam\": ", out) < 0 || !json_write_string(out, hf_version_string()) ||
-        fprintf(out, ", \"d\": %u, \"method\": ", h->d) < 0 || !json_write_string(out, method) ||
-        fputs(", \"events\": [", out) < 0)
+        (has_d && fprintf(out, ", \"d\": %u", h->d) < 0) || fputs(", \"method\": ", out) < 0 ||
+        !json_write_string(out, method) || fputs(", \"events\": [", out) < 0)
         return false;
     for (uint32_t v = 0; v < p->n; v++)
         if ((v > 0 && fputs(", ", out) < 0) || !json_write_string(out, hf_i_name(p, v)))
@@ -117,7 +120,8 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     if (!w)
         return HF_EINVAL;
     *w = NULL;
-    if (!p || !out || (format != HF_FORMAT_TEXT && format != HF_FORMAT_JSON))
+    if (!p || !out || (format != HF_FORMAT_TEXT && format != HF_FORMAT_JSON) ||
+        (header && header->d > HF_MAX_D))
         return HF_EINVAL;
     hf_writer *wr = hf_i_calloc(p->ctx, 1, sizeof *wr);
     if (!wr)
@@ -492,6 +496,7 @@ static hf_status text_schedule(reader *r)
 
 /* What the header line announced. */
 typedef struct text_header {
+    unsigned seen; /* bit k: keys[k] of text_header_line was read */
     bool have_count;
     uint64_t count;
     size_t count_line, count_column;
@@ -540,9 +545,24 @@ static hf_status text_header_line(reader *r, text_header *th)
             if (r->pos - ts < kl || memcmp(s + ts, keys[key], kl) != 0)
                 continue;
             size_t vs = ts + kl, vc = column_of(r, vs);
+            if (th->seen & (1u << key))
+                return fail_at(r, HF_EPARSE, r->line, column_of(r, ts), "header: %s appears twice",
+                               keys[key]);
+            th->seen |= 1u << key;
             uint64_t v;
-            if (!parse_u64(s + vs, r->pos - vs, &v) || (key == 0 && v > UINT_MAX))
+            bool digits = r->pos > vs;
+            for (size_t i = vs; i < r->pos && digits; i++)
+                digits = s[i] >= '0' && s[i] <= '9';
+            if (!digits)
                 return fail_at(r, HF_EPARSE, r->line, vc, "header: %s needs a number", keys[key]);
+            if (!parse_u64(s + vs, r->pos - vs, &v))
+                return fail_at(r, HF_EPARSE, r->line, vc,
+                               "header: %s%.*s%s is larger than 2^64 - 1", keys[key],
+                               r->pos - vs > 24 ? 20 : (int)(r->pos - vs), s + vs,
+                               r->pos - vs > 24 ? "..." : "");
+            if (key == 0 && (v < 1 || v > HF_MAX_D))
+                return fail_at(r, HF_EPARSE, r->line, vc,
+                               "header: d=%" PRIu64 " is out of range (1 to %u)", v, HF_MAX_D);
             if (key == 0) {
                 r->d = (unsigned)v;
             } else if (key == 1) {
@@ -566,7 +586,7 @@ static hf_status text_read(reader *r)
 {
     static const char magic[] = "# hitfam ";
     const size_t mlen = sizeof magic - 1;
-    text_header th = {false, 0, 0, 0};
+    text_header th = {0, false, 0, 0, 0};
     bool first_comment = true, schedule_seen = false;
     while (r->pos < r->len) {
         skip_blanks(r);
@@ -962,15 +982,17 @@ static hf_status json_entry(reader *r, uint32_t *id)
     if (r->pos < r->len && (r->s[r->pos] == '-' || (r->s[r->pos] >= '0' && r->s[r->pos] <= '9'))) {
         uint64_t index;
         bool is_index;
+        size_t at = r->pos;
         if ((st = json_number(r, &index, &is_index)))
             return st;
         if (!is_index)
             return fail_at(r, HF_EPARSE, el, ec, "an event index must be a non-negative integer");
-        if (index >= n)
+        if (index >= n) {
+            size_t len = r->pos - at; /* as written: a saturated value would misquote it */
             return fail_at(r, HF_ENOTFOUND, el, ec,
-                           "event index %" PRIu64 " out of range (the order has %" PRIu32
-                           " events)",
-                           index, n);
+                           "event index %.*s%s out of range (the order has %" PRIu32 " events)",
+                           len > 44 ? 40 : (int)len, r->s + at, len > 44 ? "..." : "", n);
+        }
         *id = r->have_map ? r->map[index] : (uint32_t)index;
         return HF_OK;
     }
@@ -1060,7 +1082,7 @@ static hf_status json_read(reader *r)
                 (key == 4 && have_method))
                 return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name.text);
             if (key == 1) {
-                size_t vl = r->line, vc = column_of(r, r->pos);
+                size_t vl = r->line, vc = column_of(r, r->pos), at = r->pos;
                 uint64_t d = 0;
                 bool is_index = false;
                 if (r->pos < r->len &&
@@ -1068,8 +1090,14 @@ static hf_status json_read(reader *r)
                     if ((st = json_number(r, &d, &is_index)))
                         return st;
                 }
-                if (!is_index || d > UINT_MAX)
+                if (!is_index)
                     return fail_at(r, HF_EPARSE, vl, vc, "\"d\" must be a non-negative integer");
+                if (d < 1 || d > HF_MAX_D) {
+                    size_t len = r->pos - at;
+                    return fail_at(r, HF_EPARSE, vl, vc, "\"d\": %.*s%s is out of range (1 to %u)",
+                                   len > 24 ? 20 : (int)len, r->s + at, len > 24 ? "..." : "",
+                                   HF_MAX_D);
+                }
                 r->d = (unsigned)d;
                 have_d = true;
             } else if (key == 4 && json_at(r, '"')) {

@@ -319,11 +319,11 @@ Test(io_family, streaming_writer_output_without_count)
             cr_assert_eq(hf_writer_close(w), HF_OK);
             fclose(out);
             if (format == HF_FORMAT_TEXT)
-                snprintf(want, sizeof want, "# hitfam %s d=0 method=unknown events=11\n%s",
+                snprintf(want, sizeof want, "# hitfam %s method=unknown events=11\n%s",
                          hf_version_string(), m ? awkward_text_row : "");
             else
                 snprintf(want, sizeof want,
-                         "{\"hitfam\": \"%s\", \"d\": 0, \"method\": \"unknown\", \"events\": "
+                         "{\"hitfam\": \"%s\", \"method\": \"unknown\", \"events\": "
                          "%s, \"schedules\": [%s]}\n",
                          hf_version_string(), awkward_json_events,
                          m ? "\n[0,1,2,3,4,5,6,7,8,9,10]\n" : "");
@@ -573,7 +573,7 @@ Test(io_family, zero_events)
         cr_assert_eq(hf_family_append(f, NULL), HF_OK);
     char want[128];
     char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
-    snprintf(want, sizeof want, "# hitfam %s d=0 method=unknown events=0 schedules=3\n\n\n\n",
+    snprintf(want, sizeof want, "# hitfam %s method=unknown events=0 schedules=3\n\n\n\n",
              hf_version_string());
     cr_assert_str_eq(text, want);
     hf_family *g = NULL;
@@ -584,7 +584,7 @@ Test(io_family, zero_events)
     free(text);
     char *json = write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
     snprintf(want, sizeof want,
-             "{\"hitfam\": \"%s\", \"d\": 0, \"method\": \"unknown\", \"events\": [], "
+             "{\"hitfam\": \"%s\", \"method\": \"unknown\", \"events\": [], "
              "\"schedules\": [\n[],\n[],\n[]\n]}\n",
              hf_version_string());
     cr_assert_str_eq(json, want);
