@@ -1140,10 +1140,17 @@ Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
         cr_assert_eq(hf_family_append(f, s), HF_OK);
     }
     long base = ch.live;
-    for (unsigned d = 1; d <= 4; d++) {
+    /* without a focus set, then with one smaller than the order (checked on its projection) */
+    static const uint32_t focus[] = {1, 4, 4, 7, 8, 11};
+    for (unsigned t = 0; t < 8; t++) {
+        unsigned d = t % 4 + 1;
         bool verify_done = false, count_done = false;
-        for (long k = 0; k < 200 && !(verify_done && count_done); k++) {
+        for (long k = 0; k < 400 && !(verify_done && count_done); k++) {
             hf_verify_options opt = {.d = d};
+            if (t >= 4) {
+                opt.focus = focus;
+                opt.focus_count = sizeof focus / sizeof focus[0];
+            }
             hf_verify_result res;
             hf_error err;
             ch.left = k;

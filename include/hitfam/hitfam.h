@@ -471,7 +471,9 @@ typedef struct hf_verify_result {
  * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is
  * non-empty or n = 0. With fewer (focus) events than d no d-tuple exists; since a d-hitting
  * family must be d'-hitting for every d' <= d (docs/bounds.md), the check is then made for the
- * longest tuples there are, and result->d says which length was checked. */
+ * longest tuples there are, and result->d says which length was checked. With a focus set of
+ * k < n distinct events the check runs on the order and the family restricted to them (the same
+ * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict. */
 HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                            hf_verify_result *result, hf_error *err);
 
