@@ -313,6 +313,11 @@ HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
 HF_API hf_status hf_dot_write_name(FILE *out, const char *name);
 /** As hf_dot_write_name, for an attribute value (a leading `%` is allowed there). */
 HF_API hf_status hf_dot_write_value(FILE *out, const char *value);
+/** Whether hf_dot_write_name would write @p name: HF_OK, HF_EUNSUPPORTED (no DOT ID reads back
+ * as it), HF_EINVAL (NULL), HF_ENOMEM. Writes nothing. O(|name|). */
+HF_API hf_status hf_dot_check_name(const char *name);
+/** The same for an attribute value (hf_dot_write_value). */
+HF_API hf_status hf_dot_check_value(const char *value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Families and sinks                                                                         */
