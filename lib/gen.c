@@ -363,6 +363,21 @@ static hf_status guard_put(void *user, const uint32_t *schedule, uint32_t n)
     return g->next.put(g->next.user, schedule, n);
 }
 
+/* A sink that reports each schedule to the progress callback before passing it on. */
+typedef struct progress_sink {
+    hf_sink next;
+    hf_ctx *ctx;
+    uint64_t done, total;
+    hf_error *err;
+} progress_sink;
+
+static hf_status progress_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    progress_sink *ps = user;
+    hf_status st = hf_i_progress(ps->ctx, "gen", ++ps->done, ps->total, ps->err);
+    return st ? st : ps->next.put(ps->next.user, schedule, n);
+}
+
 /* Refuse a family of `size` schedules over n events that holds more than max names. */
 static hf_status check_names(const mpz_t size, uint32_t n, uint64_t max, hf_error *err)
 {
@@ -434,6 +449,9 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
         hf_family_free(cache.family);
         return st;
     }
+    progress_sink ps = {sink, p->ctx, 0, info->schedules_known ? info->schedules : 0, err};
+    if (p->ctx && p->ctx->progress)
+        sink = (hf_sink){progress_put, &ps};
     if (cache.family) {
         for (size_t i = 0; i < cache.family->m && !st; i++)
             st = sink.put(sink.user, cache.family->rows + i * (size_t)p->n, p->n);

@@ -90,6 +90,26 @@ HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_
 /** Free a context. NULL is a no-op. */
 HF_API void hf_ctx_free(hf_ctx *ctx);
 
+/** Progress of a long computation, as hf_progress_fn sees it. */
+typedef struct hf_progress {
+    const char *task; /**< what runs: "gen" (schedules written), "greedy" (schedules chosen, or
+                           rounds of its local search), "minimize" (rounds), "count" (units of
+                           work), "verify" (first events of the prefixes) */
+    uint64_t done;    /**< units of work done so far */
+    uint64_t total;   /**< units in all, or 0 when unknown */
+} hf_progress;
+
+/** Progress and cancellation: called from the thread that runs the computation, at its natural
+ * steps (each schedule written or chosen, each round, each block of work; never less often than
+ * every few million elementary steps). Return true to go on, false to stop: the computation then
+ * returns HF_EABORTED with a message naming the task, and every object is left as after any
+ * other failure (freed, or as it was; schedules already given to a sink stay given). */
+typedef bool (*hf_progress_fn)(const hf_progress *progress, void *user);
+
+/** Set (or, with @p fn NULL, clear) the progress callback of @p ctx. Set it before the context is
+ * shared between threads. HF_EINVAL for a NULL context. */
+HF_API hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn, void *user);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Limits                                                                                     */
 
