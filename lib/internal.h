@@ -30,8 +30,8 @@ struct hf_ctx {
  * callback asks to stop. Costs a test when no callback is set. */
 hf_status hf_i_progress_report(hf_ctx *ctx, const char *task, uint64_t done, uint64_t total,
                                hf_error *err);
-static inline hf_status hf_i_progress(hf_ctx *ctx, const char *task, uint64_t done,
-                                      uint64_t total, hf_error *err)
+static inline hf_status hf_i_progress(hf_ctx *ctx, const char *task, uint64_t done, uint64_t total,
+                                      hf_error *err)
 {
     return ctx && ctx->progress ? hf_i_progress_report(ctx, task, done, total, err) : HF_OK;
 }
