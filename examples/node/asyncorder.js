@@ -175,20 +175,51 @@ class Tracker {
     }
   }
 
-  // The order as DOT, every name quoted the way Graphviz reads it back.
+  // The order as DOT, every name quoted the way Graphviz reads it back. Events are listed in the
+  // order of their names (byNameOrder), not in the order they ran, so two runs that give the
+  // same order give the same file.
   dot(title) {
+    const order = this.events.map((e) => e.index).sort((a, b) => byNameOrder(this.events[a].name, this.events[b].name));
     const out = [];
     out.push('// happens-before order of one run of ' + (title || 'a Node.js program'));
     out.push('// recorded by examples/node/record.js (node ' + process.version + ')');
     out.push('digraph order {');
-    for (const e of this.events)
+    const rank = new Map(order.map((ev, i) => [ev, i]));
+    for (const ev of order) {
+      const e = this.events[ev];
       out.push('  ' + dotId(e.name) + ' [type=' + dotId(attrText(e.type)) + '];');
-    for (const e of this.events)
-      for (const p of [...e.preds].sort((a, b) => a - b))
+    }
+    for (const ev of order) {
+      const e = this.events[ev];
+      for (const p of [...e.preds].sort((a, b) => rank.get(a) - rank.get(b)))
         out.push('  ' + dotId(this.events[p].name) + ' -> ' + dotId(e.name) + ';');
+    }
     out.push('}');
     return out.join('\n') + '\n';
   }
+}
+
+// Names compared segment by segment (a creator before what it created), a segment by its type
+// code, then its rank as a number, then its callback number: main.T2 < main.T2:1 < main.T2.P0 <
+// main.T10.
+function segmentKey(seg) {
+  const m = /^(.*?)([0-9]+)(?::([0-9]+))?$/.exec(seg);
+  return m ? [m[1], Number(m[2]), m[3] === undefined ? 0 : Number(m[3])] : [seg, -1, 0];
+}
+
+function byNameOrder(a, b) {
+  const x = a.split('.');
+  const y = b.split('.');
+  for (let i = 0; i < x.length && i < y.length; i++) {
+    if (x[i] === y[i]) continue;
+    const [cx, rx, kx] = segmentKey(x[i]);
+    const [cy, ry, ky] = segmentKey(y[i]);
+    if (cx !== cy) return cx < cy ? -1 : 1;
+    if (rx !== ry) return rx - ry;
+    if (kx !== ky) return kx - ky;
+    return x[i] < y[i] ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 // ------------------------------------------------------------------------------------------
