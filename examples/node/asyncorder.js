@@ -57,8 +57,9 @@ function codeOf(type) {
 }
 
 class Tracker {
-  // opts.onStart(ev) is called when an event starts (after it has its name), opts.onEnd(ev) when
-  // it ends; both may be absent.
+  // opts.onInit(resource) is called when a resource of the program is created, opts.onStart(ev,
+  // resource) when an event starts (after it has its name), opts.onEnd(ev) when it ends; all
+  // may be absent.
   constructor(opts = {}) {
     this.opts = opts;
     this.events = []; // {name, type, preds: Set of event indices}
@@ -118,7 +119,9 @@ class Tracker {
     const rank = c.get(type) || 0;
     c.set(type, rank + 1);
     const name = this.events[creator].name + '.' + codeOf(type) + rank;
-    this.res.set(id, { name, type, creator, trigger, k: 0, last: -1 });
+    const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0 };
+    this.res.set(id, r);
+    if (this.opts.onInit) this.opts.onInit(r, id);
   }
 
   promiseResolve(id) {
@@ -130,6 +133,10 @@ class Tracker {
     if (this.depth !== 1 || this.internal.has(id)) return;
     const r = this.res.get(id);
     if (!r) return; // created before the hook was enabled: not part of the program's order
+    if (r.skip > 0) {
+      r.skip--; // a callback the tool caused (replay's thenable job): not an event
+      return;
+    }
     const name = r.k === 0 ? r.name : r.name + ':' + r.k;
     const ev = this.addEvent(name, r.type);
     const e = this.events[ev];
@@ -145,7 +152,7 @@ class Tracker {
     r.k++;
     r.last = ev;
     this.current = ev;
-    if (this.opts.onStart) this.opts.onStart(e, id);
+    if (this.opts.onStart) this.opts.onStart(e, r);
   }
 
   after(id) {

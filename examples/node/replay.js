@@ -117,10 +117,16 @@ function advance() {
   while (next < schedule.length && done.has(schedule[next])) next++;
 }
 
-// Promise jobs (and queueMicrotask callbacks) run when V8 runs them: they cannot be held.
-const UNHELD = new Set(['PROMISE', 'Microtask']);
+// Promise jobs run when V8 runs them. Those of `.then` (and so `.catch`, `.finally`, and the
+// reactions Promise.all and friends attach) can be held, since the reaction is a function the
+// patched `then` wrapped; the continuation of an `await` cannot (V8 attaches it without `then`),
+// nor a queueMicrotask callback.
+let inThen = 0; // > 0 while the patched then creates its derived promise
+function onInit(r) {
+  if (inThen > 0 && r.type === 'PROMISE') r.viaThen = true;
+}
 
-function onStart(e) {
+function onStart(e, r) {
   lastProgress = Date.now();
   const name = e.name;
   const p = position.get(name);
@@ -141,16 +147,17 @@ function onStart(e) {
     done.add(name);
     return;
   }
-  if (UNHELD.has(e.type)) {
+  if (e.type === 'Microtask' || (e.type === 'PROMISE' && !r.viaThen)) {
     report(
       `event ${show(name)} (${e.type}, step ${p + 1}) runs before its turn: ` +
-        `step ${next + 1} ${show(schedule[next])} has not run (promise jobs are not held)`
+        `step ${next + 1} ${show(schedule[next])} has not run (await continuations and ` +
+        `queueMicrotask callbacks are not held)`
     );
     played.push(name);
     done.add(name);
     return;
   }
-  holding = { ev: e.index, name, thunks: [] };
+  holding = { ev: e.index, name, res: r, thunks: [] };
   held.set(name, holding);
 }
 
@@ -159,7 +166,7 @@ function onEnd() {
   scheduleDrive();
 }
 
-const tracker = new Tracker({ onStart, onEnd });
+const tracker = new Tracker({ onInit, onStart, onEnd });
 
 // Run the held events that are next in the schedule, one after the other, in this callback.
 function drive() {
@@ -316,6 +323,47 @@ EventEmitter.prototype.emit = function (type, ...a) {
   gate(() => origEmit.call(self, type, ...a));
   return listeners;
 };
+
+// Promise reactions: a reaction that runs out of turn is captured, and the promise `then`
+// returned is resolved, through a thenable, with what the reaction gives when it runs at its
+// turn.
+const origThen = Promise.prototype.then;
+function wrapReaction(fn) {
+  if (typeof fn !== 'function') return fn;
+  return function (value) {
+    if (holding === null) return fn.call(this, value);
+    const self = this;
+    holding.res.skip++; // V8 runs a job for the thenable below under this promise's hooks
+    let outcome = null;
+    let settle = null;
+    holding.thunks.push(() => {
+      try {
+        outcome = { ok: true, value: fn.call(self, value) };
+      } catch (err) {
+        outcome = { ok: false, value: err };
+      }
+      if (settle) settle();
+    });
+    return {
+      then(resolve, reject) {
+        settle = () => (outcome.ok ? resolve(outcome.value) : reject(outcome.value));
+        if (outcome) settle();
+      },
+    };
+  };
+}
+Object.defineProperty(Promise.prototype, 'then', {
+  configurable: true,
+  writable: true,
+  value: function then(onFulfilled, onRejected) {
+    inThen++;
+    try {
+      return origThen.call(this, wrapReaction(onFulfilled), wrapReaction(onRejected));
+    } finally {
+      inThen--;
+    }
+  },
+});
 
 // ------------------------------------------------------------------------------------------
 // Run

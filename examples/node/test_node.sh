@@ -67,7 +67,7 @@ replay_rows() {
 
 # 1. Every fixture: the DOT is read by hitfam, names are the same in two runs, the program's own
 #    log has the same steps under the recorder.
-for f in timers promises fsops child http; do
+for f in timers thens promises fsops child http; do
     prog="$DIR/fixtures/$f.js"
     "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
     record "$prog" "$work/$f.dot"
@@ -82,21 +82,23 @@ for f in timers promises fsops child http; do
     echo "$f: $(grep -c '\[type=' "$work/$f.dot") events, names stable"
 done
 # Programs whose order does not depend on timing give the same file byte for byte.
-for f in timers fsops; do
+for f in timers thens fsops; do
     cmp -s "$work/$f.dot" "$work/$f.again.dot" || fail "$f: two recordings differ"
 done
 grep -q 'type=Timeout' "$work/timers.dot" || fail "timers: no Timeout events"
 grep -q 'type=Immediate' "$work/timers.dot" || fail "timers: no Immediate events"
 grep -q 'type=TickObject' "$work/timers.dot" || fail "timers: no TickObject events"
 grep -q 'type=PROMISE' "$work/promises.dot" || fail "promises: no PROMISE events"
+grep -q 'type=PROMISE' "$work/thens.dot" || fail "thens: no PROMISE events"
 grep -q 'type=FSREQCALLBACK' "$work/fsops.dot" || fail "fsops: no FSREQCALLBACK events"
 grep -q 'type=PROCESSWRAP' "$work/child.dot" || fail "child: no PROCESSWRAP events"
 grep -q 'type=TCPWRAP' "$work/http.dot" || fail "http: no TCPWRAP events"
 
-# 2. Replay: the controlled kinds (timers, immediates, nextTick, fs callbacks) play every row of
-#    a 2- and a 3-hitting family exactly; on the others the program still completes under the
-#    fallback and logs the same steps as in a plain run (in the order played).
-for f in timers fsops; do
+# 2. Replay: the controlled kinds (timers, immediates, nextTick, fs callbacks, .then reactions)
+#    play every row of a 2- and a 3-hitting family exactly; on the others (await, Promise.all,
+#    child processes, HTTP) the program still completes under the fallback and logs the same
+#    steps as in a plain run (in the order played).
+for f in timers thens fsops; do
     for d in 2 3; do
         "$HITFAM" gen --d $d "$work/$f.dot" -o "$work/$f.d$d.fam" || fail "$f: hitfam gen --d $d"
         replay_rows "$f-d$d" "$DIR/fixtures/$f.js" "$work/$f.dot" "$work/$f.d$d.fam" 1
