@@ -244,11 +244,12 @@ function isBare(name) {
 }
 
 // A value that a DOT quoted string gives back byte for byte: inside quotes only \" is an escape
-// and backslash-newline a continuation, so a backslash or line break cannot be written safely;
-// names made by the tracker never hold them, and attribute text is cleaned by attrText.
+// and backslash-newline a continuation; any other backslash stays. So a name cannot be written
+// when it holds a line break, a backslash before a quote or a backslash at its end (the tracker's
+// names hold none of them; attribute text is cleaned by attrText).
 function dotId(name) {
   if (isBare(name)) return name;
-  if (/[\\\n\r]/.test(name)) throw new Error('name cannot be written as a DOT ID: ' + name);
+  if (/[\n\r]|\\"|\\$/.test(name)) throw new Error('name cannot be written as a DOT ID: ' + name);
   return '"' + name.replace(/"/g, '\\"') + '"';
 }
 

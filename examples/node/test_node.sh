@@ -65,6 +65,9 @@ replay_rows() {
     echo "$name: $rows rows replayed, $failing with the program failing"
 }
 
+# 0. Quoting: names that need quotes survive record.js's DOT writer, hitfam and the family reader.
+"$NODE" "$DIR/test_quoting.js" "$HITFAM" || fail "test_quoting.js"
+
 # 1. Every fixture: the DOT is read by hitfam, names are the same in two runs, the program's own
 #    log has the same steps under the recorder.
 for f in timers thens promises fsops child http; do
