@@ -12,7 +12,7 @@
 // z (the invalidation came before the stale page was marked valid, so nothing invalidates it
 // again): the order x, y, z. With y before x the render already uses the new settings; with z
 // before y the invalidation removes the stale page. In a plain run the seven file callbacks from
-// x's read to z take a few milliseconds and the admin timer waits 20 ms, so the bug seldom shows
+// x's read to z take a few milliseconds and the admin timer waits 100 ms, so the bug seldom shows
 // (README.md gives the measured rate).
 const fs = require('fs');
 const os = require('os');
@@ -46,7 +46,7 @@ setTimeout(() => {
   settings.theme = 'dark';
   cache.valid = false;
   cache.page = null;
-}, 20);
+}, 100);
 
 // Traffic around them that is correct in every order: a second page rendered without a cache, a
 // heartbeat timer and an access log appended by an immediate.
