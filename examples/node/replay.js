@@ -32,7 +32,6 @@
 // Messages go to stderr, each starting with `replay:`. The exit status is the program's.
 const fs = require('fs');
 const path = require('path');
-const util = require('util');
 const EventEmitter = require('events');
 const timers = require('timers');
 const { Tracker, familyRow, parseFamily } = require('./asyncorder');
@@ -229,6 +228,18 @@ function stuck(why) {
 
 const HELD = Symbol('held');
 
+// A wrapper keeps what the original carries: util.promisify's custom forms (setTimeout, fs.read,
+// fs.exists), fs.realpath.native, and the like.
+function keepProps(wrapped, orig) {
+  for (const key of Reflect.ownKeys(orig)) {
+    if (key === 'length' || key === 'name' || key === 'prototype' || key === 'arguments' || key === 'caller')
+      continue;
+    const d = Object.getOwnPropertyDescriptor(orig, key);
+    if (d) Object.defineProperty(wrapped, key, d);
+  }
+  return wrapped;
+}
+
 function gate(thunk) {
   if (holding === null) return thunk();
   holding.thunks.push(thunk);
@@ -256,8 +267,7 @@ function wrapTimer(orig) {
     if (t && typeof t === 'object') timerState.set(t, state);
     return t;
   };
-  if (orig[util.promisify.custom]) wrapped[util.promisify.custom] = orig[util.promisify.custom];
-  return wrapped;
+  return keepProps(wrapped, orig);
 }
 
 function wrapClear(orig) {
@@ -279,7 +289,7 @@ for (const [set, clear] of [
   ['setImmediate', 'clearImmediate'],
 ]) {
   const s = wrapTimer(globalThis[set]);
-  const c = wrapClear(globalThis[clear]);
+  const c = keepProps(wrapClear(globalThis[clear]), globalThis[clear]);
   globalThis[set] = s;
   globalThis[clear] = c;
   timers[set] = s;
@@ -310,8 +320,7 @@ for (const key of Object.keys(fs)) {
     }
     return orig.apply(this, a);
   };
-  if (orig[util.promisify.custom]) wrapped[util.promisify.custom] = orig[util.promisify.custom];
-  fs[key] = wrapped;
+  fs[key] = keepProps(wrapped, orig);
 }
 
 // Emitters: sockets, servers, HTTP messages, child processes, streams, watchers.
