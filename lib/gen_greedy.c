@@ -1,5 +1,5 @@
 /* Method greedy, any partial order and d <= 4: a greedy set cover of the admissible d-tuples
- * (MATH.md, "Any poset") built by insertion, then shrunk by a tabu local search on hit counts.
+ * (docs/math.md, section 7.2) built by insertion, then shrunk by a tabu local search on hit counts.
  *
  * Everything works on the m focus events (all events without a focus set) and the order they
  * inherit; a sequence of them that respects that order always extends to a schedule (place the

@@ -1,6 +1,7 @@
 /* Method random, any partial order and d <= 4: uniform random linear extensions from a seeded
- * PRNG, streamed until the first prefix of the random stream that is d-hitting (MATH.md, "Any
- * poset": m >= d! * ln(#admissible tuples) samples suffice in expectation).
+ * PRNG, streamed until the first prefix of the random stream that is d-hitting (docs/math.md,
+ * section 7.1: on antichains m >= d! * ln(#admissible tuples) samples suffice in expectation; a
+ * chain of m events beside a free event makes some tuples as rare as 1 / (m + 1)).
  *
  * Samplers, chosen from the order alone (so a seed always gives the same bytes):
  * - forests: pick an available root with probability proportional to its subtree size (the

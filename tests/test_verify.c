@@ -554,7 +554,7 @@ Test(verify, deep_forests_and_in_forests_match_oracle)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Facts from MATH.md                                                                         */
+/* Facts of docs/math.md, section 8                                                           */
 
 static uint64_t admissible_count(const hf_poset *p, unsigned d)
 {
@@ -681,7 +681,7 @@ static bool antichain_has_hitting_family(hf_poset *p, const rows *perms, uint32_
 
 Test(verify, antichain_optimal_three_hitting_sizes)
 {
-    /* MATH.md: the optimal 3-hitting families of A3 and A4 have 6 schedules. */
+    /* docs/math.md, section 8: the optimal 3-hitting families of A3 and A4 have 6 schedules. */
     for (uint32_t n = 3; n <= 4; n++) {
         hf_poset *p = tu_antichain(n);
         order o = order_of(p);
