@@ -655,8 +655,8 @@ Test(gen_doubletree, sizes_on_complete_trees_and_antichains)
     hf_poset_free(c);
 }
 
-/* A chain with one free event needs one schedule per position of the free event (docs/bounds.md, bound 3;
- * lower bound): the family meets it with at most 4 * height. */
+/* A chain with one free event needs one schedule per position of the free event (docs/bounds.md,
+ * bound 3; lower bound): the family meets it with at most 4 * height. */
 Test(gen_doubletree, chain_and_free_event_meets_the_lower_bound)
 {
     for (uint32_t m = 1; m <= 30; m++) {

@@ -258,7 +258,8 @@ Test(minimize, saturated_counters)
             tu_collect_put(&c, all.rows + i * 5, 5);
     for (unsigned d = 2; d <= 3; d++) {
         size_t m = check_one(p, &c, d, 7, 100, false, NULL, 0, NULL);
-        cr_assert_geq(m, d == 2 ? 2u : 6u); /* A5's optimum for d = 3 is 7 (docs/math.md, section 8) */
+        cr_assert_geq(m,
+                      d == 2 ? 2u : 6u); /* A5's optimum for d = 3 is 7 (docs/math.md, section 8) */
         if (d == 3)
             cr_assert_geq(m, 7u);
     }
