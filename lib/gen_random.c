@@ -425,6 +425,20 @@ hf_status hf_i_uniform_next(hf_i_uniform *u, uint32_t *row) { return sampler_nex
 
 void hf_i_uniform_free(hf_i_uniform *u) { sampler_free(u); }
 
+uint64_t hf_i_uniform_cost(const hf_i_uniform *u)
+{
+    uint64_t n = u->n;
+    switch (u->kind) {
+    case SAMPLE_FOREST:
+        return n;
+    case SAMPLE_IDEALS:
+        return n * n;
+    case SAMPLE_CHAIN:
+        return u->steps;
+    }
+    return n;
+}
+
 static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
 {
     return hf_i_sample_check(p, opt, HF_METHOD_RANDOM, err);

@@ -546,6 +546,13 @@ hf_status hf_i_sampler_next(hf_i_sampler *s, uint32_t *row)
     return HF_OK;
 }
 
+uint64_t hf_i_sampler_cost(const hf_i_sampler *s)
+{
+    if (s->method == HF_METHOD_RANDOM)
+        return hf_i_uniform_cost(s->uniform);
+    return (uint64_t)s->n + s->p->edge_count;
+}
+
 const hf_i_chains *hf_i_sampler_pct_threads(const hf_i_sampler *s)
 {
     return s && s->method == HF_METHOD_PCT ? &s->chains : NULL;

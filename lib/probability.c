@@ -371,10 +371,23 @@ static bool hits(const uint32_t *pos, const uint32_t *t, unsigned d)
     return true;
 }
 
-/* Count the hits of `count` tuples (d each) in s samples of the sampler seeded with seed. */
+/* work = a * b, saturating */
+static uint64_t mul_sat(uint64_t a, uint64_t b)
+{
+    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
+}
+
+/* The budget of each of the minimum's two batches (0: no limit). */
+static uint64_t half_work(const hf_hitprob_options *o)
+{
+    return o->max_work ? (o->max_work / 2 ? o->max_work / 2 : 1) : 0;
+}
+
+/* Count the hits of `count` tuples (d each) in o->samples samples of the sampler seeded with
+ * seed; refused (HF_ETOOLARGE) when drawing them would pass `budget` steps (0: no limit). */
 static hf_status sample_hits(const hf_poset *p, const hf_hitprob_options *o, unsigned d,
                              uint64_t seed, const uint32_t *tuples, size_t count, uint64_t *h,
-                             hf_error *err)
+                             uint64_t budget, hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     hf_i_sampler *s;
@@ -382,6 +395,14 @@ static hf_status sample_hits(const hf_poset *p, const hf_hitprob_options *o, uns
     hf_status st = hf_i_sampler_new(p, o->method, depth, seed, &s, err);
     if (st)
         return st;
+    uint64_t cost = hf_i_sampler_cost(s);
+    if (budget && mul_sat(o->samples, cost) > budget) {
+        hf_i_sampler_free(s);
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "an estimate from %" PRIu64 " schedules of method %s, each costing "
+                         "about %" PRIu64 " steps, passes max_work (%" PRIu64 ")",
+                         o->samples, hf_method_name(o->method), cost, o->max_work);
+    }
     size_t n1 = p->n ? p->n : 1;
     uint32_t *row = hf_i_alloc_array(ctx, n1, sizeof *row);
     uint32_t *pos = hf_i_alloc_array(ctx, n1, sizeof *pos);
@@ -401,12 +422,6 @@ static hf_status sample_hits(const hf_poset *p, const hf_hitprob_options *o, uns
     hf_i_free(ctx, pos);
     hf_i_sampler_free(s);
     return st;
-}
-
-/* work = a * b, saturating */
-static uint64_t mul_sat(uint64_t a, uint64_t b)
-{
-    return a && b > UINT64_MAX / a ? UINT64_MAX : a * b;
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -482,7 +497,7 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
                          "max_work (%" PRIu64 ")",
                          o->samples, p->n, o->max_work);
     uint64_t h;
-    if ((st = sample_hits(p, o, d, o->seed, tuple, 1, &h, err)))
+    if ((st = sample_hits(p, o, d, o->seed, tuple, 1, &h, o->max_work, err)))
         return st;
     set_estimate(&res, h, o->samples);
     if (out)
@@ -611,14 +626,14 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         if (!h)
             st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         if (!st)
-            st = sample_hits(p, o, dd, o->seed, tl.t, tl.count, h, err);
+            st = sample_hits(p, o, dd, o->seed, tl.t, tl.count, h, half_work(o), err);
         for (size_t i = 1; i < tl.count && !st; i++)
             if (h[i] < h[arg])
                 arg = i;
         uint64_t again = 0;
         if (!st && tl.count)
             st = sample_hits(p, o, dd, o->seed + 0x9e3779b97f4a7c15u, tl.t + arg * dd, 1, &again,
-                             err);
+                             half_work(o), err);
         hf_i_free(p->ctx, h);
         if (!st) {
             set_estimate(&res, again, o->samples);

@@ -31,6 +31,10 @@ void hf_i_sampler_free(hf_i_sampler *s);
 /* The next schedule into @p row (n ids). HF_ENOMEM only for method random's big draws. */
 hf_status hf_i_sampler_next(hf_i_sampler *s, uint32_t *row);
 
+/* About the elementary steps one schedule costs (for work limits): n + e, or method random's
+ * (hf_i_uniform_cost). */
+uint64_t hf_i_sampler_cost(const hf_i_sampler *s);
+
 /* PCT's threads (valid while @p s lives), NULL for the other methods: for tests. */
 const hf_i_chains *hf_i_sampler_pct_threads(const hf_i_sampler *s);
 
@@ -60,6 +64,9 @@ typedef struct hf_i_uniform hf_i_uniform;
 hf_status hf_i_uniform_new(const hf_poset *p, uint64_t seed, hf_i_uniform **out, hf_error *err);
 hf_status hf_i_uniform_next(hf_i_uniform *u, uint32_t *row);
 void hf_i_uniform_free(hf_i_uniform *u);
+/* About the steps one schedule costs: n on forests, n^2 with the down-set table, the chain's
+ * steps beyond. */
+uint64_t hf_i_uniform_cost(const hf_i_uniform *u);
 
 /* An exponential variate of mean 1 from @p r by von Neumann's comparison method: only
  * comparisons and one addition of doubles, so the same seed gives the same value on every

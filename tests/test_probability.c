@@ -371,6 +371,21 @@ Test(probability, bounded_work_and_bad_input)
     o.max_work = 1000;
     cr_assert_eq(hf_hitprob_tuple(p, t, 3, &o, NULL, NULL, &err), HF_ETOOLARGE);
     hf_poset_free(p);
+    /* random's Markov chain (more than 2^18 down-sets, not a forest) is counted at its steps */
+    {
+        const uint32_t e26[][2] = {{22, 24}, {23, 24}, {23, 25}};
+        hf_poset *big = tu_poset(26, e26, 3);
+        uint32_t pair[2] = {0, 1};
+        o = options(HF_METHOD_RANDOM);
+        o.max_ideals = 0;
+        cr_assert_eq(hf_hitprob_tuple(big, pair, 2, &o, NULL, NULL, &err), HF_ETOOLARGE);
+        cr_assert(strstr(err.text, "each costing about"), "%s", err.text);
+        o.samples = 20;
+        hf_hitprob_result r;
+        cr_assert_eq(hf_hitprob_tuple(big, pair, 2, &o, NULL, &r, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(r.samples, 20);
+        hf_poset_free(big);
+    }
     /* not admissible */
     const uint32_t e[][2] = {{0, 1}};
     p = tu_poset(3, e, 1);

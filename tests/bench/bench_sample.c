@@ -1,12 +1,16 @@
 /* Benchmark of the samplers: the time of one schedule of each (random, rw, pct, pos, basicpos)
  * on random recursive trees of 10^5 and 10^6 events, unlabelled and with objects, printed as a
  * ratio against a plain pass that writes a depth-first order of the same tree, measured in the
- * same run. Also the one-off setup of each stream and hf_generate with a count of one. */
+ * same run. Also the one-off setup of each stream and hf_generate with a count of one.
+ * With DOT files as arguments instead: each sampler's smallest hit probability over the
+ * admissible d-tuples (d = 2, 3) of each order, its tuple and the expected runs until it is hit
+ * (hitfam/probability.h; estimates from 100,000 schedules). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench_util.h"
+#include "hitfam/probability.h"
 #include "sample.h"
 
 #define die(what, st, err) bench_die("bench_sample", what, st, err)
@@ -144,8 +148,53 @@ static void run(uint32_t n, uint32_t objects)
     hf_poset_free(p);
 }
 
-int main(void)
+/* The hardest tuple of each sampler on the order in `path`. */
+static void probabilities(const char *path)
 {
+    FILE *in = fopen(path, "rb");
+    if (!in)
+        die(path, HF_EIO, NULL);
+    hf_poset *p;
+    hf_error err;
+    hf_status st = hf_dot_read_file(NULL, in, &p, &err);
+    fclose(in);
+    if (st)
+        die(path, st, &err);
+    printf("\n%s: %u events\n", path, (unsigned)hf_poset_size(p));
+    printf("  %-2s %-9s %-6s %12s %25s %12s %8s  %s\n", "d", "sampler", "kind", "min p",
+           "95% interval", "runs (1/p)", "time (s)", "hardest tuple");
+    for (unsigned d = 2; d <= 3; d++)
+        for (size_t k = 0; k < N_METHODS; k++) {
+            hf_hitprob_options o;
+            hf_hitprob_options_init(&o);
+            o.method = methods[k];
+            o.max_work = 0;
+            hf_hitprob_result r;
+            double t0 = bench_now();
+            if ((st = hf_hitprob_min(p, d, &o, NULL, &r, &err)))
+                die(hf_method_name(methods[k]), st, &err);
+            double t = bench_now() - t0;
+            char tuple[256] = "", interval[64] = "-";
+            for (unsigned j = 0; j < r.d; j++) {
+                strncat(tuple, hf_poset_name(p, r.tuple[j]), sizeof tuple - strlen(tuple) - 2);
+                strncat(tuple, j + 1 < r.d ? " " : "", sizeof tuple - strlen(tuple) - 1);
+            }
+            if (!r.exact)
+                snprintf(interval, sizeof interval, "[%.3g, %.3g]", r.low, r.high);
+            printf("  %-2u %-9s %-6s %12.4g %25s %12.1f %8.2f  %s\n", d, hf_method_name(methods[k]),
+                   r.exact ? "exact" : "est.", r.value, interval, r.expected_runs, t, tuple);
+        }
+    hf_poset_free(p);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        printf("bench_sample: the smallest hit probability of each sampler\n");
+        for (int i = 1; i < argc; i++)
+            probabilities(argv[i]);
+        return 0;
+    }
     printf("bench_sample: one schedule of each sampler (median of 5), against a depth-first pass "
            "over the same tree in the same run\n");
     run(100000, 0);
