@@ -271,33 +271,17 @@ static hf_status pct_check_threads(const hf_poset *p, hf_error *err)
     return st;
 }
 
-static void sample_pct(hf_i_sampler *s, uint32_t *out)
+/* One PCT schedule from the initial priorities prio[t] (distinct) and the ncp change points
+ * cps (distinct steps, 1-based); pending must hold the in-degrees. */
+static void run_pct(hf_i_sampler *s, const uint32_t *prio, const uint32_t *cps, unsigned ncp,
+                    uint32_t *out)
 {
     const hf_poset *p = s->p;
     const hf_i_chains *c = &s->chains;
     uint32_t k = c->count;
-    /* initial priorities: a uniform permutation of 0..k-1 */
-    for (uint32_t t = 0; t < k; t++)
-        s->perm[t] = t;
-    for (uint32_t t = k; t > 1; t--) {
-        uint32_t j = (uint32_t)hf_i_rng_below(&s->rng, t), x = s->perm[t - 1];
-        s->perm[t - 1] = s->perm[j];
-        s->perm[j] = x;
-    }
     for (uint32_t t = 0; t < k; t++) {
-        s->key[t] = (double)s->perm[t];
+        s->key[t] = (double)prio[t];
         s->next[t] = 0;
-    }
-    /* change points: distinct steps, 1-based */
-    s->ncp = s->d - 1 < s->n ? s->d - 1 : s->n;
-    for (unsigned i = 0; i < s->ncp; i++) {
-        bool again = true;
-        while (again) {
-            s->cps[i] = 1 + (uint32_t)hf_i_rng_below(&s->rng, s->n);
-            again = false;
-            for (unsigned j = 0; j < i; j++)
-                again = again || s->cps[j] == s->cps[i];
-        }
     }
     s->heap_n = 0;
     for (uint32_t t = 0; t < k; t++)
@@ -307,8 +291,8 @@ static void sample_pct(hf_i_sampler *s, uint32_t *out)
         uint32_t t = s->heap[0];
         /* a change point lowers the thread about to take the step, which then goes to the
          * highest thread enabled after it (the same one if it is the only one) */
-        for (unsigned i = 0; i < s->ncp; i++)
-            if (s->cps[i] == step) {
+        for (unsigned i = 0; i < ncp; i++)
+            if (cps[i] == step) {
                 s->key[t] = -(double)(i + 1);
                 sift_down(s, 0);
                 t = s->heap[0];
@@ -322,6 +306,41 @@ static void sample_pct(hf_i_sampler *s, uint32_t *out)
             if (--s->pending[p->succ[j]] == 0)
                 heap_push(s, c->chain_of[p->succ[j]]);
     }
+}
+
+static void sample_pct(hf_i_sampler *s, uint32_t *out)
+{
+    uint32_t k = s->chains.count;
+    /* initial priorities: a uniform permutation of 0..k-1 */
+    for (uint32_t t = 0; t < k; t++)
+        s->perm[t] = t;
+    for (uint32_t t = k; t > 1; t--) {
+        uint32_t j = (uint32_t)hf_i_rng_below(&s->rng, t), x = s->perm[t - 1];
+        s->perm[t - 1] = s->perm[j];
+        s->perm[j] = x;
+    }
+    /* change points: distinct steps, 1-based */
+    s->ncp = s->d - 1 < s->n ? s->d - 1 : s->n;
+    for (unsigned i = 0; i < s->ncp; i++) {
+        bool again = true;
+        while (again) {
+            s->cps[i] = 1 + (uint32_t)hf_i_rng_below(&s->rng, s->n);
+            again = false;
+            for (unsigned j = 0; j < i; j++)
+                again = again || s->cps[j] == s->cps[i];
+        }
+    }
+    run_pct(s, s->perm, s->cps, s->ncp, out);
+}
+
+uint32_t hf_i_pct_change_points(const hf_i_sampler *s) { return s->d - 1 < s->n ? s->d - 1 : s->n; }
+
+void hf_i_pct_schedule(hf_i_sampler *s, const uint32_t *prio, const uint32_t *cps, uint32_t *row)
+{
+    if (s->n == 0)
+        return;
+    memcpy(s->pending, s->indeg, s->n * sizeof *s->pending);
+    run_pct(s, prio, cps, hf_i_pct_change_points(s), row);
 }
 
 /* ---- pos and basicpos ---- */
@@ -432,15 +451,16 @@ static hf_status pos_groups(hf_i_sampler *s)
     const hf_poset *p = s->p;
     hf_ctx *ctx = s->ctx;
     uint32_t n = s->n;
+    size_t n1 = n ? n : 1;
     s->ngroups = p->objects.of ? 2 * p->objects.count : 1;
-    s->group = hf_i_alloc_array(ctx, n, sizeof *s->group);
+    s->group = hf_i_alloc_array(ctx, n1, sizeof *s->group);
     s->g_off = hf_i_calloc(ctx, (size_t)s->ngroups + 1, sizeof *s->g_off);
     s->g_size = hf_i_calloc(ctx, s->ngroups, sizeof *s->g_size);
     s->g_bag = hf_i_calloc(ctx, s->ngroups, sizeof *s->g_bag);
     s->g_top = hf_i_alloc_array(ctx, s->ngroups, sizeof *s->g_top);
     s->g_bound = hf_i_calloc(ctx, s->ngroups, sizeof *s->g_bound);
-    s->slot = hf_i_alloc_array(ctx, n, sizeof *s->slot);
-    s->where = hf_i_alloc_array(ctx, n, sizeof *s->where);
+    s->slot = hf_i_alloc_array(ctx, n1, sizeof *s->slot);
+    s->where = hf_i_alloc_array(ctx, n1, sizeof *s->where);
     if (!s->group || !s->g_off || !s->g_size || !s->g_bag || !s->g_top || !s->g_bound || !s->slot ||
         !s->where)
         return HF_ENOMEM;

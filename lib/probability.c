@@ -263,6 +263,8 @@ static hf_status check_common(const hf_poset *p, unsigned d, const hf_hitprob_op
                          HF_MAX_D, o->depth);
     if (o->samples == 0)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "an estimate needs at least one sample");
+    if (o->exact_only && o->estimate_only)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "exact_only and estimate_only exclude each other");
     return HF_OK;
 }
 
@@ -321,7 +323,7 @@ static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, lat
                              bool *have, hf_error *err)
 {
     *have = false;
-    if (!exact_method(o->method) || !o->max_ideals)
+    if (!exact_method(o->method) || !o->max_ideals || o->estimate_only)
         return HF_OK;
     hf_status st = lattice_build(L, p, o->max_ideals);
     if (st == HF_ETOOLARGE) {
@@ -345,6 +347,12 @@ static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, lat
 
 static hf_status no_exact(const hf_poset *p, const hf_hitprob_options *o, hf_error *err)
 {
+    if (o->method == HF_METHOD_PCT)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "method pct has more than %" PRIu64 " equally likely schedules on this "
+                         "order, or they would pass max_work: its exact hit probabilities are out "
+                         "of reach (exact_only asked; %" PRIu32 " events)",
+                         HF_HITPROB_PCT_MAX_SCHEDULES, p->n);
     if (!exact_method(o->method))
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                          "the hit probabilities of method %s are only estimated (exact_only "
@@ -425,6 +433,121 @@ static hf_status sample_hits(const hf_poset *p, const hf_hitprob_options *o, uns
 }
 
 /* ---------------------------------------------------------------------------------------- */
+/* PCT by enumeration                                                                       */
+
+typedef struct pct_enum {
+    hf_i_sampler *s;
+    uint32_t n, c;
+    uint32_t *prio, *row, *pos;
+    uint32_t cps[HF_MAX_D];
+    const uint32_t *tuples;
+    size_t count;
+    unsigned d;
+    uint64_t *h;
+} pct_enum;
+
+static void pct_steps(pct_enum *e, uint32_t i)
+{
+    if (i == e->c) {
+        hf_i_pct_schedule(e->s, e->prio, e->cps, e->row);
+        positions(e->row, e->n, e->pos);
+        for (size_t t = 0; t < e->count; t++)
+            e->h[t] += hits(e->pos, e->tuples + t * e->d, e->d);
+        return;
+    }
+    for (uint32_t step = 1; step <= e->n; step++) {
+        bool used = false;
+        for (uint32_t j = 0; j < i && !used; j++)
+            used = e->cps[j] == step;
+        if (used)
+            continue;
+        e->cps[i] = step;
+        pct_steps(e, i + 1);
+    }
+}
+
+/* The next permutation in lexicographic order; false after the last. */
+static bool next_perm(uint32_t *a, uint32_t k)
+{
+    if (k < 2)
+        return false;
+    uint32_t i = k - 1;
+    while (i > 0 && a[i - 1] >= a[i])
+        i--;
+    if (i == 0)
+        return false;
+    uint32_t j = k - 1;
+    while (a[j] <= a[i - 1])
+        j--;
+    uint32_t x = a[i - 1];
+    a[i - 1] = a[j];
+    a[j] = x;
+    for (uint32_t l = i, r = k - 1; l < r; l++, r--) {
+        x = a[l];
+        a[l] = a[r];
+        a[r] = x;
+    }
+    return true;
+}
+
+/* PCT exactly: every order of the k thread priorities and every choice of the c change points
+ * run once (k! n!/(n-c)! schedules, all equally likely), counting the hits of each tuple in h.
+ * *configs receives the number of schedules; *done is false (nothing counted) when there are
+ * more than HF_HITPROB_PCT_MAX_SCHEDULES or the work would pass max_work. */
+static hf_status pct_exact(const hf_poset *p, const hf_hitprob_options *o, unsigned d,
+                           const uint32_t *tuples, size_t count, uint64_t *h, uint64_t *configs,
+                           bool *done, hf_error *err)
+{
+    *done = false;
+    hf_ctx *ctx = p->ctx;
+    hf_i_sampler *s;
+    hf_status st = hf_i_sampler_new(p, HF_METHOD_PCT, o->depth ? o->depth : d, 0, &s, err);
+    if (st)
+        return st;
+    const hf_i_chains *ch = hf_i_sampler_pct_threads(s);
+    uint32_t k = ch->count, c = hf_i_pct_change_points(s);
+    uint64_t total = 1;
+    for (uint32_t i = 2; i <= k && total <= HF_HITPROB_PCT_MAX_SCHEDULES; i++)
+        total = mul_sat(total, i);
+    for (uint32_t i = 0; i < c && total <= HF_HITPROB_PCT_MAX_SCHEDULES; i++)
+        total = mul_sat(total, p->n - i);
+    uint64_t work = mul_sat(total, (uint64_t)p->n + mul_sat(count, d));
+    if (total > HF_HITPROB_PCT_MAX_SCHEDULES || (o->max_work && work > o->max_work)) {
+        hf_i_sampler_free(s);
+        return HF_OK;
+    }
+    size_t n1 = p->n ? p->n : 1;
+    pct_enum e = {s,
+                  p->n,
+                  c,
+                  hf_i_alloc_array(ctx, k ? k : 1, sizeof(uint32_t)),
+                  hf_i_alloc_array(ctx, n1, sizeof(uint32_t)),
+                  hf_i_alloc_array(ctx, n1, sizeof(uint32_t)),
+                  {0},
+                  tuples,
+                  count,
+                  d,
+                  h};
+    if (!e.prio || !e.row || !e.pos) {
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    } else {
+        memset(h, 0, count * sizeof *h);
+        for (uint32_t t = 0; t < k; t++)
+            e.prio[t] = t;
+        do
+            pct_steps(&e, 0);
+        while (next_perm(e.prio, k));
+        *configs = total;
+        *done = true;
+    }
+    hf_i_free(ctx, e.prio);
+    hf_i_free(ctx, e.row);
+    hf_i_free(ctx, e.pos);
+    hf_i_sampler_free(s);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------- */
 /* One tuple                                                                                */
 
 hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
@@ -488,6 +611,24 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
         return st;
     }
     mpz_clear(all);
+    if (o->method == HF_METHOD_PCT && !o->estimate_only) {
+        uint64_t h = 0, configs = 0;
+        bool done;
+        if ((st = pct_exact(p, o, d, tuple, 1, &h, &configs, &done, err)))
+            return st;
+        if (done) {
+            mpq_t q;
+            mpq_init(q);
+            set_ratio(q, h, configs);
+            set_exact(&res, q, 0);
+            if (out)
+                mpq_set(out, q);
+            mpq_clear(q);
+            if (r)
+                *r = res;
+            return HF_OK;
+        }
+    }
     if (o->exact_only)
         return no_exact(p, o, err);
     uint64_t work = mul_sat(o->samples, (uint64_t)p->n + d);
@@ -582,7 +723,7 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         mpz_clear(all);
         return st;
     }
-    if (!have && o->exact_only) {
+    if (!have && o->exact_only && o->method != HF_METHOD_PCT) {
         mpz_clear(all);
         return no_exact(p, o, err);
     }
@@ -599,7 +740,17 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
                        max_tuples, dd, per, o->max_work);
     else if (st)
         st = hf_i_fail(err, st, 0, 0, "out of memory");
-    if (!st && !have && o->max_work &&
+    /* pct: exactly when its schedules can all be enumerated */
+    uint64_t *h = NULL, configs = 0;
+    bool pct_done = false;
+    if (!st && (h = hf_i_alloc_array(p->ctx, tl.count ? tl.count : 1, sizeof *h)) == NULL)
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    if (!st && !have && o->method == HF_METHOD_PCT && !o->estimate_only) {
+        st = pct_exact(p, o, dd, tl.t, tl.count, h, &configs, &pct_done, err);
+        if (!st && !pct_done && o->exact_only)
+            st = no_exact(p, o, err);
+    }
+    if (!st && !have && !pct_done && o->max_work &&
         mul_sat(2 * o->samples, (uint64_t)p->n) > o->max_work - mul_sat(tl.count, per))
         st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                        "an estimate from %" PRIu64 " samples of %" PRIu32 " events over %zu "
@@ -621,12 +772,16 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         set_exact(&res, best, L.count);
         if (out)
             mpq_set(out, best);
+    } else if (!st && pct_done) {
+        for (size_t i = 1; i < tl.count; i++)
+            if (h[i] < h[arg])
+                arg = i;
+        set_ratio(best, tl.count ? h[arg] : configs, configs);
+        set_exact(&res, best, 0);
+        if (out)
+            mpq_set(out, best);
     } else if (!st) {
-        uint64_t *h = hf_i_alloc_array(p->ctx, tl.count ? tl.count : 1, sizeof *h);
-        if (!h)
-            st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        if (!st)
-            st = sample_hits(p, o, dd, o->seed, tl.t, tl.count, h, half_work(o), err);
+        st = sample_hits(p, o, dd, o->seed, tl.t, tl.count, h, half_work(o), err);
         for (size_t i = 1; i < tl.count && !st; i++)
             if (h[i] < h[arg])
                 arg = i;
@@ -634,7 +789,6 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         if (!st && tl.count)
             st = sample_hits(p, o, dd, o->seed + 0x9e3779b97f4a7c15u, tl.t + arg * dd, 1, &again,
                              half_work(o), err);
-        hf_i_free(p->ctx, h);
         if (!st) {
             set_estimate(&res, again, o->samples);
             if (out)
@@ -643,6 +797,7 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
     }
     if (!st && tl.count)
         memcpy(res.tuple, tl.t + arg * dd, dd * sizeof *res.tuple);
+    hf_i_free(p->ctx, h);
     mpq_clear(best);
     mpq_clear(q);
     hf_i_free(p->ctx, tl.t);

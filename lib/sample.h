@@ -38,6 +38,13 @@ uint64_t hf_i_sampler_cost(const hf_i_sampler *s);
 /* PCT's threads (valid while @p s lives), NULL for the other methods: for tests. */
 const hf_i_chains *hf_i_sampler_pct_threads(const hf_i_sampler *s);
 
+/* PCT with chosen draws, for exact probabilities: the number of change points of @p s
+ * (min(d - 1, n)), and one schedule from the initial priorities @p prio (one per thread of
+ * hf_i_sampler_pct_threads, distinct) and the change points @p cps (that many distinct steps in
+ * 1..n, the i-th lowering its thread to -i). @p s must be a pct stream. */
+uint32_t hf_i_pct_change_points(const hf_i_sampler *s);
+void hf_i_pct_schedule(hf_i_sampler *s, const uint32_t *prio, const uint32_t *cps, uint32_t *row);
+
 /* POS: called after each step with the executed event and the enabled events that received a
  * fresh priority because they conflict with it (one call per refreshed group of a step, never
  * called with count 0). For tests. */

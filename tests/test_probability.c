@@ -9,6 +9,7 @@
 #include "chisq.h"
 #include "hitfam/probability.h"
 #include "oracle.h"
+#include "pct_model.h"
 #include "sample.h"
 #include "util.h"
 
@@ -290,6 +291,93 @@ Test(probability, estimates_and_intervals)
                   total);
 }
 
+/* pct's exact values (all its equally likely schedules) against the model written from the
+ * definition (tests/pct_model.h), on the library's threads; the minimum and PCT's bound. */
+typedef struct tuple_mass {
+    uint32_t n;
+    unsigned d;
+    const uint32_t *tuples;
+    size_t count;
+    double *mass;
+} tuple_mass;
+
+static void add_tuple_mass(void *user, const uint32_t *row, double w)
+{
+    tuple_mass *t = user;
+    uint32_t pos[32];
+    for (uint32_t i = 0; i < t->n; i++)
+        pos[row[i]] = i;
+    for (size_t k = 0; k < t->count; k++) {
+        const uint32_t *x = t->tuples + k * t->d;
+        bool in = true;
+        for (unsigned j = 1; j < t->d && in; j++)
+            in = pos[x[j - 1]] < pos[x[j]];
+        if (in)
+            t->mass[k] += w;
+    }
+}
+
+Test(probability, pct_exact_values_match_the_model)
+{
+    uint64_t rng = 313;
+    unsigned orders = 0;
+    uint32_t *tuples = malloc(4000 * 3 * sizeof *tuples);
+    for (unsigned i = 0; i < 30; i++) {
+        uint32_t n = 4 + tu_below(&rng, 3);
+        hf_poset *p = tu_some_order(i, n, &rng);
+        unsigned d = 2 + i % 2;
+        hf_i_sampler *s;
+        cr_assert_eq(hf_i_sampler_new(p, HF_METHOD_PCT, d, 0, &s, NULL), HF_OK);
+        bool *lt = tu_closure(p);
+        pct_model m;
+        pct_model_of(&m, hf_i_sampler_pct_threads(s), lt, n, d);
+        if (m.k <= 5) {
+            size_t count = all_tuples(lt, n, d, tuples, 4000);
+            tuple_mass t = {n, d, tuples, count, calloc(count + 1, sizeof(double))};
+            bool used[32] = {0};
+            pct_perms(&m, 0, used, 1.0, add_tuple_mass, &t);
+            hf_hitprob_options o = options(HF_METHOD_PCT);
+            double mn = 2, bound = 1.0 / m.k;
+            for (unsigned j = 1; j < d; j++)
+                bound /= n;
+            for (size_t k = 0; k < count; k++) {
+                hf_hitprob_result r;
+                mpq_t q;
+                mpq_init(q);
+                hf_error err;
+                cr_assert_eq(hf_hitprob_tuple(p, tuples + k * d, d, &o, q, &r, &err), HF_OK, "%s",
+                             err.text);
+                cr_assert(r.exact);
+                cr_assert_float_eq(mpq_get_d(q), t.mass[k], 1e-12, "order %u tuple %zu", i, k);
+                cr_assert_geq(r.value, bound * (1 - 1e-12));
+                mn = t.mass[k] < mn ? t.mass[k] : mn;
+                mpq_clear(q);
+            }
+            hf_hitprob_result r;
+            cr_assert_eq(hf_hitprob_min(p, d, &o, NULL, &r, NULL), HF_OK);
+            cr_assert(r.exact);
+            cr_assert_eq(r.tuples, count);
+            cr_assert_float_eq(r.value, mn, 1e-12);
+            size_t at = 0;
+            while (memcmp(tuples + at * d, r.tuple, d * sizeof *tuples) != 0)
+                at++;
+            cr_assert_float_eq(t.mass[at], mn, 1e-12);
+            /* exact_only is refused beyond the enumeration's limits */
+            o.exact_only = true;
+            o.max_work = 10;
+            hf_error err;
+            cr_assert_eq(hf_hitprob_min(p, d, &o, NULL, &r, &err), HF_ETOOLARGE);
+            free(t.mass);
+            orders++;
+        }
+        free(lt);
+        hf_i_sampler_free(s);
+        hf_poset_free(p);
+    }
+    free(tuples);
+    cr_assert_geq(orders, 20);
+}
+
 Test(probability, minimum_of_the_estimated_samplers)
 {
     uint64_t rng = 9;
@@ -301,6 +389,7 @@ Test(probability, minimum_of_the_estimated_samplers)
         for (int k = 0; k < 3; k++) {
             hf_hitprob_options o = options(ms[k]);
             o.samples = 3000;
+            o.estimate_only = true; /* pct would be exact on these orders */
             hf_hitprob_result r;
             hf_error err;
             mpq_t q;
@@ -350,6 +439,9 @@ Test(probability, bounded_work_and_bad_input)
     cr_assert(strstr(err.text, "samplers"), "%s", err.text);
     o.method = HF_METHOD_PCT;
     o.depth = 9;
+    cr_assert_eq(hf_hitprob_tuple(p, t, 2, &o, NULL, NULL, &err), HF_EINVAL);
+    o = options(HF_METHOD_POS);
+    o.exact_only = o.estimate_only = true;
     cr_assert_eq(hf_hitprob_tuple(p, t, 2, &o, NULL, NULL, &err), HF_EINVAL);
     o = options(HF_METHOD_POS);
     o.samples = 0;

@@ -17,6 +17,9 @@ extern "C" {
 #define HF_HITPROB_DEFAULT_MAX_IDEALS ((uint64_t)1 << 20)
 /** Default of hf_hitprob_options.samples. */
 #define HF_HITPROB_DEFAULT_SAMPLES 100000u
+/** PCT's probabilities are exact when its k! n!/(n-c)! equally likely schedules (k threads, c
+ * change points) number at most this many (and fit within max_work). */
+#define HF_HITPROB_PCT_MAX_SCHEDULES ((uint64_t)1 << 22)
 /** Default of hf_hitprob_options.max_work: some seconds. */
 #define HF_HITPROB_DEFAULT_MAX_WORK ((uint64_t)1 << 28)
 
@@ -39,6 +42,8 @@ typedef struct hf_hitprob_options {
                               HF_HITPROB_DEFAULT_MAX_WORK; 0: no limit) */
     bool exact_only;     /**< HF_ETOOLARGE rather than an estimate when no exact value is
                               available (default false) */
+    bool estimate_only;  /**< estimate even where an exact value is available, e.g. to
+                              compare the two (default false; HF_EINVAL with exact_only) */
 } hf_hitprob_options;
 
 /** Defaults: method random, depth 0, seed 0, HF_HITPROB_DEFAULT_SAMPLES samples,
@@ -76,15 +81,19 @@ typedef struct hf_hitprob_result {
  * of them), rw weighs each step out of I by 1 / (number of events enabled in I), so the value is
  * the sum over those paths of the product of the weights. O(#down-sets * n) to enumerate, then
  * O(#steps) big-number operations (a step per down-set and event enabled in it).
- * Otherwise (the other samplers, larger orders) estimated from @p o->samples schedules of the
+ * Exact for pct when its schedules can be enumerated: every order of the k thread priorities
+ * and every choice of the c = min(depth - 1, n) change points is equally likely, so the value
+ * is the share of those k! n!/(n-c)! schedules that hit the tuple (at most
+ * HF_HITPROB_PCT_MAX_SCHEDULES of them, each O(n log k)).
+ * Otherwise (pos, basicpos, larger orders) estimated from @p o->samples schedules of the
  * sampler seeded with @p o->seed: the value is hits / samples, with a Wilson 95% interval.
  * @p out (may be NULL) receives the exact value or the estimate as a rational; @p r (may be
  * NULL) the details. Same input, same result on every machine.
  * Errors: HF_EINVAL (NULL @p p or @p tuple, d out of range, an id out of range or repeated, a
  * tuple that is not admissible, a method that is not a sampler, depth out of range, zero
- * samples), HF_ETOOLARGE (exact_only without an exact method or within max_ideals; more work
- * than max_work), HF_EINVAL for a PCT thread that is not a chain (as gen), HF_ENOMEM. Never
- * prints. */
+ * samples, exact_only with estimate_only), HF_ETOOLARGE (exact_only where no exact value is within
+ * the limits; more work than max_work), HF_EINVAL for a PCT thread that is not a chain (as gen),
+ * HF_ENOMEM. Never prints. */
 HF_API hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
                                   const hf_hitprob_options *o, mpq_t out, hf_hitprob_result *r,
                                   hf_error *err);
@@ -94,7 +103,8 @@ HF_API hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsi
  * d events the tuples of all n events are taken (as hf_verify does; `r->d` says so); an order
  * without events gives 1.
  * Exact (random, rw within max_ideals): every admissible tuple computed as in hf_hitprob_tuple,
- * O(#tuples * #steps) big-number operations. Estimated (otherwise): @p o->samples schedules
+ * O(#tuples * #steps) big-number operations; pct within HF_HITPROB_PCT_MAX_SCHEDULES: every
+ * schedule tested against every tuple. Estimated (otherwise): @p o->samples schedules
  * count the hits of every admissible tuple, O(samples * (n log n + #tuples * d)); the tuple with
  * the fewest hits (the first in lexicographic order of ids on ties) is then estimated again from
  * as many fresh schedules (seed @p o->seed + 0x9e3779b97f4a7c15), so that its value and interval
