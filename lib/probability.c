@@ -8,6 +8,12 @@
 #include "sample.h"
 
 #define NONE HF_NO_EVENT
+/* Memory bounds of the lattice besides max_ideals: the down-sets' bitsets (128 MiB) and the
+ * steps between them (12 bytes each, 192 MiB). Past them the value is estimated. */
+#define MAX_KEY_WORDS ((size_t)1 << 24)
+#define MAX_STEPS     ((size_t)1 << 24)
+/* Listing the down-sets tests every event against each: at most this many tests. */
+#define MAX_BUILD_TESTS ((uint64_t)1 << 27)
 
 void hf_hitprob_options_init(hf_hitprob_options *o)
 {
@@ -102,7 +108,8 @@ static hf_status add_ideal(lattice *L, const hf_word *key, uint64_t limit, size_
 {
     if ((*at = lookup(L, key)) != SIZE_MAX)
         return HF_OK;
-    if (L->count >= limit)
+    if (L->count >= limit || (L->count + 1) * L->W > MAX_KEY_WORDS ||
+        (uint64_t)(L->count + 1) * L->n > MAX_BUILD_TESTS)
         return HF_ETOOLARGE;
     if (L->count == L->cap) {
         size_t cap = L->cap ? 2 * L->cap : 64;
@@ -172,6 +179,10 @@ static hf_status lattice_build(lattice *L, const hf_poset *p, uint64_t limit)
             hf_i_bit_set(probe, x);
             if ((st = add_ideal(L, probe, limit, &at)))
                 break;
+            if (L->steps == MAX_STEPS) {
+                st = HF_ETOOLARGE;
+                break;
+            }
             if (L->steps == L->steps_cap) {
                 size_t cap = L->steps_cap ? 2 * L->steps_cap : 256;
                 uint32_t *tx = hf_i_realloc_array(L->ctx, L->tx, cap, sizeof *tx);

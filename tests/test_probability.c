@@ -478,6 +478,24 @@ Test(probability, bounded_work_and_bad_input)
         cr_assert_eq(r.samples, 20);
         hf_poset_free(big);
     }
+    /* a large forest: too many down-sets to list (and 1.5 KiB each), so estimated, quickly */
+    {
+        uint64_t g = 8;
+        hf_poset *big = tu_random_forest(100000, 3, &g);
+        const uint32_t *topo = hf_poset_topological_order(big);
+        uint32_t pair[2] = {topo[99999], topo[0]};
+        if (hf_poset_less(big, pair[1], pair[0]))
+            pair[1] = topo[1];
+        for (int w = 0; w < 2; w++) {
+            o = options(w ? HF_METHOD_RW : HF_METHOD_RANDOM);
+            o.samples = 30;
+            hf_hitprob_result r;
+            cr_assert_eq(hf_hitprob_tuple(big, pair, 2, &o, NULL, &r, &err), HF_OK, "%s", err.text);
+            cr_assert_not(r.exact);
+            cr_assert_eq(r.samples, 30);
+        }
+        hf_poset_free(big);
+    }
     /* not admissible */
     const uint32_t e[][2] = {{0, 1}};
     p = tu_poset(3, e, 1);

@@ -35,7 +35,9 @@ typedef struct hf_hitprob_options {
     uint64_t samples;    /**< samples per estimate (default HF_HITPROB_DEFAULT_SAMPLES) */
     uint64_t max_ideals; /**< random and rw are computed exactly when the order has at most
                               this many down-sets (default HF_HITPROB_DEFAULT_MAX_IDEALS; 0:
-                              always estimate) */
+                              always estimate), their bitsets take at most 128 MiB, the
+                              steps between them number at most 2^24 and down-sets times
+                              events at most 2^27 */
     uint64_t max_work;   /**< refuse (HF_ETOOLARGE) a call that would pass this many elementary
                               steps: big-number additions of the exact computation, event
                               placements and tuple tests of an estimate (default
