@@ -612,6 +612,14 @@ typedef enum hf_method {
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
                                 focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
+    ,
+    /* The samplers beside random (docs/samplers.md, lib/gen_sample.c): seeded streams of
+     * random schedules, never auto's choice; each takes a count or runs until covered. */
+    HF_METHOD_RW = 10,      /**< random walk: each step runs a uniformly chosen enabled event */
+    HF_METHOD_PCT = 11,     /**< PCT of depth d: random thread priorities, d-1 change points */
+    HF_METHOD_POS = 12,     /**< partial order sampling: random event priorities, refreshed
+                                 for the events that conflict with each event run */
+    HF_METHOD_BASICPOS = 13 /**< POS without the refresh */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
@@ -641,8 +649,10 @@ typedef struct hf_gen_options {
                                        Method simple then draws only its prefixes from the focus set
                                        (2|focus|^(d-2) schedules at most; forests only); the other
                                        methods ignore the focus set, which gives the same guarantee. */
-    uint64_t count;               /**< method random: exactly this many schedules (no guarantee of
-                                       hitting); 0 (default): until the stream is d-hitting */
+    uint64_t count;               /**< the sampling methods (hf_method_is_sampler): exactly this
+                                       many schedules (no guarantee of hitting), any d; 0
+                                       (default): until the stream is d-hitting. Refused
+                                       (HF_EINVAL) with any other method */
     hf_pattern_mode pattern_mode; /**< method pattern (default HF_PATTERN_CANONICAL) */
     uint64_t max_names;           /**< the largest family hf_generate starts, counted as schedules x
                                        events (default HF_GEN_DEFAULT_MAX_NAMES; 0: no limit). A
@@ -664,6 +674,11 @@ HF_API void hf_gen_options_init(hf_gen_options *opt);
  * message in @p err saying why and which method to use instead, or HF_EINVAL (bad d). For
  * HF_METHOD_AUTO: HF_OK iff some method applies. */
 HF_API hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err);
+
+/** True iff @p m is a sampling method (random, rw, pct, pos, basicpos): it streams random
+ * schedules from hf_gen_options.seed, exactly hf_gen_options.count of them or, with count 0,
+ * until they form a d-hitting family (HF_ETOOLARGE after 20,000). */
+HF_API bool hf_method_is_sampler(hf_method m);
 
 /** True iff the exact size of method @p m is known only by running its construction (random
  * until covered, greedy, chains): hf_method_predict then costs about as much as hf_generate.
@@ -698,8 +713,8 @@ typedef hf_status (*hf_gen_begin_fn)(void *user, const hf_gen_info *info);
 /** hf_generate with an announcement: @p begin (may be NULL) learns the method and, when it is
  * known without running the method a second time, the exact number of schedules (explicit
  * methods that predict cheaply: by their prediction; auto: by the prediction that chose the
- * method, or the family auto already built; method random with a count: the count). It is
- * unknown (schedules_known false) for an explicit greedy or pattern, random until covered, and
+ * method, or the family auto already built; a sampling method with a count: the count). It is
+ * unknown (schedules_known false) for an explicit greedy or pattern, a sampler until covered, and
  * sizes beyond 2^64-1. This is what a writer needs for a header, without predicting first and
  * generating after. @p info (may be NULL) receives the same record. */
 HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,
