@@ -247,21 +247,40 @@ function gate(thunk) {
 }
 
 // A timer's callback, captured until its turn; clearing the timer while it is captured drops it.
-const timerState = new WeakMap(); // timer object -> {thunk, entry}
-function wrapTimer(orig) {
+// An interval whose callback is held does not fire again until that callback has run at its
+// turn: Node rearms it with a period of 2^31 - 1 ms, and the turn puts the period back and
+// restarts it with refresh() (the same Timeout, so the next firing keeps its name). Without this,
+// an interval that the held callback would clear fires extra times. This sets the Timeout's
+// _repeat and _idleTimeout fields, which Node reads when it rearms an interval.
+const timerState = new WeakMap(); // timer object -> {thunk, entry, cleared}
+function wrapTimer(orig, repeats) {
   const wrapped = function (fn, ...rest) {
     if (typeof fn !== 'function') return orig.call(this, fn, ...rest);
-    const state = { entry: null, thunk: null };
+    const state = { entry: null, thunk: null, cleared: false };
     const cb = function (...cbArgs) {
+      const timer = this;
+      let paused = null;
       const thunk = () => {
         state.entry = null;
-        return fn.apply(this, cbArgs);
+        try {
+          return fn.apply(timer, cbArgs);
+        } finally {
+          if (paused !== null && !state.cleared && typeof timer.refresh === 'function') {
+            timer._repeat = paused;
+            timer._idleTimeout = paused;
+            timer.refresh();
+          }
+        }
       };
       if (holding !== null) {
         state.entry = holding;
         state.thunk = thunk;
+        if (repeats && timer && typeof timer._repeat === 'number') {
+          paused = timer._repeat;
+          timer._repeat = 2147483647;
+        }
       }
-      return gate(thunk) === HELD ? undefined : undefined;
+      gate(thunk);
     };
     const t = orig.call(this, cb, ...rest);
     if (t && typeof t === 'object') timerState.set(t, state);
@@ -273,6 +292,7 @@ function wrapTimer(orig) {
 function wrapClear(orig) {
   return function (t) {
     const state = t && typeof t === 'object' ? timerState.get(t) : undefined;
+    if (state) state.cleared = true;
     if (state && state.entry) {
       const i = state.entry.thunks.indexOf(state.thunk);
       if (i >= 0) state.entry.thunks.splice(i, 1);
@@ -288,7 +308,7 @@ for (const [set, clear] of [
   ['setInterval', 'clearInterval'],
   ['setImmediate', 'clearImmediate'],
 ]) {
-  const s = wrapTimer(globalThis[set]);
+  const s = wrapTimer(globalThis[set], set === 'setInterval');
   const c = keepProps(wrapClear(globalThis[clear]), globalThis[clear]);
   globalThis[set] = s;
   globalThis[clear] = c;

@@ -70,7 +70,7 @@ replay_rows() {
 
 # 1. Every fixture: the DOT is read by hitfam, names are the same in two runs, the program's own
 #    log has the same steps under the recorder.
-for f in timers thens promises fsops child http; do
+for f in timers interval thens promises fsops child http; do
     prog="$DIR/fixtures/$f.js"
     "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
     record "$prog" "$work/$f.dot"
@@ -85,7 +85,7 @@ for f in timers thens promises fsops child http; do
     echo "$f: $(grep -c '\[type=' "$work/$f.dot") events, names stable"
 done
 # Programs whose order does not depend on timing give the same file byte for byte.
-for f in timers thens fsops; do
+for f in timers interval thens fsops; do
     cmp -s "$work/$f.dot" "$work/$f.again.dot" || fail "$f: two recordings differ"
 done
 grep -q 'type=Timeout' "$work/timers.dot" || fail "timers: no Timeout events"
@@ -101,7 +101,7 @@ grep -q 'type=TCPWRAP' "$work/http.dot" || fail "http: no TCPWRAP events"
 #    play every row of a 2- and a 3-hitting family exactly; on the others (await, Promise.all,
 #    child processes, HTTP) the program still completes under the fallback and logs the same
 #    steps as in a plain run (in the order played).
-for f in timers thens fsops; do
+for f in timers interval thens fsops; do
     for d in 2 3; do
         "$HITFAM" gen --d $d "$work/$f.dot" -o "$work/$f.d$d.fam" || fail "$f: hitfam gen --d $d"
         replay_rows "$f-d$d" "$DIR/fixtures/$f.js" "$work/$f.dot" "$work/$f.d$d.fam" 1
