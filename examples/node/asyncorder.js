@@ -268,8 +268,8 @@ function familyRow(names) {
 }
 
 // Read a family in the text format: the `# hitfam` header and other lines starting with `#` are
-// comments; each other non-blank line is one schedule, names separated by blanks (space, tab);
-// a name in double quotes takes \" \\ \n as escapes, a backslash before a line break continues
+// comments; each other non-blank line is one schedule, names separated by blanks (space, tab)
+// (a bare name also ends where a quote starts the next one); a name in double quotes takes \" \\ \n as escapes, a backslash before a line break continues
 // the name on the next line, and any other backslash stays with the byte after it.
 // Returns an array of schedules (arrays of names); throws Error with a line number on bad input.
 function parseFamily(text) {
@@ -299,7 +299,7 @@ function parseFamily(text) {
       }
       if (c !== '"') {
         let j = i;
-        while (!eol(j) && text[j] !== ' ' && text[j] !== '\t') j++;
+        while (!eol(j) && text[j] !== ' ' && text[j] !== '\t' && text[j] !== '"') j++;
         row.push(text.slice(i, j));
         i = j;
         continue;
