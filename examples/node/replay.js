@@ -317,8 +317,21 @@ for (const [set, clear] of [
 }
 
 const origNextTick = process.nextTick;
-process.nextTick = function (fn, ...rest) {
-  if (typeof fn !== 'function') return origNextTick.call(process, fn, ...rest);
+// Node's own modules call process.nextTick too (a stream resuming, say): their ticks are Node's
+// code, not the program's, and run when they come (holding them would hold back the I/O that
+// later events of the schedule wait for). The caller is told apart by its stack frame.
+function calledFromNode(fn) {
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  const probe = {};
+  Error.captureStackTrace(probe, fn);
+  Error.stackTraceLimit = saved;
+  return /^\s*at (?:.* \()?node:/m.test(String(probe.stack).split('\n').slice(1).join('\n'));
+}
+
+process.nextTick = function nextTick(fn, ...rest) {
+  if (typeof fn !== 'function' || calledFromNode(nextTick))
+    return origNextTick.call(process, fn, ...rest);
   return origNextTick.call(process, function (...a) {
     gate(() => fn.apply(this, a));
   }, ...rest);
