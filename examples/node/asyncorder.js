@@ -71,10 +71,12 @@ class Tracker {
     this.depth = 0; // callbacks running (nested), including the tool's own
     this.current = null; // the running event (index), or null between callbacks
     this.counts = new Map(); // event index -> Map(type -> resources created so far)
+    // TCP in one process (opts.netEdges): what each handle sent, in which events, and who reads
+    this.net = opts.netEdges ? new NetLinks() : null;
     const root = this.addEvent('main', 'main');
     this.current = root;
     this.hook = async_hooks.createHook({
-      init: (id, type, trigger) => this.init(id, type, trigger),
+      init: (id, type, trigger, resource) => this.init(id, type, trigger, resource),
       before: (id) => this.before(id),
       after: (id) => this.after(id),
       promiseResolve: (id) => this.promiseResolve(id),
@@ -82,6 +84,7 @@ class Tracker {
   }
 
   enable() {
+    if (this.net) this.net.patch(this);
     this.hook.enable();
     return this;
   }
@@ -108,7 +111,8 @@ class Tracker {
     }
   }
 
-  init(id, type, trigger) {
+  init(id, type, trigger, resource) {
+    if (this.net) this.net.init(this, id, type, trigger, resource);
     if (this.internalInit > 0) {
       this.internal.add(id);
       return;
@@ -151,6 +155,7 @@ class Tracker {
     }
     r.k++;
     r.last = ev;
+    if (this.net) this.net.before(this, id, r.type, e);
     this.current = ev;
     if (this.opts.onStart) this.opts.onStart(e, r);
   }
@@ -203,6 +208,118 @@ class Tracker {
     }
     out.push('}');
     return out.join('\n') + '\n';
+  }
+}
+
+// Edges that async_hooks does not give, for TCP connections whose two ends are in this process
+// (a server and its client on 127.0.0.1). The events that send on a socket are noted: the one
+// that issues its connect request (TCPCONNECTWRAP), and those that write or end it (net.Socket's
+// _writeGeneric and _final, patched). An event that receives on the other end (a read callback
+// of the peer's TCPWRAP, an HTTP parser callback of the peer's socket, or the server's accept
+// of it) comes after every send of the peer that happened before it and is not yet linked to an
+// earlier receive. The two ends are paired by address and port (getsockname, getpeername).
+class NetLinks {
+  constructor() {
+    this.handles = new Map(); // asyncId -> TCP handle
+    this.sockname = new Map(); // asyncId -> "address port", once known
+    this.peerOf = new Map(); // asyncId -> asyncId of the other end in this process
+    this.sends = new Map(); // asyncId -> event indices that sent on it, in order
+    this.linked = new Map(); // asyncId of a receiver -> how many of its peer's sends are linked
+    this.parserSocket = new Map(); // asyncId of an HTTP parser resource -> its socket's handle id
+    this.accepted = new Map(); // asyncId of a server -> handles accepted, awaiting its callback
+  }
+
+  patch(tracker) {
+    const net = require('net');
+    const links = this;
+    for (const m of ['_writeGeneric', '_final']) {
+      const orig = net.Socket.prototype[m];
+      if (typeof orig !== 'function') continue;
+      net.Socket.prototype[m] = function (...a) {
+        const h = this._handle;
+        if (h && typeof h.getAsyncId === 'function') links.send(tracker, h.getAsyncId());
+        return orig.apply(this, a);
+      };
+    }
+  }
+
+  send(tracker, handleId) {
+    if (tracker.current === null) return;
+    let list = this.sends.get(handleId);
+    if (!list) this.sends.set(handleId, (list = []));
+    if (list[list.length - 1] !== tracker.current) list.push(tracker.current);
+  }
+
+  init(tracker, id, type, trigger, resource) {
+    if (type === 'TCPWRAP') {
+      this.handles.set(id, resource);
+      // created by libuv for a connection a server accepts: its callback is the accept
+      if (tracker.res.has(trigger) && tracker.res.get(trigger).type === 'TCPSERVERWRAP') {
+        let list = this.accepted.get(trigger);
+        if (!list) this.accepted.set(trigger, (list = []));
+        list.push(id);
+      }
+    } else if (type === 'TCPCONNECTWRAP') {
+      this.send(tracker, trigger);
+    } else if (resource && resource.socket && resource.socket._handle) {
+      const h = resource.socket._handle;
+      if (typeof h.getAsyncId === 'function') this.parserSocket.set(id, h.getAsyncId());
+    }
+  }
+
+  address(handleId, method) {
+    const h = this.handles.get(handleId);
+    if (!h || typeof h[method] !== 'function') return null;
+    try {
+      const out = {};
+      if (h[method](out) !== 0 || out.port === undefined) return null;
+      return out.address + ' ' + out.port;
+    } catch (err) {
+      return null;
+    }
+  }
+
+  peer(handleId) {
+    if (this.peerOf.has(handleId)) return this.peerOf.get(handleId);
+    const want = this.address(handleId, 'getpeername');
+    if (want === null) return null;
+    for (const other of this.handles.keys()) {
+      if (other === handleId) continue;
+      let name = this.sockname.get(other);
+      if (name === undefined) {
+        name = this.address(other, 'getsockname');
+        if (name !== null) this.sockname.set(other, name);
+      }
+      if (name === want) {
+        this.peerOf.set(handleId, other);
+        this.peerOf.set(other, handleId);
+        return other;
+      }
+    }
+    return null;
+  }
+
+  receive(tracker, handleId, e) {
+    // the sockets' own names are taken while they are open, for peers that look later
+    if (!this.sockname.has(handleId)) {
+      const name = this.address(handleId, 'getsockname');
+      if (name !== null) this.sockname.set(handleId, name);
+    }
+    const peer = this.peer(handleId);
+    if (peer === null) return;
+    const list = this.sends.get(peer) || [];
+    for (let k = this.linked.get(handleId) || 0; k < list.length; k++)
+      if (list[k] !== e.index) e.preds.add(list[k]);
+    this.linked.set(handleId, list.length);
+  }
+
+  before(tracker, id, type, e) {
+    if (this.handles.has(id)) this.receive(tracker, id, e);
+    else if (this.parserSocket.has(id)) this.receive(tracker, this.parserSocket.get(id), e);
+    else if (type === 'TCPSERVERWRAP' && this.accepted.has(id)) {
+      for (const h of this.accepted.get(id)) this.receive(tracker, h, e);
+      this.accepted.delete(id);
+    }
   }
 }
 
@@ -268,8 +385,8 @@ function familyRow(names) {
 }
 
 // Read a family in the text format: the `# hitfam` header and other lines starting with `#` are
-// comments; each other non-blank line is one schedule, names separated by blanks (space, tab);
-// a name in double quotes takes \" \\ \n as escapes, a backslash before a line break continues
+// comments; each other non-blank line is one schedule, names separated by blanks (space, tab)
+// (a bare name also ends where a quote starts the next one); a name in double quotes takes \" \\ \n as escapes, a backslash before a line break continues
 // the name on the next line, and any other backslash stays with the byte after it.
 // Returns an array of schedules (arrays of names); throws Error with a line number on bad input.
 function parseFamily(text) {
@@ -299,7 +416,7 @@ function parseFamily(text) {
       }
       if (c !== '"') {
         let j = i;
-        while (!eol(j) && text[j] !== ' ' && text[j] !== '\t') j++;
+        while (!eol(j) && text[j] !== ' ' && text[j] !== '\t' && text[j] !== '"') j++;
         row.push(text.slice(i, j));
         i = j;
         continue;

@@ -37,7 +37,7 @@ if (args.length === 0) usage('no program given');
 const program = path.resolve(args[0]);
 if (!fs.existsSync(program)) usage('cannot find ' + args[0]);
 
-const tracker = new Tracker();
+const tracker = new Tracker({ netEdges: true });
 process.on('exit', () => {
   tracker.disable();
   const text = tracker.dot(path.basename(program));

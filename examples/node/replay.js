@@ -107,6 +107,8 @@ let next = 0; // index in schedule of the next event to play
 const done = new Set(); // events of the schedule that have run (or started running)
 const held = new Map(); // name -> {ev, name, thunks}: events that came before their turn
 const played = [];
+const playedSet = new Set();
+const waiting = new Map(); // name of an event that has not played -> unknown events it created
 let holding = null; // the held event whose real callback is running: entry points capture
 let lastProgress = Date.now();
 let driving = false;
@@ -125,34 +127,54 @@ function onInit(r) {
   if (inThen > 0 && r.type === 'PROMISE') r.viaThen = true;
 }
 
+function play(name) {
+  played.push(name);
+  playedSet.add(name);
+}
+
+function unholdable(e, r) {
+  return e.type === 'Microtask' || (e.type === 'PROMISE' && !r.viaThen);
+}
+
 function onStart(e, r) {
   lastProgress = Date.now();
   const name = e.name;
   const p = position.get(name);
   if (p === undefined) {
+    // An event the row does not know waits for its creator, when the creator is held: Node's
+    // code ran it early (a stream's end tick, say), and the program's code in it must not
+    // overtake the creator's.
+    const creator = tracker.events[r.creator].name;
+    if (!playedSet.has(creator) && !unholdable(e, r)) {
+      report(`event ${show(name)} (${e.type}) is not in row ${rowNo}: it runs right after ${show(creator)}`);
+      holding = { ev: e.index, name, res: r, thunks: [] };
+      if (!waiting.has(creator)) waiting.set(creator, []);
+      waiting.get(creator).push(holding);
+      return;
+    }
     report(`event ${show(name)} (${e.type}) is not in row ${rowNo}: it runs when ready`);
-    played.push(name);
+    play(name);
     return;
   }
   if (p === next) {
-    played.push(name);
+    play(name);
     done.add(name);
     advance();
     return;
   }
   if (p < next) {
     report(`event ${show(name)} comes after it was skipped: it runs now`);
-    played.push(name);
+    play(name);
     done.add(name);
     return;
   }
-  if (e.type === 'Microtask' || (e.type === 'PROMISE' && !r.viaThen)) {
+  if (unholdable(e, r)) {
     report(
       `event ${show(name)} (${e.type}, step ${p + 1}) runs before its turn: ` +
         `step ${next + 1} ${show(schedule[next])} has not run (await continuations and ` +
         `queueMicrotask callbacks are not held)`
     );
-    played.push(name);
+    play(name);
     done.add(name);
     return;
   }
@@ -167,6 +189,19 @@ function onEnd() {
 
 const tracker = new Tracker({ onInit, onStart, onEnd });
 
+// Play a held event: its captured code, then the unknown events that waited for it.
+function runHeld(h) {
+  play(h.name);
+  tracker.runAs(h.ev, () => {
+    for (const t of h.thunks) t();
+  });
+  const kids = waiting.get(h.name);
+  if (kids) {
+    waiting.delete(h.name);
+    for (const k of kids) runHeld(k);
+  }
+}
+
 // Run the held events that are next in the schedule, one after the other, in this callback.
 function drive() {
   if (driving) return;
@@ -178,12 +213,9 @@ function drive() {
       if (!h) break;
       held.delete(name);
       done.add(name);
-      played.push(name);
       advance();
       lastProgress = Date.now();
-      tracker.runAs(h.ev, () => {
-        for (const t of h.thunks) t();
-      });
+      runHeld(h);
     }
   } finally {
     driving = false;
@@ -247,21 +279,40 @@ function gate(thunk) {
 }
 
 // A timer's callback, captured until its turn; clearing the timer while it is captured drops it.
-const timerState = new WeakMap(); // timer object -> {thunk, entry}
-function wrapTimer(orig) {
+// An interval whose callback is held does not fire again until that callback has run at its
+// turn: Node rearms it with a period of 2^31 - 1 ms, and the turn puts the period back and
+// restarts it with refresh() (the same Timeout, so the next firing keeps its name). Without this,
+// an interval that the held callback would clear fires extra times. This sets the Timeout's
+// _repeat and _idleTimeout fields, which Node reads when it rearms an interval.
+const timerState = new WeakMap(); // timer object -> {thunk, entry, cleared}
+function wrapTimer(orig, repeats) {
   const wrapped = function (fn, ...rest) {
     if (typeof fn !== 'function') return orig.call(this, fn, ...rest);
-    const state = { entry: null, thunk: null };
+    const state = { entry: null, thunk: null, cleared: false };
     const cb = function (...cbArgs) {
+      const timer = this;
+      let paused = null;
       const thunk = () => {
         state.entry = null;
-        return fn.apply(this, cbArgs);
+        try {
+          return fn.apply(timer, cbArgs);
+        } finally {
+          if (paused !== null && !state.cleared && typeof timer.refresh === 'function') {
+            timer._repeat = paused;
+            timer._idleTimeout = paused;
+            timer.refresh();
+          }
+        }
       };
       if (holding !== null) {
         state.entry = holding;
         state.thunk = thunk;
+        if (repeats && timer && typeof timer._repeat === 'number') {
+          paused = timer._repeat;
+          timer._repeat = 2147483647;
+        }
       }
-      return gate(thunk) === HELD ? undefined : undefined;
+      gate(thunk);
     };
     const t = orig.call(this, cb, ...rest);
     if (t && typeof t === 'object') timerState.set(t, state);
@@ -273,6 +324,7 @@ function wrapTimer(orig) {
 function wrapClear(orig) {
   return function (t) {
     const state = t && typeof t === 'object' ? timerState.get(t) : undefined;
+    if (state) state.cleared = true;
     if (state && state.entry) {
       const i = state.entry.thunks.indexOf(state.thunk);
       if (i >= 0) state.entry.thunks.splice(i, 1);
@@ -288,7 +340,7 @@ for (const [set, clear] of [
   ['setInterval', 'clearInterval'],
   ['setImmediate', 'clearImmediate'],
 ]) {
-  const s = wrapTimer(globalThis[set]);
+  const s = wrapTimer(globalThis[set], set === 'setInterval');
   const c = keepProps(wrapClear(globalThis[clear]), globalThis[clear]);
   globalThis[set] = s;
   globalThis[clear] = c;
@@ -297,8 +349,21 @@ for (const [set, clear] of [
 }
 
 const origNextTick = process.nextTick;
-process.nextTick = function (fn, ...rest) {
-  if (typeof fn !== 'function') return origNextTick.call(process, fn, ...rest);
+// Node's own modules call process.nextTick too (a stream resuming, say): their ticks are Node's
+// code, not the program's, and run when they come (holding them would hold back the I/O that
+// later events of the schedule wait for). The caller is told apart by its stack frame.
+function calledFromNode(fn) {
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = 1;
+  const probe = {};
+  Error.captureStackTrace(probe, fn);
+  Error.stackTraceLimit = saved;
+  return /^\s*at (?:.* \()?node:/m.test(String(probe.stack).split('\n').slice(1).join('\n'));
+}
+
+process.nextTick = function nextTick(fn, ...rest) {
+  if (typeof fn !== 'function' || calledFromNode(nextTick))
+    return origNextTick.call(process, fn, ...rest);
   return origNextTick.call(process, function (...a) {
     gate(() => fn.apply(this, a));
   }, ...rest);
@@ -381,6 +446,9 @@ process.on('exit', () => {
   tracker.disable();
   if (held.size > 0)
     report(`${held.size} held event${held.size === 1 ? '' : 's'} never played: ${[...held.keys()].map(show).join(', ')}`);
+  const orphans = [...waiting.values()].flat().map((h) => h.name);
+  if (orphans.length > 0)
+    report(`${orphans.length} unknown event${orphans.length === 1 ? '' : 's'} never played (their creator never did): ${orphans.map(show).join(', ')}`);
   const missing = schedule.filter((n) => !done.has(n));
   if (missing.length > 0)
     report(
@@ -396,8 +464,13 @@ process.on('exit', () => {
   else fs.writeSync(1, text);
 });
 
+// The loop is empty with events held: skip ahead. Node emits beforeExit again only when the loop
+// ran something after the listener, so an empty internal immediate keeps it going while
+// events are still held (each round plays at least one of them).
 process.on('beforeExit', () => {
-  if (held.size > 0) stuck('the program would exit');
+  if (held.size === 0) return;
+  stuck('the program would exit');
+  if (held.size > 0) tracker.internally(() => origSetImmediate(() => {}));
 });
 
 tracker.internally(() => {
@@ -410,7 +483,7 @@ tracker.internally(() => {
 process.argv = [process.argv[0], program, ...args.slice(1)];
 // main is the first event of every schedule of a recorded order
 if (schedule[0] !== 'main') report(`row ${rowNo} does not start with main: it starts with ${show(schedule[0])}`);
-played.push('main');
+play('main');
 done.add('main');
 advance();
 tracker.enable();

@@ -33,9 +33,9 @@ try {
   const again = path.join(dir, 'again.txt');
   fs.writeFileSync(again, '# hitfam rewritten\n' + rows.map(familyRow).join('\n') + '\n');
   execFileSync(hitfam, ['verify', '--d', '2', dot, again], { encoding: 'utf8' });
-  // a continuation line and an unknown escape in a quoted name
-  const cont = parseFamily('# hitfam x\n"a\\\nb" "c\\td" e\n');
-  if (JSON.stringify(cont) !== JSON.stringify([['ab', 'c\\td', 'e']])) {
+  // a continuation line, an unknown escape in a quoted name, a quote right after a bare name
+  const cont = parseFamily('# hitfam x\n"a\\\nb" "c\\td" e"f"\n');
+  if (JSON.stringify(cont) !== JSON.stringify([['ab', 'c\\td', 'e', 'f']])) {
     console.log('FAIL: continuation read as ' + JSON.stringify(cont));
     failures++;
   }
