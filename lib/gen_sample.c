@@ -632,14 +632,27 @@ static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt,
     if (!row)
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint64_t total = hf_i_coverage_remaining(cov);
+    /* a schedule's cost: the sampler's, and the coverage update (about the events of the
+     * coverage times their words per tuple prefix level) */
+    uint64_t per = hf_i_sampler_cost(s) + (uint64_t)p->n * (opt->d > 1 ? opt->d - 1 : 1) +
+                   p->n / HF_WORD_BITS + 1,
+             work = 0;
     while (!st && hf_i_coverage_remaining(cov) > 0) {
-        if (count == HF_I_SAMPLE_UNTIL_MAX) {
+        if (count == HF_I_SAMPLE_UNTIL_MAX || work > HF_I_SAMPLE_UNTIL_WORK - per) {
+            char why[96];
+            if (count == HF_I_SAMPLE_UNTIL_MAX)
+                snprintf(why, sizeof why, "%u random schedules", HF_I_SAMPLE_UNTIL_MAX);
+            else
+                snprintf(why, sizeof why,
+                         "%" PRIu64 " random schedules (the work limit of %" PRIu64 " steps)",
+                         count, HF_I_SAMPLE_UNTIL_WORK);
             st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                            "method %s: %" PRIu64 " admissible %u-tuples are still not hit "
-                           "after %u random schedules; use method greedy",
-                           name, hf_i_coverage_remaining(cov), opt->d, HF_I_SAMPLE_UNTIL_MAX);
+                           "after %s; use method greedy",
+                           name, hf_i_coverage_remaining(cov), opt->d, why);
             break;
         }
+        work += per;
         if ((st = hf_i_sampler_next(s, row))) {
             st = hf_i_fail(err, st, 0, 0, "out of memory");
             break;

@@ -9,6 +9,10 @@
 /* Until-covered stops after this many schedules (every sampler): on orders where some tuple is
  * rarely hit (an event beside a long chain) the stream can need far more than d! ln C samples. */
 #define HF_I_SAMPLE_UNTIL_MAX 20000u
+/* ... and once its schedules have cost this many elementary steps (hf_i_sampler_cost per
+ * schedule, plus the coverage update): a few seconds, whatever the sampler's cost per schedule
+ * (the Markov chain of method random on large general orders costs n^3 ln n steps each). */
+#define HF_I_SAMPLE_UNTIL_WORK ((uint64_t)1 << 29)
 /* predict() of an until-covered stream runs it: refused beyond these sizes. */
 #define HF_I_SAMPLE_PREDICT_MAX_N_D3 3000u
 #define HF_I_SAMPLE_PREDICT_MAX_N_D4 200u
