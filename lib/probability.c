@@ -601,7 +601,7 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
         return st;
     }
     if (have) {
-        if (o->max_work && L.steps > o->max_work)
+        if (o->max_work && mul_sat(4, L.steps) > o->max_work)
             st =
                 hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                           "the exact probability takes %zu steps, more than max_work (%" PRIu64 ")",
@@ -738,8 +738,9 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         mpz_clear(all);
         return no_exact(p, o, err);
     }
-    /* the work per tuple: the steps of the lattice, or two tests per sample */
-    uint64_t per = have ? (L.steps ? L.steps : 1) : mul_sat(2 * o->samples, dd);
+    /* the work per tuple: the steps of the lattice (a big-number addition counts 4), or one
+     * test per sample of the first batch (the second batch tests one tuple) */
+    uint64_t per = have ? mul_sat(4, L.steps ? L.steps : 1) : o->samples;
     uint64_t max_tuples = o->max_work ? o->max_work / per : UINT64_MAX;
     tuple_list tl = {p->ctx, NULL, 0, 0, max_tuples, dd};
     uint32_t cur[HF_MAX_D];
