@@ -6,13 +6,14 @@
 #include "hitfam/count.h"
 
 static const char *const method_names[] = {"auto",   "dfs",    "simple", "doubletree", "pattern",
-                                           "random", "greedy", "chains", "scramble"};
+                                           "random", "greedy", "chains", "scramble",   "exact"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
 static const hf_i_method *const implemented[] = {
-    &hf_i_method_dfs,      &hf_i_method_doubletree, &hf_i_method_simple, &hf_i_method_pattern,
-    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_random};
+    &hf_i_method_dfs,     &hf_i_method_doubletree, &hf_i_method_simple,
+    &hf_i_method_pattern, &hf_i_method_scramble,   &hf_i_method_greedy,
+    &hf_i_method_chains,  &hf_i_method_exact,      &hf_i_method_random};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
 const char *hf_method_name(hf_method m) { return (unsigned)m < N_METHODS ? method_names[m] : NULL; }
@@ -147,6 +148,10 @@ static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options 
  * tiny orders, which the exhaustive tree tests would pay thousands of times (docs/ROADMAP.md). */
 static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
 {
+    /* exact: small orders, where its budget (HF_EXACT_AUTO_CONFLICTS) mostly proves the
+     * minimum in milliseconds (docs/bounds.md) */
+    if (m->id == HF_METHOD_EXACT)
+        return d >= 2 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
     if (m->id != HF_METHOD_GREEDY)
         return true;
     /* dfs is optimal for d = 1 (one schedule) */
@@ -245,7 +250,19 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         cap = cap > AUTO_MAX_RUN_SCHEDULES ? AUTO_MAX_RUN_SCHEDULES : cap ? cap : 1;
         if (best && mpz_cmp_ui(best_size, (unsigned long)cap) <= 0)
             cap = mpz_get_ui(best_size) ? mpz_get_ui(best_size) - 1 : 0;
-        if (cache && m->predict_runs) {
+        if (m->id == HF_METHOD_EXACT) {
+            /* exact looks for a family smaller than the best so far, which bounds its search */
+            hf_family *g = NULL;
+            st = hf_i_exact_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, NULL);
+            if (!st && !g)
+                continue; /* none smaller within its budget */
+            if (!st)
+                mpz_set_ui(s, (unsigned long)hf_family_size(g));
+            if (!st && cache)
+                f = g;
+            else
+                hf_family_free(g);
+        } else if (cache && m->predict_runs) {
             if ((st = hf_family_new(p->ctx, p->n, &f)))
                 break;
             capped_family cf = {f, cap};

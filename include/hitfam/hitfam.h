@@ -585,6 +585,10 @@ typedef enum hf_method {
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
                                 focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
+    ,
+    HF_METHOD_EXACT = 9 /**< small orders (hitfam/exact.h): a smallest family by SAT, going
+                             down from a known family within a conflict budget; needs the
+                             build's SAT solver (libcadical-dev) */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
@@ -623,6 +627,9 @@ typedef struct hf_gen_options {
                                        that predicts cheaply) is refused with HF_ETOOLARGE before the
                                        first schedule; the others (greedy, chains, random until
                                        covered) are stopped with HF_ETOOLARGE when they pass it. */
+    uint64_t conflicts;           /**< method exact: its SAT conflict budget (hitfam/exact.h); 0
+                                       (default): HF_EXACT_DEFAULT_CONFLICTS when asked for by name,
+                                       HF_EXACT_AUTO_CONFLICTS when auto weighs it */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
