@@ -151,7 +151,7 @@ static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
     /* exact: small orders, where its budget (HF_EXACT_AUTO_CONFLICTS) mostly proves the
      * minimum in milliseconds (docs/bounds.md) */
     if (m->id == HF_METHOD_EXACT)
-        return d >= 2 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
+        return d >= 2 && p->n >= 3 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
     if (m->id != HF_METHOD_GREEDY)
         return true;
     /* dfs is optimal for d = 1 (one schedule) */
@@ -242,7 +242,12 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
             skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
         }
-        if (m->check(p, &o, NULL) != HF_OK)
+        hf_status applies = m->check(p, &o, NULL);
+        if (applies == HF_ENOMEM) { /* exact's check counts tuples in memory */
+            st = applies;
+            break;
+        }
+        if (applies != HF_OK)
             continue;
         hf_family *f = NULL;
         /* a run-to-predict family auto may hold in memory: at most 64 MiB of rows */

@@ -598,6 +598,7 @@ static hf_status encode(sat *S, const problem *q, uint32_t R, hf_error *err)
     S->s = ccadical_init();
     if (!S->s)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    ccadical_set_option(S->s, "quiet", 1); /* the library never prints */
     ccadical_set_learn(S->s, S, INT32_MAX, on_learn);
     uint32_t k = q->k;
     for (uint32_t r = 0; r < R; r++) {
@@ -681,7 +682,7 @@ static void extract_row(const sat *S, uint32_t r, uint32_t *cnt, uint32_t *seq)
 }
 
 static hf_status search(problem *q, rows *best, size_t upper, size_t lower, uint64_t budget,
-                        bool one_step, search_result *res, hf_error *err)
+                        uint64_t per_call, bool one_step, search_result *res, hf_error *err)
 {
     memset(res, 0, sizeof *res);
     res->lower = lower;
@@ -705,6 +706,7 @@ static hf_status search(problem *q, rows *best, size_t upper, size_t lower, uint
             break;
         }
         uint64_t left = budget - S.learned;
+        left = per_call && per_call < left ? per_call : left;
         ccadical_limit(S.s, "conflicts", left > INT32_MAX ? INT32_MAX : (int)left);
         int r = ccadical_solve(S.s);
         res->calls++;
@@ -757,9 +759,10 @@ static hf_status search(problem *q, rows *best, size_t upper, size_t lower, uint
 #else
 
 static hf_status search(problem *q, rows *best, size_t upper, size_t lower, uint64_t budget,
-                        bool one_step, search_result *res, hf_error *err)
+                        uint64_t per_call, bool one_step, search_result *res, hf_error *err)
 {
-    (void)q, (void)best, (void)upper, (void)lower, (void)budget, (void)one_step, (void)res;
+    (void)q, (void)best, (void)upper, (void)lower, (void)budget, (void)per_call, (void)one_step;
+    (void)res;
     return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0, "%s", missing_sat);
 }
 
@@ -799,10 +802,65 @@ static hf_status prepare(problem *q, const hf_poset *p, unsigned d, const uint32
     return st;
 }
 
-/* hf_count_lower_bound without a focus set; 1 or 2 otherwise. */
+/* Kuhn's augmenting path from a over the pairs a < b (match[b]: its partner or NONE). */
+static bool augment(const problem *q, uint32_t a, uint32_t *match, uint8_t *seen)
+{
+    for (uint32_t b = 0; b < q->k; b++) {
+        if (seen[b] || rel(q, a, b) != REL_TRUE)
+            continue;
+        seen[b] = 1;
+        if (match[b] == NONE || augment(q, match[b], match, seen)) {
+            match[b] = a;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The width of the order on the k events: k minus a maximum matching of a < b (Dilworth: the
+ * fewest chains that cover the order, through Fulkerson's bipartite graph). O(k^3). */
+static hf_status width(const problem *q, uint32_t *w, hf_error *err)
+{
+    size_t k1 = q->k ? q->k : 1;
+    uint32_t *match = hf_i_alloc_array(q->ctx, k1, sizeof *match);
+    uint8_t *seen = hf_i_alloc_array(q->ctx, k1, 1);
+    if (!match || !seen) {
+        hf_i_free(q->ctx, match);
+        hf_i_free(q->ctx, seen);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    uint32_t matched = 0;
+    for (uint32_t b = 0; b < q->k; b++)
+        match[b] = NONE;
+    for (uint32_t a = 0; a < q->k; a++) {
+        memset(seen, 0, q->k);
+        matched += augment(q, a, match, seen);
+    }
+    *w = q->k - matched;
+    hf_i_free(q->ctx, match);
+    hf_i_free(q->ctx, seen);
+    return HF_OK;
+}
+
+/* The smallest 3-hitting families of antichains of w = 3..8 events, each proved by this method
+ * (papers/smallest/README.md; they agree with Chee, Colbourn, Horsley and Zhou, "Sequence
+ * covering arrays", SIAM J. Discrete Math. 2013). An antichain of w events inside an order
+ * makes every 3-hitting family of the order 3-hitting for it. */
+static const uint8_t scan3[] = {0, 1, 2, 6, 6, 7, 8, 8, 8};
+
+/* The best bound known without solving: hf_count_lower_bound (without a focus set), 1 or 2,
+ * and for d = 3 the antichain table above at the order's width. */
 static hf_status lower_bound(const problem *q, bool focus, unsigned d, size_t *out, hf_error *err)
 {
     *out = q->k == 0 ? 0 : q->pairs > 0 && q->d >= 2 ? 2 : 1;
+    if (q->d == 3) {
+        uint32_t w = 0;
+        hf_status st = width(q, &w, err);
+        if (st)
+            return st;
+        size_t t = scan3[w < 8 ? w : 8];
+        *out = t > *out ? t : *out;
+    }
     if (focus || q->k == 0)
         return HF_OK;
     mpz_t v;
@@ -876,8 +934,8 @@ static void fill_result(hf_exact_result *r, const problem *q, size_t schedules,
 /* The search from a start family (or, with `upper`, only its size) into *out (NULL when only
  * the size was known and nothing smaller was found). */
 static hf_status run(const hf_poset *p, unsigned d, const uint32_t *focus, size_t focus_count,
-                     const hf_family *start, size_t upper, uint64_t budget, hf_family **out,
-                     hf_exact_result *result, hf_error *err)
+                     const hf_family *start, size_t upper, uint64_t budget, uint64_t per_call,
+                     hf_family **out, hf_exact_result *result, hf_error *err)
 {
     problem q;
     hf_status st = prepare(&q, p, d, focus, focus_count, err);
@@ -906,7 +964,7 @@ static hf_status run(const hf_poset *p, unsigned d, const uint32_t *focus, size_
         }
         upper = best.m;
     }
-    if ((st = search(&q, &best, upper, lower, budget, false, &sr, err)))
+    if ((st = search(&q, &best, upper, lower, budget, per_call, false, &sr, err)))
         goto done;
     *out = NULL;
     if (best.m > 0 || q.k == 0)
@@ -941,7 +999,7 @@ hf_status hf_exact_solve(const hf_poset *p, const hf_exact_options *o, hf_family
     }
     uint64_t budget = o->conflicts ? o->conflicts : HF_EXACT_DEFAULT_CONFLICTS;
     hf_family *f = NULL;
-    hf_status st = run(p, o->d, o->focus, o->focus_count, o->start, 0, budget, &f, result, err);
+    hf_status st = run(p, o->d, o->focus, o->focus_count, o->start, 0, budget, 0, &f, result, err);
     if (!st)
         *out = f;
     return st;
@@ -978,7 +1036,7 @@ hf_status hf_exact_remove_one(const hf_poset *p, hf_family *f, const hf_exact_op
         goto done;
     size_t m = best.m;
     uint64_t budget = o->conflicts ? o->conflicts : HF_EXACT_DEFAULT_CONFLICTS;
-    if ((st = search(&q, &best, m, lower, budget, true, &sr, err)))
+    if ((st = search(&q, &best, m, lower, budget, 0, true, &sr, err)))
         goto done;
     if (best.m < m) {
         bool hitting;
@@ -1026,7 +1084,7 @@ hf_status hf_i_exact_below(const hf_poset *p, const hf_gen_options *opt, uint64_
     hf_exact_result r;
     *out = NULL;
     hf_status st = run(p, opt->d, opt->focus, opt->focus_count, NULL, (size_t)upper,
-                       method_budget(opt, true), out, &r, err);
+                       method_budget(opt, true), (method_budget(opt, true) + 2) / 3, out, &r, err);
     if (!st && proved)
         *proved = r.proved;
     return st;
@@ -1038,7 +1096,7 @@ static hf_status exact_predict(const hf_poset *p, const hf_gen_options *opt, mpz
     hf_family *f = NULL;
     hf_exact_result r;
     hf_status st = run(p, opt->d, opt->focus, opt->focus_count, NULL, 0, method_budget(opt, false),
-                       &f, &r, err);
+                       0, &f, &r, err);
     if (!st)
         mpz_set_ui(size, (unsigned long)hf_family_size(f));
     hf_family_free(f);
@@ -1051,7 +1109,7 @@ static hf_status exact_generate(const hf_poset *p, const hf_gen_options *opt, hf
     hf_family *f = NULL;
     hf_exact_result r;
     hf_status st = run(p, opt->d, opt->focus, opt->focus_count, NULL, 0, method_budget(opt, false),
-                       &f, &r, err);
+                       0, &f, &r, err);
     for (size_t i = 0; !st && i < f->m; i++)
         st = sink.put(sink.user, f->rows + i * (size_t)p->n, p->n);
     hf_family_free(f);

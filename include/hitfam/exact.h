@@ -26,7 +26,7 @@ extern "C" {
 #define HF_EXACT_DEFAULT_CONFLICTS 2000000u
 /** Conflict budget of method exact when auto weighs it (hf_gen_options.conflicts 0): a few
  * hundredths of a second on the orders auto tries it on. */
-#define HF_EXACT_AUTO_CONFLICTS 20000u
+#define HF_EXACT_AUTO_CONFLICTS 6000u
 
 /** Whether this build of hitfam has the SAT solver (CaDiCaL, Debian package libcadical-dev,
  * meson feature `sat`). Without it method exact, hf_exact_solve and hf_exact_remove_one refuse
