@@ -849,11 +849,14 @@ static hf_status width(const problem *q, uint32_t *w, hf_error *err)
 static const uint8_t scan3[] = {0, 1, 2, 6, 6, 7, 8, 8, 8};
 
 /* The best bound known without solving: hf_count_lower_bound (without a focus set), 1 or 2,
- * and for d = 3 the antichain table above at the order's width. */
+ * and for d = 3 the antichain table above at the order's width (when that is a proper part of
+ * the order). */
 static hf_status lower_bound(const problem *q, bool focus, unsigned d, size_t *out, hf_error *err)
 {
     *out = q->k == 0 ? 0 : q->pairs > 0 && q->d >= 2 ? 2 : 1;
-    if (q->d == 3) {
+    /* an antichain's own minimum is left to the solver: the table's entries are proved that
+     * way */
+    if (q->d == 3 && !q->antichain) {
         uint32_t w = 0;
         hf_status st = width(q, &w, err);
         if (st)

@@ -52,8 +52,8 @@ COMMANDS = [
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
     (["stats", "--json", "wide_tree.dot"], None),
-    (["gen", "--d", "3", "--method", "exact", "--focus", "focus.txt", "wide_tree.dot"], None),
-    (["minimize", "--sat", "wide_tree.dot", "wide3.txt"], None),
+    (["gen", "--d", "3", "--method", "exact", "d2.dot"], None),
+    (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
 ]
 
 OOM = b"hitfam: out of memory\n"
