@@ -41,6 +41,8 @@
 /* Pair relations: a constant, or +-(free pair index + 1). */
 #define REL_TRUE  INT32_MAX
 #define REL_FALSE INT32_MIN
+/* Orders on which the start family may also come from greedy. */
+#define START_GREEDY_MAX_EVENTS 32u
 /* Enumeration work (prefixes visited) allowed per admissible tuple when counting them. */
 #define ENUM_WORK_PER_TUPLE 64u
 
@@ -397,7 +399,10 @@ static hf_status rows_irredundant(const problem *q, rows *f, bool *hitting, hf_e
 }
 
 /* A schedule of all events from a sequence of the focus events: other events are placed as
- * soon as they are available (smallest id first), a focus event when it is the next one. */
+ * soon as they are available (the latest made available first), a focus event when it is the
+ * next one of the sequence. Always completes: an unplaced predecessor of the next focus event
+ * has a minimal unplaced ancestor, which is no focus event (those come earlier in the
+ * sequence), so it is available. */
 static hf_status rows_to_family(const problem *q, const rows *f, hf_family **out, hf_error *err)
 {
     const hf_poset *p = q->p;
@@ -421,8 +426,7 @@ static hf_status rows_to_family(const problem *q, const rows *f, hf_family **out
             if (indeg[v] == 0 && q->local[v] == NONE)
                 heap[top++] = v;
         }
-        /* heap holds available non-focus events; a stack in decreasing id order is enough for
-         * determinism, and ids are pushed in increasing order first */
+        /* `heap` is a stack of the available non-focus events */
         while (placed < n) {
             uint32_t v;
             if (top > 0) {
@@ -881,8 +885,8 @@ static hf_status lower_bound(const problem *q, bool focus, unsigned d, size_t *o
     return st;
 }
 
-/* The smallest family among the constructions that predict cheaply, else greedy (d <= 4) or
- * chains. */
+/* The smallest family among the constructions that predict cheaply and, on small orders,
+ * greedy; else greedy (d <= 4) or chains. */
 static hf_status start_family(const hf_poset *p, unsigned d, const uint32_t *focus,
                               size_t focus_count, hf_family **out, hf_error *err)
 {
@@ -903,6 +907,22 @@ static hf_status start_family(const hf_poset *p, unsigned d, const uint32_t *foc
             return hf_i_fail(err, st, 0, 0, "out of memory");
         if (!st && (best == HF_METHOD_AUTO || size < best_size)) {
             best = cheap[i];
+            best_size = size;
+        }
+    }
+    /* greedy too on small orders other than trees (a second or so at 32 events): on
+     * antichains at d = 4 it is far smaller than the constructions; on trees the solver goes
+     * down from theirs in less time than greedy takes */
+    bool trees =
+        (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)) && !(p->shape & HF_SHAPE_ANTICHAIN);
+    if (d <= 4 && p->n <= START_GREEDY_MAX_EVENTS && !trees) {
+        o.method = HF_METHOD_GREEDY;
+        uint64_t size;
+        hf_status st = hf_method_predict(p, &o, &size, NULL, NULL);
+        if (st == HF_ENOMEM)
+            return hf_i_fail(err, st, 0, 0, "out of memory");
+        if (!st && (best == HF_METHOD_AUTO || size < best_size)) {
+            best = HF_METHOD_GREEDY;
             best_size = size;
         }
     }
@@ -1113,7 +1133,7 @@ static hf_status exact_generate(const hf_poset *p, const hf_gen_options *opt, hf
     hf_exact_result r;
     hf_status st = run(p, opt->d, opt->focus, opt->focus_count, NULL, 0, method_budget(opt, false),
                        0, &f, &r, err);
-    for (size_t i = 0; !st && i < f->m; i++)
+    for (size_t i = 0; !st && f && i < f->m; i++)
         st = sink.put(sink.user, f->rows + i * (size_t)p->n, p->n);
     hf_family_free(f);
     return st;

@@ -46,7 +46,9 @@ typedef struct hf_exact_options {
     const hf_family *start; /**< hf_exact_solve: a known d-hitting family to go down from (not
                                  checked beyond its event count; NULL, the default: the
                                  smallest family of the constructions dfs, doubletree, simple,
-                                 scramble, pattern, else greedy or chains) */
+                                 scramble, pattern and (up to 32 events, d <= 4, not for
+                                 trees) greedy, else
+                                 greedy or chains) */
 } hf_exact_options;
 
 /** Defaults: d = 2, no focus set, conflicts 0 (HF_EXACT_DEFAULT_CONFLICTS), no start family. */
