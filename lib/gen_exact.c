@@ -853,18 +853,20 @@ static hf_status width(const problem *q, uint32_t *w, hf_error *err)
 static const uint8_t scan3[] = {0, 1, 2, 6, 6, 7, 8, 8, 8};
 
 /* The best bound known without solving: hf_count_lower_bound (without a focus set), 1 or 2,
- * and for d = 3 the antichain table above at the order's width (when that is a proper part of
- * the order). */
+ * and for d = 3 the antichain table above at the order's width (at k - 1 for an antichain of
+ * k events). */
 static hf_status lower_bound(const problem *q, bool focus, unsigned d, size_t *out, hf_error *err)
 {
     *out = q->k == 0 ? 0 : q->pairs > 0 && q->d >= 2 ? 2 : 1;
-    /* an antichain's own minimum is left to the solver: the table's entries are proved that
-     * way */
-    if (q->d == 3 && !q->antichain) {
+    /* an antichain's own minimum is left to the solver (the table's entries are proved that
+     * way): it is bounded by the table at one event less */
+    if (q->d == 3) {
         uint32_t w = 0;
-        hf_status st = width(q, &w, err);
+        hf_status st = q->antichain ? HF_OK : width(q, &w, err);
         if (st)
             return st;
+        if (q->antichain)
+            w = q->k - 1;
         size_t t = scan3[w < 8 ? w : 8];
         *out = t > *out ? t : *out;
     }
