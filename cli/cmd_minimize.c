@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hitfam/exact.h>
+
 #include "cli.h"
 
 static const char usage[] =
@@ -21,6 +23,11 @@ static const char usage[] =
     "  -r, --rounds R       replacement attempts (default: 200 per schedule, fewer for large\n"
     "                       orders: at most 2^32 / C(events, d), but one per schedule)\n"
     "      --drop-only      only drop redundant schedules, no replacement\n"
+    "      --sat            instead, ask the SAT solver (method exact's encoding) for a\n"
+    "                       d-hitting family of one schedule less: it reports 'improved' (the\n"
+    "                       family found is written), 'proved minimal' (no smaller family\n"
+    "                       exists) or 'budget exhausted' (the family is written unchanged)\n"
+    "      --conflicts N    --sat: the solver's budget in conflicts (default 2000000)\n"
     "      --format F       text (default) or json\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "  -v, --verbose        report 'minimized M -> K schedules' on standard error\n"
@@ -28,6 +35,8 @@ static const char usage[] =
     "\n"
     "The header names the input header's method followed by '+minimize' (just 'minimize' when\n"
     "the input names none) and the number of schedules.\n"
+    "With --sat the outcome is reported on standard error. Needs a build with the SAT solver\n"
+    "(libcadical-dev).\n"
     "Exit status: 0 written, 1 FAMILY is not d-hitting (an uncovered tuple is named),\n"
     "2 invalid input (unknown or missing event, a schedule that violates the order, d > 4, ...).\n";
 
@@ -58,13 +67,16 @@ int cmd_minimize(int argc, char **argv)
                                          CLI_OPT_FORMAT,
                                          CLI_OPT_OUTPUT,
                                          {"verbose", no_argument, NULL, 'v'},
+                                         {"sat", no_argument, NULL, 'S'},
+                                         {"conflicts", required_argument, NULL, 'K'},
                                          CLI_OPT_HELP,
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     hf_minimize_options mo;
     hf_minimize_options_init(&mo);
-    bool verbose = false;
+    bool verbose = false, sat = false;
+    uint64_t conflicts = 0;
     int c;
     while ((c = getopt_long(argc, argv, "d:f:s:r:o:vh", opts, NULL)) != -1) {
         if (c == 'h') {
@@ -80,6 +92,11 @@ int cmd_minimize(int argc, char **argv)
             mo.drop_only = true;
         } else if (c == 'v') {
             verbose = true;
+        } else if (c == 'S') {
+            sat = true;
+        } else if (c == 'K') {
+            if (!cli_parse_u64(optarg, &conflicts) || conflicts == 0)
+                die_usage("--conflicts needs a positive integer (got '%s')", optarg);
         } else if (!cli_option(&o, c, optarg)) {
             die_usage("invalid option");
         }
@@ -88,6 +105,10 @@ int cmd_minimize(int argc, char **argv)
         die_usage(argc - optind < 2 ? "missing POSET.dot or FAMILY" : "too many arguments");
     if (mo.drop_only && mo.rounds)
         die_usage("--rounds and --drop-only exclude each other");
+    if (sat && (mo.drop_only || mo.rounds))
+        die_usage("--sat excludes --rounds and --drop-only");
+    if (conflicts && !sat)
+        die_usage("--conflicts is an option of --sat");
     const char *poset_path = argv[optind], *family_path = argv[optind + 1];
     if (strcmp(poset_path, "-") == 0 && strcmp(family_path, "-") == 0)
         die_usage("the order and the family cannot both be read from standard input");
@@ -118,7 +139,23 @@ int cmd_minimize(int argc, char **argv)
     mo.d = d;
     mo.seed = o.seed;
     hf_minimize_result res;
-    st = unless_oom(hf_family_minimize(p, f, &mo, &res, &err));
+    memset(&res, 0, sizeof res);
+    hf_exact_verdict verdict = HF_EXACT_EXHAUSTED;
+    hf_exact_result xr;
+    size_t before = hf_family_size(f);
+    if (sat) {
+        hf_exact_options eo;
+        hf_exact_options_init(&eo);
+        eo.d = d;
+        eo.focus = mo.focus;
+        eo.focus_count = mo.focus_count;
+        eo.conflicts = conflicts;
+        st = unless_oom(hf_exact_remove_one(p, f, &eo, &verdict, &xr, &err));
+        /* as hf_family_minimize reports a family that is not d-hitting */
+        res.d = st == HF_EMISMATCH && hf_family_events(f) == hf_poset_size(p) ? d : 0;
+    } else {
+        st = unless_oom(hf_family_minimize(p, f, &mo, &res, &err));
+    }
     int rc = 0;
     if (st) {
         report(family_path, refused_schedule_line(p, f, st), "%s",
@@ -131,7 +168,22 @@ int cmd_minimize(int argc, char **argv)
             .d = d, .method = method, .schedules_known = true, .schedules = hf_family_size(f)};
         rc = write_family(p, f, &o, &header);
         free(method);
-        if (!rc && verbose)
+        if (!rc && sat) {
+            uint64_t budget = conflicts ? conflicts : HF_EXACT_DEFAULT_CONFLICTS;
+            if (verdict == HF_EXACT_IMPROVED)
+                report(NULL, 0, "improved: %zu -> %zu schedules (%" PRIu64 " conflicts)", before,
+                       hf_family_size(f), xr.conflicts);
+            else if (verdict == HF_EXACT_MINIMAL)
+                report(NULL, 0,
+                       "proved minimal: no %u-hitting family of %zu schedules exists (%" PRIu64
+                       " conflicts)",
+                       xr.d, before - 1, xr.conflicts);
+            else
+                report(NULL, 0,
+                       "budget exhausted: %" PRIu64 " conflicts without a family of %zu "
+                       "schedules or a proof that none exists; the family is unchanged",
+                       budget, before - 1);
+        } else if (!rc && verbose)
             report(NULL, 0,
                    "minimized %zu -> %zu schedules (%zu after dropping, %" PRIu64
                    " replacement attempts)",

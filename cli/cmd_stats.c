@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include <hitfam/count.h>
+#include <hitfam/exact.h>
 
 #include "cli.h"
 #include "kv.h"
@@ -12,8 +13,9 @@ static const char usage[] =
     "Usage: hitfam stats [--d D] [--json] POSET.dot\n"
     "Describe the order in POSET.dot ('-' = stdin): events, Hasse edges, height, shape, the\n"
     "exact number of linear extensions, and for each d (default: 2 and 3) the exact number of\n"
-    "admissible d-tuples, a lower bound on every d-hitting family, and the exact family size\n"
-    "each method would produce.\n"
+    "admissible d-tuples, a lower bound on every d-hitting family, the exact family size\n"
+    "each method would produce, and on orders of at most 16 events the smallest family size\n"
+    "method exact finds within auto's budget, marked proved when it is the minimum.\n"
     "\n"
     "  -d, --d D            only this d (1..8)\n"
     "  -j, --json           JSON output\n"
@@ -50,7 +52,7 @@ static void count_field(kv *w, const char *key, hf_status st, const mpz_t v, con
 static void method_sizes(kv *w, const hf_poset *p, unsigned d, mpz_t v)
 {
     kv_object_begin(w, "methods", true);
-    for (int m = HF_METHOD_DFS; m <= HF_METHOD_SCRAMBLE; m++) {
+    for (int m = HF_METHOD_DFS; m <= HF_METHOD_EXACT; m++) {
         hf_gen_options opt;
         hf_gen_options_init(&opt);
         opt.d = d;
@@ -74,6 +76,61 @@ static void method_sizes(kv *w, const hf_poset *p, unsigned d, mpz_t v)
         kv_none(w, name, text);
     }
     kv_object_end(w);
+}
+
+/* Orders on which stats asks method exact for the minimum (within auto's budget). */
+#define STATS_EXACT_MAX_EVENTS 16u
+
+/* The minimum size of a d-hitting family when method exact proves it within auto's budget:
+ * text "9 (proved minimal by SAT)" or "unknown (why)", JSON the proved size or null. */
+static void minimum_field(kv *w, const hf_poset *p, unsigned d)
+{
+    char text[sizeof((hf_error *)0)->text + 64];
+    hf_error err;
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = d;
+    opt.method = HF_METHOD_EXACT;
+    hf_status st = unless_oom(hf_method_check(p, &opt, &err));
+    if (!st && hf_poset_size(p) > STATS_EXACT_MAX_EVENTS) {
+        snprintf(text, sizeof text,
+                 "unknown (stats solves orders of at most %u events: hitfam "
+                 "gen --method exact)",
+                 STATS_EXACT_MAX_EVENTS);
+        kv_none(w, "minimum", text);
+        return;
+    }
+    if (st) {
+        snprintf(text, sizeof text, "unknown (%s)", err.text[0] ? err.text : hf_strerror(st));
+        kv_none(w, "minimum", text);
+        return;
+    }
+    hf_exact_options eo;
+    hf_exact_options_init(&eo);
+    eo.d = d;
+    eo.conflicts = HF_EXACT_AUTO_CONFLICTS;
+    hf_family *f = NULL;
+    hf_exact_result r;
+    st = unless_oom(hf_exact_solve(p, &eo, &f, &r, &err));
+    hf_family_free(f);
+    if (st) {
+        snprintf(text, sizeof text, "unknown (%s)", err.text[0] ? err.text : hf_strerror(st));
+        kv_none(w, "minimum", text);
+    } else if (r.proved) {
+        mpz_t v;
+        mpz_init_set_ui(v, (unsigned long)r.schedules);
+        snprintf(text, sizeof text, "%zu (proved minimal by SAT)", r.schedules);
+        if (w->json) /* JSON: the proved size, or null */
+            kv_mpz(w, "minimum", v);
+        else
+            kv_str(w, "minimum", text);
+        mpz_clear(v);
+    } else {
+        snprintf(text, sizeof text,
+                 "unknown (between %zu and %zu: method exact's budget of %u conflicts ran out)",
+                 r.lower_bound, r.schedules, HF_EXACT_AUTO_CONFLICTS);
+        kv_none(w, "minimum", text);
+    }
 }
 
 int cmd_stats(int argc, char **argv)
@@ -132,6 +189,7 @@ int cmd_stats(int argc, char **argv)
             kv_str(&w, "auto", hf_method_name(chosen));
         else
             kv_none(&w, "auto", "no method applies");
+        minimum_field(&w, p, d);
         kv_item_end(&w);
     }
     kv_list_end(&w);

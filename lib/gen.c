@@ -7,7 +7,7 @@
 #include "sample.h"
 
 static const char *const method_names[] = {"auto",   "dfs",    "simple", "doubletree", "pattern",
-                                           "random", "greedy", "chains", "scramble"};
+                                           "random", "greedy", "chains", "scramble",   "exact"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
 /* The samplers beside random have the pinned ids 10 to 13 (lib/gen_sample.c). */
 static const char *const sampler_names[] = {"rw", "pct", "pos", "basicpos"};
@@ -24,8 +24,9 @@ static const char *name_of(unsigned m)
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
 static const hf_i_method *const implemented[] = {
     &hf_i_method_dfs,      &hf_i_method_doubletree, &hf_i_method_simple, &hf_i_method_pattern,
-    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_random,
-    &hf_i_method_rw,       &hf_i_method_pct,        &hf_i_method_pos,    &hf_i_method_basicpos};
+    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_exact,
+    &hf_i_method_random,   &hf_i_method_rw,         &hf_i_method_pct,    &hf_i_method_pos,
+    &hf_i_method_basicpos};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
 const char *hf_method_name(hf_method m) { return name_of((unsigned)m); }
@@ -97,10 +98,10 @@ static const char *name_list(unsigned set, char *buf, size_t cap)
 {
     size_t k = 0, left = hf_i_popcount(set);
     buf[0] = '\0';
-    for (unsigned id = 0; id < N_METHODS && k < cap; id++)
+    for (unsigned id = 0; id < N_IDS && k < cap; id++)
         if (set & (1u << id)) {
             left--;
-            int w = snprintf(buf + k, cap - k, "%s%s", method_names[id],
+            int w = snprintf(buf + k, cap - k, "%s%s", name_of(id),
                              left == 0   ? ""
                              : left == 1 ? " and "
                                          : ", ");
@@ -162,6 +163,10 @@ static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options 
  * tiny orders, which the exhaustive tree tests would pay thousands of times (docs/ROADMAP.md). */
 static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
 {
+    /* exact: small orders, where its budget (HF_EXACT_AUTO_CONFLICTS) mostly proves the
+     * minimum in milliseconds (docs/bounds.md) */
+    if (m->id == HF_METHOD_EXACT)
+        return d >= 2 && p->n >= 3 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
     if (m->id != HF_METHOD_GREEDY)
         return true;
     /* dfs is optimal for d = 1 (one schedule) */
@@ -255,7 +260,12 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
             skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
         }
-        if (m->check(p, &o, NULL) != HF_OK)
+        hf_status applies = m->check(p, &o, NULL);
+        if (applies == HF_ENOMEM) { /* exact's check counts tuples in memory */
+            st = applies;
+            break;
+        }
+        if (applies != HF_OK)
             continue;
         hf_family *f = NULL;
         /* a run-to-predict family auto may hold in memory: at most 64 MiB of rows */
@@ -263,7 +273,19 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         cap = cap > AUTO_MAX_RUN_SCHEDULES ? AUTO_MAX_RUN_SCHEDULES : cap ? cap : 1;
         if (best && mpz_cmp_ui(best_size, (unsigned long)cap) <= 0)
             cap = mpz_get_ui(best_size) ? mpz_get_ui(best_size) - 1 : 0;
-        if (cache && m->predict_runs) {
+        if (m->id == HF_METHOD_EXACT) {
+            /* exact looks for a family smaller than the best so far, which bounds its search */
+            hf_family *g = NULL;
+            st = hf_i_exact_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, NULL);
+            if (!st && !g)
+                continue; /* none smaller within its budget */
+            if (!st)
+                mpz_set_ui(s, (unsigned long)hf_family_size(g));
+            if (!st && cache)
+                f = g;
+            else
+                hf_family_free(g);
+        } else if (cache && m->predict_runs) {
             if ((st = hf_family_new(p->ctx, p->n, &f)))
                 break;
             capped_family cf = {f, cap};

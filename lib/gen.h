@@ -34,4 +34,13 @@ extern const hf_i_method hf_i_method_pct;
 extern const hf_i_method hf_i_method_pos;
 extern const hf_i_method hf_i_method_basicpos;
 
+extern const hf_i_method hf_i_method_exact;
+
+/* Method exact as auto weighs it (lib/gen_exact.c): look for a family smaller than `upper`
+ * schedules (0: none known; then exact builds its own start) within opt->conflicts or
+ * HF_EXACT_AUTO_CONFLICTS. *out is the family found, NULL when none smaller was found;
+ * *proved (may be NULL) says whether the smallest size known is proved minimum. */
+hf_status hf_i_exact_below(const hf_poset *p, const hf_gen_options *opt, uint64_t upper,
+                           hf_family **out, bool *proved, hf_error *err);
+
 #endif

@@ -56,6 +56,8 @@ COMMANDS = [
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
     (["stats", "--json", "wide_tree.dot"], None),
+    (["gen", "--d", "3", "--method", "exact", "d2.dot"], None),
+    (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
 ]
 
 OOM = b"hitfam: out of memory\n"

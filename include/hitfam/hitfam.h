@@ -608,11 +608,13 @@ typedef enum hf_method {
                               (hf_poset_builder_set_thread) or a minimum decomposition:
                               at most width * n^(d-2) schedules; refused beyond 2^22 */
     ,
-    HF_METHOD_SCRAMBLE = 8 /**< d <= 3, pairwise incomparable focus events (an antichain
+    HF_METHOD_SCRAMBLE = 8, /**< d <= 3, pairwise incomparable focus events (an antichain
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
                                 focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
-    ,
+    HF_METHOD_EXACT = 9,    /**< small orders (hitfam/exact.h): a smallest family by SAT, going
+                                down from a known family within a conflict budget; needs the
+                                build's SAT solver (libcadical-dev) */
     /* The samplers beside random (docs/samplers.md, lib/gen_sample.c): seeded streams of
      * random schedules, never auto's choice; each takes a count or runs until covered. */
     HF_METHOD_RW = 10,      /**< random walk: each step runs a uniformly chosen enabled event */
@@ -660,6 +662,9 @@ typedef struct hf_gen_options {
                                        that predicts cheaply) is refused with HF_ETOOLARGE before the
                                        first schedule; the others (greedy, chains, random until
                                        covered) are stopped with HF_ETOOLARGE when they pass it. */
+    uint64_t conflicts;           /**< method exact: its SAT conflict budget (hitfam/exact.h); 0
+                                       (default): HF_EXACT_DEFAULT_CONFLICTS when asked for by name,
+                                       HF_EXACT_AUTO_CONFLICTS when auto weighs it */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */

@@ -77,7 +77,7 @@ static void add(stats *s, uint64_t opt, const uint64_t size[3])
 static void print_stats(const char *title, const stats *s, const double paper[3],
                         double paper_worst)
 {
-    static const char *names[3] = {"doubletree", "simple", "min (= auto)"};
+    static const char *names[3] = {"doubletree", "simple", "min (auto before exact)"};
     printf("%s: %u trees\n", title, s->trees);
     printf("  %-13s %9s %9s %9s %13s\n", "method", "avg", "worst", "optimal", "paper avg");
     for (int i = 0; i < 3; i++) {
@@ -133,14 +133,14 @@ int main(int argc, char **argv)
         size[1] = predict(p, HF_METHOD_SIMPLE, NULL);
         size[2] = size[0] < size[1] ? size[0] : size[1];
         uint64_t autosize = predict(p, HF_METHOD_AUTO, &chosen);
-        if (autosize != size[2])
+        if (autosize > size[2]) /* smaller: method exact, weighed on small orders */
             mismatch++;
         unsigned long lbv = mpz_get_ui(lb);
         printf("%-9s %2u %4llu %4lu %6llu %6llu %6llu %-10s %5llu %6.3f%s%s\n", levels,
                (unsigned)hf_poset_size(p), opt, lbv, (unsigned long long)size[0],
                (unsigned long long)size[1], (unsigned long long)autosize, hf_method_name(chosen),
                (unsigned long long)size[2], (double)size[2] / opt,
-               autosize != size[2] ? "  ! auto is not the minimum" : "",
+               autosize > size[2] ? "  ! auto is above the tree methods" : "",
                mpz_cmp_ui(lb, (unsigned long)opt) > 0 ? "  ! lower bound above optimum" : "");
         add(&all, opt, size);
         if (hf_poset_size(p) == 7)
@@ -155,6 +155,6 @@ int main(int argc, char **argv)
     print_stats("all trees in the file", &all, NULL, 0);
     print_stats("7-node trees only", &seven, paper, 1.67);
     if (mismatch)
-        printf("! auto differed from min(doubletree, simple) on %d trees\n", mismatch);
+        printf("! auto was above min(doubletree, simple) on %d trees\n", mismatch);
     return 0;
 }
