@@ -109,7 +109,17 @@ struct hf_online {
     size_t target;      /* schedule of fam this run follows, SIZE_MAX: none */
     size_t next_target; /* chosen at end_run */
     uint64_t plan_left; /* untried schedules that still hit something */
-    bool stale;         /* u must be rebuilt before the next plan */
+    bool repair;        /* the next run aims at the one tuple `aim` (plan_pos holds its plan) */
+    uint32_t aim[4];
+    struct aimed {
+        uint32_t t[4];
+        bool hit;
+    } * attempted; /* tuples aimed at by repair runs that did not hit them (hit: a later run did) */
+    size_t n_attempted, attempted_cap;
+    uint64_t apart; /* open tuples whose events never ran in one run */
+    uint32_t *mark; /* scratch, n_nodes + 1: positions of a run's nodes */
+    size_t mark_cap;
+    bool stale; /* u must be rebuilt before the next plan */
 };
 
 /* ---- names ---- */
@@ -228,6 +238,7 @@ static void learn_drop(hf_online *s)
     s->tuples = 0;
     s->plan_left = 0;
     s->next_target = SIZE_MAX;
+    s->repair = false;
 }
 
 void hf_online_free(hf_online *s)
@@ -245,6 +256,8 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->items);
     hf_i_free(ctx, s->deferred);
     hf_i_free(ctx, s->heap);
+    hf_i_free(ctx, s->attempted);
+    hf_i_free(ctx, s->mark);
     hf_i_free(ctx, s);
 }
 
@@ -286,14 +299,9 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->row_v = (unsigned)(r % 4);
         s->row_D = r / 4 > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)(r / 4);
         break;
-    default: /* learn: the target chosen when the last run ended; none: left-to-right dfs */
+    default: /* learn: follow the plan made when the last run ended; none: left-to-right dfs */
         s->target = s->next_target;
-        s->learn_plan = s->target != SIZE_MAX && s->plan_pos;
-        if (s->learn_plan) {
-            const uint32_t *row = hf_family_schedule(s->fam, s->target);
-            for (uint32_t i = 0; i < s->plan_n; i++)
-                s->plan_pos[row[i]] = i;
-        }
+        s->learn_plan = (s->target != SIZE_MAX || s->repair) && s->plan_pos;
         break;
     }
     return HF_OK;
@@ -447,7 +455,7 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
     e->mode = MODE_F;
     e->key = 0;
     if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
-        if (node < s->plan_n)
+        if (node < s->plan_n && s->plan_pos[node] != NONE)
             e->key = 2 * (uint64_t)s->plan_pos[node];
         else if (parent != NONE)
             e->key = s->ev[parent].key | 1; /* right after its nearest planned ancestor */
@@ -714,18 +722,128 @@ fail:
     return st;
 }
 
-/* After a run: bring the coverage up to date and choose the schedule the next run follows: the
- * untried schedule of the offline family that hits the most tuples no run has hit. */
-static hf_status learn_end(hf_online *s, hf_online_run_result *r, hf_error *err)
+/* The tuples aimed at by repair runs and never hit are set aside again after the coverage was
+ * rebuilt from the runs. */
+static void learn_set_aside(hf_online *s)
 {
+    unsigned d = hf_i_coverage_d(s->cov);
+    for (size_t i = 0; i < s->n_attempted; i++) {
+        uint32_t loc[4];
+        bool in = !s->attempted[i].hit;
+        for (unsigned j = 0; j < d; j++) {
+            uint32_t v = s->attempted[i].t[j];
+            loc[j] = v < s->plan_n ? hf_i_coverage_local(s->cov, v) : NONE;
+            in = in && loc[j] != NONE;
+        }
+        if (in && hf_i_coverage_open(s->cov, loc))
+            hf_i_coverage_add_partial(s->cov, s->attempted[i].t, d);
+    }
+}
+
+/* mark[v] = the position + 1 of node v in the run, 0 when it did not run. */
+static void mark_run(hf_online *s, size_t run)
+{
+    memset(s->mark, 0, ((size_t)s->n_nodes + 1) * sizeof *s->mark);
+    for (size_t i = s->run_off[run]; i < s->run_off[run + 1]; i++)
+        s->mark[s->sched[i]] = (uint32_t)(i - s->run_off[run]) + 1;
+}
+
+/* Whether the marked run ran the d nodes of t in that order. */
+static bool marked_hits(const hf_online *s, const uint32_t *t, unsigned d)
+{
+    uint32_t prev = 0;
+    for (unsigned j = 0; j < d; j++) {
+        if (s->mark[t[j]] <= prev)
+            return false;
+        prev = s->mark[t[j]];
+    }
+    return true;
+}
+
+/* A repair plan for the open tuple t (node ids, d of them) whose events all ran in run `run`:
+ * the run's own order, changed only as much as t's order asks (at each step the event that ran
+ * first in that run among those whose parent and whose predecessor in t are placed). Nodes of
+ * other runs get no position (they are placed as new events are). O(n^2) for n union nodes. */
+static void repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d)
+{
+    uint32_t n = s->plan_n, len = (uint32_t)(s->run_off[run + 1] - s->run_off[run]);
+    const uint32_t *row = s->sched + s->run_off[run];
+    for (uint32_t v = 0; v < n; v++)
+        s->plan_pos[v] = NONE;
+    uint32_t *rank = s->mark; /* chain predecessor in t, by node: NONE or t[j-1] */
+    for (uint32_t v = 0; v <= n; v++)
+        rank[v] = NONE;
+    for (unsigned j = 1; j < d; j++)
+        rank[t[j]] = t[j - 1];
+    for (uint32_t k = 0; k < len; k++) {
+        uint32_t pick = NONE;
+        for (uint32_t i = 0; i < len && pick == NONE; i++) {
+            uint32_t v = row[i], par = s->nodes[v].parent;
+            if (s->plan_pos[v] != NONE)
+                continue;
+            if (par != NONE && s->plan_pos[par] == NONE)
+                continue;
+            if (rank[v] != NONE && s->plan_pos[rank[v]] == NONE)
+                continue;
+            pick = v;
+        }
+        if (pick == NONE) /* cannot happen for an admissible tuple: the constraints are acyclic */
+            break;
+        s->plan_pos[pick] = k;
+    }
+}
+
+/* After a run: bring the coverage up to date and choose what the next run follows: first the
+ * untried schedule of the offline family that hits the most tuples no run has hit; once none
+ * hits any, one open tuple at a time, by a repair plan made from a run where its events all
+ * ran. */
+static hf_status learn_end(hf_online *s, hf_online_run_result *r, bool changed, hf_error *err)
+{
+    if (hf_i_grow(s->ctx, (void **)&s->mark, &s->mark_cap, (size_t)s->n_nodes + 1, sizeof *s->mark))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    size_t last = s->runs - 1;
+    /* the tuples aimed at: did the last run hit them? */
+    mark_run(s, last);
+    unsigned dd = s->d < s->plan_n ? s->d : s->plan_n;
+    for (size_t i = 0; i < s->n_attempted; i++)
+        s->attempted[i].hit = s->attempted[i].hit || marked_hits(s, s->attempted[i].t, dd);
+    if (s->repair) {
+        if (!marked_hits(s, s->aim, dd)) {
+            if (hf_i_grow(s->ctx, (void **)&s->attempted, &s->attempted_cap, s->n_attempted + 1,
+                          sizeof *s->attempted))
+                return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+            memcpy(s->attempted[s->n_attempted].t, s->aim, sizeof s->aim);
+            s->attempted[s->n_attempted++].hit = false;
+        }
+        s->repair = false;
+    }
     bool rebuild = s->stale || !s->cov || s->n_nodes != s->plan_n;
-    if (rebuild) {
-        hf_status st = learn_rebuild(s, err);
+    if (rebuild || changed) {
+        size_t target = s->target;
+        hf_status st = rebuild ? learn_rebuild(s, err) : HF_OK;
+        if (!st && !rebuild) { /* same union, other events together: count again */
+            hf_i_coverage *c = NULL;
+            unsigned d = s->d < s->plan_n ? s->d : s->plan_n;
+            st = hf_i_coverage_new(s->u, d, NULL, 0, &c, err);
+            if (!st) {
+                hf_i_coverage_free(s->cov);
+                s->cov = c;
+                for (size_t k = 0; k < s->runs; k++)
+                    hf_i_coverage_add_partial(s->cov, s->sched + s->run_off[k],
+                                              (uint32_t)(s->run_off[k + 1] - s->run_off[k]));
+                if (target < hf_family_size(s->fam))
+                    s->tried[target] = 1;
+            }
+        }
         s->stale = st != HF_OK;
-        if (st)
+        if (st) {
+            learn_drop(s);
             return st;
+        }
+        s->apart = 0;
+        if (s->cov)
+            learn_set_aside(s);
     } else {
-        size_t last = s->runs - 1;
         hf_i_coverage_add_partial(s->cov, s->sched + s->run_off[last],
                                   (uint32_t)(s->run_off[last + 1] - s->run_off[last]));
         if (s->target != SIZE_MAX && s->target < hf_family_size(s->fam))
@@ -748,10 +866,44 @@ static hf_status learn_end(hf_online *s, hf_online_run_result *r, hf_error *err)
             }
         }
     }
+    if (s->next_target != SIZE_MAX) {
+        const uint32_t *row = hf_family_schedule(s->fam, s->next_target);
+        for (uint32_t i = 0; i < s->plan_n; i++)
+            s->plan_pos[row[i]] = i;
+    } else if (s->cov) {
+        unsigned d = hf_i_coverage_d(s->cov);
+        uint32_t t[4];
+        while (!s->repair && hf_i_coverage_first(s->cov, t)) {
+            /* the latest run where all of t ran */
+            size_t run = SIZE_MAX;
+            for (size_t k = s->runs; k-- > 0 && run == SIZE_MAX;) {
+                mark_run(s, k);
+                bool all = true;
+                for (unsigned j = 0; j < d && all; j++)
+                    all = s->mark[t[j]] != 0;
+                if (all)
+                    run = k;
+            }
+            hf_i_coverage_add_partial(s->cov, t, d); /* aimed at now, or out of reach */
+            if (run == SIZE_MAX) {
+                s->apart++;
+                continue;
+            }
+            repair_plan(s, run, t, d);
+            memset(s->aim, 0xff, sizeof s->aim);
+            memcpy(s->aim, t, d * sizeof *t);
+            s->repair = true;
+        }
+    }
     r->tuples = s->tuples;
-    r->tuples_hit = s->cov ? s->tuples - hf_i_coverage_remaining(s->cov) : 0;
-    r->more = s->next_target != SIZE_MAX;
-    r->bound = s->runs + s->plan_left;
+    uint64_t open = s->cov ? hf_i_coverage_remaining(s->cov) : 0;
+    uint64_t aside = 0;
+    for (size_t i = 0; i < s->n_attempted; i++)
+        aside += !s->attempted[i].hit;
+    r->tuples_apart = s->apart + aside;
+    r->tuples_hit = s->tuples - open - r->tuples_apart - (s->repair ? 1 : 0);
+    r->more = s->next_target != SIZE_MAX || s->repair;
+    r->bound = s->runs + s->plan_left + (s->repair ? 1 : 0);
     return HF_OK;
 }
 
@@ -792,7 +944,7 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         r->bound = s->d == 1 || !s->branched ? 1 : s->d == 2 ? 2 : 4 * (uint64_t)s->max_depth;
         break;
     default:
-        st = learn_end(s, r, err);
+        st = learn_end(s, r, changed, err);
         break;
     }
     if (s->strategy != HF_ONLINE_LEARN)

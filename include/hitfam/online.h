@@ -96,16 +96,19 @@ HF_API hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err);
 
 /** What hf_online_end_run reports. */
 typedef struct hf_online_run_result {
-    bool more;           /**< another run is needed for d-coverage of what has been seen */
-    uint64_t runs;       /**< runs ended so far (this one included) */
-    uint64_t bound;      /**< the strategy's proved bound on the runs of the whole session,
-                              computed from what has been seen (docs/online.md); learn: the
-                              runs so far plus those its current plan still holds */
-    uint32_t events;     /**< events of this run */
-    uint32_t nodes;      /**< events of the union forest */
-    bool changed;        /**< this run saw events no earlier run saw, or missed some */
-    uint64_t tuples;     /**< learn: admissible d-tuples of the union forest (0 otherwise) */
-    uint64_t tuples_hit; /**< learn: those hit by some run */
+    bool more;             /**< another run is needed for d-coverage of what has been seen */
+    uint64_t runs;         /**< runs ended so far (this one included) */
+    uint64_t bound;        /**< the strategy's proved bound on the runs of the whole session,
+                                computed from what has been seen (docs/online.md); learn: the
+                                runs so far plus those its current plan still holds */
+    uint32_t events;       /**< events of this run */
+    uint32_t nodes;        /**< events of the union forest */
+    bool changed;          /**< this run saw events no earlier run saw, or missed some */
+    uint64_t tuples;       /**< learn: admissible d-tuples of the union forest (0 otherwise) */
+    uint64_t tuples_hit;   /**< learn: those hit by some run */
+    uint64_t tuples_apart; /**< learn: those set aside unhit: a run aimed at the tuple and the
+                                program did not produce it in that order, or its events never
+                                ran in one same run (docs/online.md, the stopping rule) */
 } hf_online_run_result;
 
 /** Close the open run and say whether another is needed. Errors: HF_ESTATE (no run open, or
