@@ -13,6 +13,8 @@ static const cli_command commands[] = {
      "check that a family is d-hitting (exit 0), or print an uncovered tuple (1)"},
     {"minimize", cmd_minimize, "make a d-hitting family smaller (d <= 4), keeping it d-hitting"},
     {"stats", cmd_stats, "describe an order: counts, bounds, and the size each method would give"},
+    {"online", cmd_online,
+     "play a forest online (events seen when their parent runs) and write the runs"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

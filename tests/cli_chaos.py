@@ -52,6 +52,8 @@ COMMANDS = [
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
     (["stats", "--json", "wide_tree.dot"], None),
+    (["online", "--d", "3", "wide_tree.dot"], None),
+    (["online", "--d", "2", "--strategy", "learn", "-o", "online.txt", "forest.dot"], "online.txt"),
 ]
 
 OOM = b"hitfam: out of memory\n"
