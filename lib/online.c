@@ -10,11 +10,13 @@
 
 #define NONE UINT32_MAX
 
-/* A node of the union forest: identified by (parent, label, occ). Children in first-seen order. */
+/* A node of the union forest: identified by (parent, rank among its siblings, label). Children in
+ * first-seen order. */
 typedef struct unode {
     uint32_t parent;
     uint32_t first, last, next; /* children list, and the next sibling */
-    uint32_t occ;               /* earlier siblings with the same label, when first seen */
+    uint32_t rank;              /* its place among the run's siblings (posting order, from 0) */
+    uint32_t ranks;             /* 1 + the largest rank of its children (0: none) */
     size_t label;               /* offset into the label arena, SIZE_MAX: no label */
 } unode;
 
@@ -25,12 +27,14 @@ enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
 /* An event of the open run. */
 typedef struct revent {
     uint32_t node;   /* union node */
-    uint32_t parent; /* run event, NONE for a root */
     uint32_t cursor; /* union child matched by its last posted child (NONE: none yet) */
-    uint32_t depth;  /* doubletree: depth in the binarized forest */
-    uint64_t key;    /* learn: priority (smaller first) */
+    uint32_t nkids;  /* children posted so far */
+    uint32_t ufirst; /* its union node's first child and ranks, copied when it was posted (the
+                        node's record is then in cache) so that its children need not read it */
+    uint32_t uranks;
+    uint32_t aux;  /* doubletree: depth in the binarized forest; learn: priority key */
+    uint64_t user; /* the caller's value (hf_online_post_user) */
     uint8_t state;
-    uint8_t sync; /* its children so far matched the union's children in order */
     uint8_t mode; /* doubletree */
 } revent;
 
@@ -71,8 +75,9 @@ struct hf_online {
     uint32_t recent;  /* first event posted since the last next() */
     uint32_t running; /* NONE before the first next() */
     uint32_t pending;
-    uint32_t root_cursor; /* as revent.cursor, for the roots */
-    uint8_t root_sync;
+    uint32_t root_cursor; /* as revent.cursor and nkids, for the roots */
+    uint32_t root_kids;
+    uint32_t root_ranks;   /* as unode.ranks, for the roots of the union forest */
     uint32_t nodes_before; /* union nodes when the run began */
     bool created;          /* the run made new union nodes */
     /* scheduling state */
@@ -284,7 +289,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->running = NONE;
     s->pending = 0;
     s->root_cursor = NONE;
-    s->root_sync = 1;
+    s->root_kids = 0;
     s->nodes_before = s->n_nodes;
     s->created = false;
     s->sp = s->isp = s->ndef = s->hn = 0;
@@ -319,7 +324,7 @@ static bool label_eq(const hf_online *s, uint32_t node, const char *label)
 
 /* Room for one more event of the run in every structure next() and end_run() use, so that they
  * never allocate. */
-static hf_status reserve_event(hf_online *s)
+static hf_status reserve_event_slow(hf_online *s)
 {
     size_t need = (size_t)s->n_ev + 1;
     hf_ctx *ctx = s->ctx;
@@ -330,7 +335,8 @@ static hf_status reserve_event(hf_online *s)
     case HF_ONLINE_DFS:
         return hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack);
     case HF_ONLINE_DOUBLETREE:
-        if (hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
+        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack) ||
+            hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
             hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, 2 * need + 2,
                       sizeof *s->deferred))
             return HF_ENOMEM;
@@ -343,31 +349,45 @@ static hf_status reserve_event(hf_online *s)
     }
 }
 
-/* The union child of `pnode` (NONE: a root) for the event (label, its place among the run's
- * siblings), or NONE. Fast path: the sibling that follows the last one matched. */
-static uint32_t match_child(hf_online *s, uint32_t prun, const char *label)
+static inline hf_status reserve_event(hf_online *s)
 {
-    uint32_t pnode = prun == NONE ? NONE : s->ev[prun].node;
+    size_t need = (size_t)s->n_ev + 1;
+    if (need <= s->ev_cap && s->sched_len + need <= s->sched_cap && need <= s->stack_cap &&
+        (s->strategy == HF_ONLINE_DFS ||
+         (s->strategy == HF_ONLINE_LEARN
+              ? need <= s->heap_cap
+              : 2 * need + 2 <= s->items_cap && 2 * need + 2 <= s->deferred_cap)))
+        return HF_OK;
+    return reserve_event_slow(s);
+}
+
+/* The union child of the parent's node (the union roots for a root) with this rank and label,
+ * or NONE. Fast path: the sibling that follows the one its previous sibling matched; a rank
+ * beyond every known child's is new at once. */
+static uint32_t match_child(const hf_online *s, uint32_t prun, uint32_t rank, const char *label)
+{
     uint32_t cursor = prun == NONE ? s->root_cursor : s->ev[prun].cursor;
-    uint8_t sync = prun == NONE ? s->root_sync : s->ev[prun].sync;
-    uint32_t first = pnode == NONE ? s->root_first : s->nodes[pnode].first;
+    uint32_t first = prun == NONE ? s->root_first : s->ev[prun].ufirst;
+    uint32_t ranks = prun == NONE ? s->root_ranks : s->ev[prun].uranks;
+    if (rank >= ranks)
+        return NONE;
     uint32_t cand = cursor == NONE ? first : s->nodes[cursor].next;
-    if (sync && cand != NONE && label_eq(s, cand, label))
+    if (cand != NONE && s->nodes[cand].rank == rank && label_eq(s, cand, label))
         return cand;
-    /* count the run's earlier siblings with this label, then look the key up */
-    uint32_t occ = 0;
-    uint32_t lo = s->recent;
-    for (uint32_t i = lo; i < s->n_ev; i++)
-        if (s->ev[i].parent == prun && label_eq(s, s->ev[i].node, label))
-            occ++;
     for (uint32_t c = first; c != NONE; c = s->nodes[c].next)
-        if (s->nodes[c].occ == occ && label_eq(s, c, label))
+        if (s->nodes[c].rank == rank && label_eq(s, c, label))
             return c;
     return NONE;
 }
 
 hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
                          hf_error *err)
+{
+    return hf_online_post_user(s, parent, label, 0, event, err);
+}
+
+hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
+                              uint32_t *event, hf_error *err)
 {
     if (!s)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
@@ -401,26 +421,24 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run", HF_MAX_EVENTS);
     if (reserve_event(s))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    uint32_t node = match_child(s, parent, label);
+    uint32_t *nkids = parent == NONE ? &s->root_kids : &s->ev[parent].nkids;
+    uint32_t node = match_child(s, parent, *nkids, label);
     if (node == NONE) {
         if (s->n_nodes >= HF_MAX_EVENTS)
             return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
                              HF_MAX_EVENTS);
-        uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
-        uint32_t occ = 0;
-        for (uint32_t i = s->recent; i < s->n_ev; i++)
-            if (s->ev[i].parent == parent && label_eq(s, s->ev[i].node, label))
-                occ++;
         if (hf_i_grow(s->ctx, (void **)&s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1,
                       sizeof *s->nodes) ||
             (label &&
              hf_i_grow(s->ctx, (void **)&s->labels, &s->labels_cap, s->labels_len + llen + 1, 1)))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
         node = s->n_nodes++;
         unode *u = &s->nodes[node];
         u->parent = pnode;
         u->first = u->last = u->next = NONE;
-        u->occ = occ;
+        u->rank = *nkids;
+        u->ranks = 0;
         u->label = SIZE_MAX;
         if (label) {
             memcpy(s->labels + s->labels_len, label, llen + 1);
@@ -429,38 +447,40 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
         }
         uint32_t *first = pnode == NONE ? &s->root_first : &s->nodes[pnode].first;
         uint32_t *last = pnode == NONE ? &s->root_last : &s->nodes[pnode].last;
+        uint32_t *ranks = pnode == NONE ? &s->root_ranks : &s->nodes[pnode].ranks;
         if (*last == NONE)
             *first = node;
         else
             s->nodes[*last].next = node;
         *last = node;
+        if (*ranks <= *nkids)
+            *ranks = *nkids + 1;
+        if (parent != NONE) {
+            s->ev[parent].ufirst = *first;
+            s->ev[parent].uranks = *ranks;
+        }
         s->created = true;
     }
-    /* in step with the union's children when this is the sibling after the last matched */
-    uint32_t *cursor = parent == NONE ? &s->root_cursor : &s->ev[parent].cursor;
-    uint8_t *sync = parent == NONE ? &s->root_sync : &s->ev[parent].sync;
-    uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
-    uint32_t expect = *cursor == NONE ? (pnode == NONE ? s->root_first : s->nodes[pnode].first)
-                                      : s->nodes[*cursor].next;
-    *sync = *sync && expect == node;
-    *cursor = node;
+    (*nkids)++;
+    *(parent == NONE ? &s->root_cursor : &s->ev[parent].cursor) = node;
     uint32_t id = s->n_ev++;
     revent *e = &s->ev[id];
     e->node = node;
-    e->parent = parent;
     e->cursor = NONE;
-    e->sync = 1;
+    e->nkids = 0;
+    e->ufirst = s->nodes[node].first;
+    e->uranks = s->nodes[node].ranks;
     e->state = ST_PENDING;
-    e->depth = 0;
     e->mode = MODE_F;
-    e->key = 0;
+    e->aux = 0;
+    e->user = user;
     if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
-            e->key = 2 * (uint64_t)s->plan_pos[node];
+            e->aux = 2 * s->plan_pos[node];
         else if (parent != NONE)
-            e->key = s->ev[parent].key | 1; /* right after its nearest planned ancestor */
+            e->aux = s->ev[parent].aux | 1; /* right after its nearest planned ancestor */
         else
-            e->key = 2 * (uint64_t)s->plan_n + 1;
+            e->aux = 2 * s->plan_n + 1;
     }
     s->pending++;
     if (event)
@@ -472,7 +492,7 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
 
 static bool heap_less(const hf_online *s, uint32_t a, uint32_t b)
 {
-    uint64_t ka = s->ev[a].key, kb = s->ev[b].key;
+    uint32_t ka = s->ev[a].aux, kb = s->ev[b].aux;
     return ka < kb || (ka == kb && a > b);
 }
 
@@ -595,7 +615,7 @@ static void take_children(hf_online *s)
             else if (hi > lo)
                 s->items[s->isp++] = (item){lo, hi, 0, MODE_F};
         } else {
-            dt_expand(s, lo, hi, s->ev[par].depth, s->ev[par].mode);
+            dt_expand(s, lo, hi, s->ev[par].aux, s->ev[par].mode);
         }
         break;
     default:
@@ -644,7 +664,7 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
                 continue;
             }
             v = it.lo;
-            s->ev[v].depth = it.depth;
+            s->ev[v].aux = it.depth;
             s->ev[v].mode = it.mode;
             if (it.depth > s->max_depth)
                 s->max_depth = it.depth;
@@ -978,6 +998,11 @@ uint32_t hf_online_event_node(const hf_online *s, uint32_t event)
     return s && event < s->n_ev ? s->ev[event].node : NONE;
 }
 
+uint64_t hf_online_event_user(const hf_online *s, uint32_t event)
+{
+    return s && event < s->n_ev ? s->ev[event].user : 0;
+}
+
 uint32_t hf_online_nodes(const hf_online *s) { return s ? s->n_nodes : 0; }
 
 uint32_t hf_online_node_parent(const hf_online *s, uint32_t node)
@@ -1009,9 +1034,9 @@ static size_t name_step(const hf_online *s, uint32_t node, char *buf, size_t cap
                 PUT('\\');
             PUT(*c);
         }
-    if (u->label == SIZE_MAX || u->occ > 0) {
+    if (u->label == SIZE_MAX || u->rank > 0) {
         char num[16];
-        int k = snprintf(num, sizeof num, "#%" PRIu32, u->occ);
+        int k = snprintf(num, sizeof num, "#%" PRIu32, u->rank);
         for (int i = 0; i < k; i++)
             PUT(num[i]);
     }

@@ -421,7 +421,7 @@ Test(online, union_forest_names_and_poset)
     cr_assert_eq(hf_online_node_name(s, hf_online_event_node(s, a), buf, sizeof buf), 10);
     cr_assert_str_eq(buf, "load\\/page");
     hf_online_node_name(s, hf_online_event_node(s, c), buf, sizeof buf);
-    cr_assert_str_eq(buf, "tick#1");
+    cr_assert_str_eq(buf, "tick#2");
     hf_online_node_name(s, hf_online_event_node(s, u1), buf, sizeof buf);
     cr_assert_str_eq(buf, "load\\/page/#0");
     hf_online_node_name(s, hf_online_event_node(s, u2), buf, sizeof buf);

@@ -19,8 +19,8 @@ extern "C" {
  * all be posted while it runs, which is what an event loop does (a handler posts its
  * callbacks). The events of one run form a forest; the schedule played is a linear extension of
  * it. Events of different runs are matched by their path of labels: an event is identified by
- * its parent's identity, its label and the number of earlier siblings with the same label in
- * that run. The identified events of all runs form the session's *union forest*, whose events
+ * its parent's identity, its rank among its siblings (the order its parent posted them in,
+ * from 0) and its label. The identified events of all runs form the session's *union forest*, whose events
  * ("nodes") have ids 0, 1, ... in order of first appearance, stable across runs. */
 typedef struct hf_online hf_online;
 
@@ -84,6 +84,12 @@ HF_API hf_status hf_online_begin_run(hf_online *s, hf_error *err);
 HF_API hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
                                 hf_error *err);
 
+/** hf_online_post, also storing @p user with the event (hf_online_event_user returns it): what
+ * an event loop needs to run the event (a callback's index or pointer bits), kept next to the
+ * scheduler's own record of the event so that reading it after hf_online_next costs nothing. */
+HF_API hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label,
+                                     uint64_t user, uint32_t *event, hf_error *err);
+
 /** Number of posted events of the open run that have not been returned by hf_online_next (0 when
  * no run is open). */
 HF_API uint32_t hf_online_pending(const hf_online *s);
@@ -136,6 +142,10 @@ HF_API uint32_t hf_online_run_events(const hf_online *s);
  * range. */
 HF_API uint32_t hf_online_event_node(const hf_online *s, uint32_t event);
 
+/** The value stored with event @p event of the open (or last) run by hf_online_post_user (0 when
+ * posted by hf_online_post or out of range). */
+HF_API uint64_t hf_online_event_user(const hf_online *s, uint32_t event);
+
 /** Number of nodes of the union forest. */
 HF_API uint32_t hf_online_nodes(const hf_online *s);
 /** The parent node of @p node, HF_NO_EVENT for a root or out of range. */
@@ -143,9 +153,9 @@ HF_API uint32_t hf_online_node_parent(const hf_online *s, uint32_t node);
 /** The label of @p node (owned by the session), NULL when it has none or is out of range. */
 HF_API const char *hf_online_node_label(const hf_online *s, uint32_t node);
 /** The name of @p node: its path of labels from its root, separated by '/'. Each step is the
- * label (with '\\', '/' and '#' escaped by a backslash), followed by `#k` when k > 0 earlier
- * siblings had the same label; an unlabelled event's step is `#k` (k counting the earlier
- * unlabelled siblings, 0 included). Distinct nodes have distinct names. Written into @p buf of
+ * label (with '\\', '/' and '#' escaped by a backslash), followed by `#k` when its rank k among
+ * its siblings is not 0; an unlabelled event's step is `#k` whatever k. Distinct nodes have
+ * distinct names. Written into @p buf of
  * @p cap bytes (truncated, always NUL-terminated when cap > 0); returns the length the whole
  * name needs, without the NUL. O(depth + |name|). */
 HF_API size_t hf_online_node_name(const hf_online *s, uint32_t node, char *buf, size_t cap);
