@@ -667,3 +667,64 @@ Test(online, a_failed_post_leaves_the_session_usable)
     }
     hf_ctx_free(ctx);
 }
+
+Test(online, user_values_travel_with_events)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    uint32_t a, b, e;
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post_user(s, HF_NO_EVENT, "a", 0xdeadbeefcafeull, &a, NULL), HF_OK);
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(hf_online_event_user(s, e), 0xdeadbeefcafeull);
+    cr_assert_eq(hf_online_post_user(s, e, "b", 7, &b, NULL), HF_OK);
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(e, b);
+    cr_assert_eq(hf_online_event_user(s, e), 7);
+    cr_assert_eq(hf_online_event_user(s, 99), 0);
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    hf_online_free(s);
+}
+
+Test(online, union_poset_under_failing_allocations)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    hf_online *s;
+    cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    uint32_t e;
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "r", NULL, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, NULL, NULL, NULL), HF_OK);
+    while (hf_online_pending(s) > 0) {
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+        if (hf_online_run_events(s) < 6)
+            cr_assert_eq(hf_online_post(s, e, "k/#", NULL, NULL), HF_OK);
+    }
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    bool ok = false;
+    for (long k = 0; !ok && k < 10000; k++) {
+        long live = chaos.live;
+        chaos.left = k;
+        chaos.once = false;
+        hf_poset *p = NULL;
+        hf_error err;
+        hf_status st = hf_online_poset(s, &p, &err);
+        chaos.left = -1;
+        cr_assert(st == HF_OK || st == HF_ENOMEM, "%s", hf_strerror(st));
+        if (st == HF_OK) {
+            ok = true;
+            cr_assert_eq(hf_poset_size(p), 6);
+            cr_assert_str_eq(hf_poset_name(p, 2), "r/k\\/\\#");
+            cr_assert_str_eq(hf_poset_name(p, 1), "#1");
+            tu_poset_free(p);
+        } else {
+            cr_assert_null(p);
+            cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+        }
+    }
+    cr_assert(ok);
+    hf_online_free(s);
+    hf_ctx_free(ctx);
+}
