@@ -20,7 +20,8 @@ extern "C" {
  * callbacks). The events of one run form a forest; the schedule played is a linear extension of
  * it. Events of different runs are matched by their path of labels: an event is identified by
  * its parent's identity, its rank among its siblings (the order its parent posted them in,
- * from 0) and its label. The identified events of all runs form the session's *union forest*, whose events
+ * from 0) and its label. The identified events of all runs form the session's *union forest*, whose
+ * events
  * ("nodes") have ids 0, 1, ... in order of first appearance, stable across runs. */
 typedef struct hf_online hf_online;
 
