@@ -1160,6 +1160,14 @@ hf_status hf_online_simulate(const hf_poset *p, const hf_online_options *o, hf_s
             goto out;
         r->runs++;
         r->bound = rr.bound;
+        if (rr.more && n > 0 && rr.bound > HF_GEN_DEFAULT_MAX_NAMES / n) {
+            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                           "strategy %s would play %" PRIu64 " runs of %" PRIu32
+                           " events, more than %" PRIu64 " names in all",
+                           hf_online_strategy_name(s->strategy), rr.bound, n,
+                           (uint64_t)HF_GEN_DEFAULT_MAX_NAMES);
+            goto out;
+        }
         if ((st = sink.put(sink.user, order, n)) != HF_OK) {
             hf_i_fail(err, st, 0, 0, "the sink stopped after %" PRIu64 " schedules: %s",
                       r->runs - 1, hf_strerror(st));

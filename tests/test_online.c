@@ -728,3 +728,30 @@ Test(online, union_poset_under_failing_allocations)
     hf_online_free(s);
     hf_ctx_free(ctx);
 }
+
+Test(online, simulate_refuses_families_beyond_the_name_limit)
+{
+    /* a spine of 40,000 events with a leaf on each: 4 * 40,000 runs of 80,000 events */
+    uint32_t L = 40000, n = 2 * L;
+    uint32_t(*e)[2] = malloc(n * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 0; i < L; i++) {
+        if (i > 0)
+            e[m][0] = 2 * (i - 1), e[m][1] = 2 * i, m++;
+        e[m][0] = 2 * i, e[m][1] = 2 * i + 1, m++;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    tu_collect c = {0};
+    c.n = n;
+    hf_error err;
+    hf_online_sim_result r;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_ETOOLARGE);
+    cr_assert(strstr(err.text, "names"), "%s", err.text);
+    cr_assert_eq(r.runs, 1);
+    free(c.rows);
+    hf_poset_free(p);
+}

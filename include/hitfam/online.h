@@ -179,8 +179,10 @@ typedef struct hf_online_sim_result {
  * hf_online_end_run asks for more (at most @p o->max_runs). Each run's schedule, as ids of @p p,
  * goes to @p sink; the schedules together form a d-hitting family of @p p (docs/online.md).
  * Errors: HF_EUNSUPPORTED (@p p is not a forest: in-forests and other orders have events with
- * several predecessors, which no online run reveals), errors of hf_online_new and of the session,
- * the sink's status. @p r may be NULL. The session is made with the poset's context. */
+ * several predecessors, which no online run reveals), HF_ETOOLARGE (after a run, the strategy's
+ * bound times the number of events exceeds HF_GEN_DEFAULT_MAX_NAMES, as hf_generate refuses such
+ * families), errors of hf_online_new and of the session, the sink's status. @p r may be NULL. The
+ * session is made with the poset's context. */
 HF_API hf_status hf_online_simulate(const hf_poset *p, const hf_online_options *o, hf_sink sink,
                                     hf_online_sim_result *r, hf_error *err);
 
