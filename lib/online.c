@@ -116,7 +116,9 @@ struct hf_online {
     uint64_t plan_left; /* untried schedules that still hit something */
     bool repair;        /* the next run aims at the one tuple `aim` (plan_pos holds its plan) */
     uint32_t aim[4];
+    unsigned aim_len;
     struct aimed {
+        unsigned len; /* tuples of a union forest with fewer than d events are shorter */
         uint32_t t[4];
         bool hit;
     } * attempted; /* tuples aimed at by repair runs that did not hit them (hit: a later run did) */
@@ -427,11 +429,17 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
         if (s->n_nodes >= HF_MAX_EVENTS)
             return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
                              HF_MAX_EVENTS);
+        /* a label read back from this session (hf_online_node_label) lives in the arena, which
+         * may move */
+        bool inside = label && s->labels && label >= s->labels && label < s->labels + s->labels_len;
+        size_t at = inside ? (size_t)(label - s->labels) : 0;
         if (hf_i_grow(s->ctx, (void **)&s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1,
                       sizeof *s->nodes) ||
             (label &&
              hf_i_grow(s->ctx, (void **)&s->labels, &s->labels_cap, s->labels_len + llen + 1, 1)))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        if (inside)
+            label = s->labels + at;
         uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
         node = s->n_nodes++;
         unode *u = &s->nodes[node];
@@ -749,7 +757,7 @@ static void learn_set_aside(hf_online *s)
     unsigned d = hf_i_coverage_d(s->cov);
     for (size_t i = 0; i < s->n_attempted; i++) {
         uint32_t loc[4];
-        bool in = !s->attempted[i].hit;
+        bool in = !s->attempted[i].hit && s->attempted[i].len == d;
         for (unsigned j = 0; j < d; j++) {
             uint32_t v = s->attempted[i].t[j];
             loc[j] = v < s->plan_n ? hf_i_coverage_local(s->cov, v) : NONE;
@@ -826,13 +834,15 @@ static hf_status learn_end(hf_online *s, hf_online_run_result *r, bool changed, 
     mark_run(s, last);
     unsigned dd = s->d < s->plan_n ? s->d : s->plan_n;
     for (size_t i = 0; i < s->n_attempted; i++)
-        s->attempted[i].hit = s->attempted[i].hit || marked_hits(s, s->attempted[i].t, dd);
+        if (s->attempted[i].len == dd)
+            s->attempted[i].hit = s->attempted[i].hit || marked_hits(s, s->attempted[i].t, dd);
     if (s->repair) {
-        if (!marked_hits(s, s->aim, dd)) {
+        if (s->aim_len != dd || !marked_hits(s, s->aim, dd)) {
             if (hf_i_grow(s->ctx, (void **)&s->attempted, &s->attempted_cap, s->n_attempted + 1,
                           sizeof *s->attempted))
                 return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
             memcpy(s->attempted[s->n_attempted].t, s->aim, sizeof s->aim);
+            s->attempted[s->n_attempted].len = s->aim_len;
             s->attempted[s->n_attempted++].hit = false;
         }
         s->repair = false;
@@ -912,14 +922,16 @@ static hf_status learn_end(hf_online *s, hf_online_run_result *r, bool changed, 
             repair_plan(s, run, t, d);
             memset(s->aim, 0xff, sizeof s->aim);
             memcpy(s->aim, t, d * sizeof *t);
+            s->aim_len = d;
             s->repair = true;
         }
     }
     r->tuples = s->tuples;
     uint64_t open = s->cov ? hf_i_coverage_remaining(s->cov) : 0;
     uint64_t aside = 0;
+    unsigned dnow = s->cov ? hf_i_coverage_d(s->cov) : 0;
     for (size_t i = 0; i < s->n_attempted; i++)
-        aside += !s->attempted[i].hit;
+        aside += !s->attempted[i].hit && s->attempted[i].len == dnow;
     r->tuples_apart = s->apart + aside;
     r->tuples_hit = s->tuples - open - r->tuples_apart - (s->repair ? 1 : 0);
     r->more = s->next_target != SIZE_MAX || s->repair;

@@ -292,11 +292,11 @@ static bool hits(const char *s, const char *t)
     return *t == '\0';
 }
 
-static void check_dynamic(unsigned d, hf_online_strategy strategy)
+static void check_dynamic(unsigned d, int nroots, hf_online_strategy strategy)
 {
     execs x = {0};
     char pend[3] = {'a', 'b', 'c'}, done[27];
-    explore((prog){{0}}, pend, 3, done, 0, &x);
+    explore((prog){{0}}, pend, nroots, done, 0, &x);
     hf_online_options o;
     hf_online_options_init(&o);
     o.d = d;
@@ -312,7 +312,7 @@ static void check_dynamic(unsigned d, hf_online_strategy strategy)
         cr_assert_eq(hf_online_begin_run(s, &err), HF_OK, "%s", err.text);
         prog pg = {{0}};
         char label[2] = {0}, letter[64];
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < nroots; i++) {
             uint32_t e;
             label[0] = pend[i];
             cr_assert_eq(hf_online_post(s, HF_NO_EVENT, label, &e, &err), HF_OK);
@@ -387,8 +387,10 @@ static void check_dynamic(unsigned d, hf_online_strategy strategy)
 
 Test(online, learn_covers_a_program_whose_events_depend_on_the_schedule)
 {
-    for (unsigned d = 1; d <= 4; d++)
-        check_dynamic(d, HF_ONLINE_LEARN);
+    for (unsigned d = 1; d <= 4; d++) {
+        check_dynamic(d, 3, HF_ONLINE_LEARN);
+        check_dynamic(d, 2, HF_ONLINE_LEARN); /* the union starts with fewer than 4 events */
+    }
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -754,4 +756,21 @@ Test(online, simulate_refuses_families_beyond_the_name_limit)
     cr_assert_eq(r.runs, 1);
     free(c.rows);
     hf_poset_free(p);
+}
+
+Test(online, a_label_read_back_from_the_session_can_be_posted)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "a-label-long-enough-to-move", NULL, NULL), HF_OK);
+    uint32_t e;
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    for (int i = 0; i < 200; i++) /* the label arena grows while its own label is copied */
+        cr_assert_eq(hf_online_post(s, e, hf_online_node_label(s, 0), NULL, NULL), HF_OK);
+    for (uint32_t v = 0; v < hf_online_nodes(s); v++)
+        cr_assert_str_eq(hf_online_node_label(s, v), "a-label-long-enough-to-move");
+    while (hf_online_pending(s) > 0)
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    hf_online_free(s);
 }
