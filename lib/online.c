@@ -884,15 +884,32 @@ static hf_status learn_end(hf_online *s, hf_online_run_result *r, bool changed, 
     uint64_t best = 0;
     if (s->cov && hf_i_coverage_remaining(s->cov) > 0) {
         size_t m = hf_family_size(s->fam);
-        for (size_t k = 0; k < m; k++) {
-            if (s->tried[k])
-                continue;
-            uint64_t c = hf_i_coverage_count_new(s->cov, hf_family_schedule(s->fam, k));
-            if (c > 0)
-                s->plan_left++;
-            if (c > best) {
-                best = c;
-                s->next_target = k;
+        if (m <= HF_ONLINE_LEARN_GREEDY) {
+            for (size_t k = 0; k < m; k++) {
+                if (s->tried[k])
+                    continue;
+                uint64_t c = hf_i_coverage_count_new(s->cov, hf_family_schedule(s->fam, k));
+                if (c > 0)
+                    s->plan_left++;
+                if (c > best) {
+                    best = c;
+                    s->next_target = k;
+                }
+            }
+        } else {
+            /* a large family: the next untried schedule, in the family's order, that hits an
+             * open tuple (each schedule is counted once per growth of the union forest) */
+            for (size_t k = 0; k < m; k++) {
+                if (s->tried[k])
+                    continue;
+                if (s->next_target == SIZE_MAX) {
+                    if (hf_i_coverage_count_new(s->cov, hf_family_schedule(s->fam, k)) > 0)
+                        s->next_target = k;
+                    else
+                        s->tried[k] = 1;
+                }
+                if (!s->tried[k])
+                    s->plan_left++;
             }
         }
     }

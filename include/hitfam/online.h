@@ -130,6 +130,12 @@ HF_API hf_status hf_online_end_run(hf_online *s, hf_online_run_result *r, hf_err
  * n^(d-1) * 64 * ceil(n / 64) for n union events; at d = 3 about 2,000 events). */
 #define HF_ONLINE_LEARN_MAX_BITS ((uint64_t)1 << 33)
 
+/** Strategy learn takes, among the schedules of the offline family it has not followed yet, the
+ * one hitting the most open tuples when the family has at most this many schedules, and the next
+ * one (in the family's order) that hits an open tuple otherwise, so that choosing costs one count
+ * per schedule and per growth of the union forest. */
+#define HF_ONLINE_LEARN_GREEDY 256u
+
 /** Number of runs ended so far. */
 HF_API size_t hf_online_runs(const hf_online *s);
 /** The schedule played in run @p run (0-based, ended runs only) as union-forest node ids in the
