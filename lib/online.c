@@ -998,8 +998,8 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
     }
     if (s->strategy != HF_ONLINE_LEARN)
         r->more = s->runs < r->bound;
-    if (st)
-        r->more = false;
+    if (st) /* out of memory may pass: the plan is built again after the next run */
+        r->more = st == HF_ENOMEM;
     if (s->max_runs && s->runs >= s->max_runs)
         r->more = false;
     return st;

@@ -121,7 +121,9 @@ typedef struct hf_online_run_result {
 /** Close the open run and say whether another is needed. Errors: HF_ESTATE (no run open, or
  * events still pending: a run plays all its events), HF_ETOOLARGE (learn: the union forest is too
  * large for the coverage bookkeeping, see HF_ONLINE_LEARN_MAX_BITS), HF_ENOMEM, and the offline
- * generator's errors (learn). The run is closed even on error. @p r may be NULL. dfs and
+ * generator's errors (learn). After HF_ESTATE for pending events the run stays open (run them,
+ * then end it); after the other errors it is closed and recorded, and `r->more` is true only
+ * for HF_ENOMEM (learn builds its plan again when the next run ends). @p r may be NULL. dfs and
  * doubletree: O(events); learn: the offline family of the union forest is generated again when
  * the forest changed, and every earlier run is replayed into the coverage bookkeeping. */
 HF_API hf_status hf_online_end_run(hf_online *s, hf_online_run_result *r, hf_error *err);
