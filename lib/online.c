@@ -35,7 +35,8 @@ typedef struct revent {
     uint32_t aux;  /* doubletree: depth in the binarized forest; learn: priority key */
     uint64_t user; /* the caller's value (hf_online_post_user) */
     uint8_t state;
-    uint8_t mode; /* doubletree */
+    uint8_t mode;  /* doubletree */
+    uint8_t under; /* doubletree: a strict ancestor in the binarized forest has two children */
 } revent;
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
@@ -43,6 +44,7 @@ typedef struct revent {
 typedef struct item {
     uint32_t lo, hi, depth;
     uint8_t mode;
+    uint8_t under; /* as revent.under */
 } item;
 
 struct hf_online {
@@ -100,7 +102,10 @@ struct hf_online {
 
     /* what earlier runs showed */
     uint32_t max_depth; /* doubletree: binarized height seen */
-    bool branched;      /* some event or the root level had two or more children */
+    uint8_t *useful;    /* doubletree, per depth of the binarized forest: some node there has two
+                           children, or a child and an ancestor with two (docs/online.md) */
+    size_t useful_cap;
+    bool branched; /* some event or the root level had two or more children */
     bool changed_any;
 
     /* learn */
@@ -263,6 +268,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->items);
     hf_i_free(ctx, s->deferred);
     hf_i_free(ctx, s->heap);
+    hf_i_free(ctx, s->useful);
     hf_i_free(ctx, s->attempted);
     hf_i_free(ctx, s->mark);
     hf_i_free(ctx, s);
@@ -303,8 +309,20 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->right = r % 2 == 1;
         break;
     case HF_ONLINE_DOUBLETREE:
-        s->row_v = (unsigned)(r % 4);
-        s->row_D = r / 4 > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)(r / 4);
+        if (s->d <= 2 || r == 0) { /* R(A, 0) and R(B, 0): the two preorders */
+            s->row_v = (unsigned)(r % 4);
+            s->row_D = 0;
+        } else { /* then the four rows of each useful depth, as run 1 found them (run 1 was the
+                    first row of depth 0 when depth 0 is useful) */
+            uint64_t j = s->useful_cap > 0 && s->useful[0] ? r : r - 1, want = j / 4;
+            s->row_v = (unsigned)(j % 4);
+            s->row_D = 0;
+            for (uint32_t D = 0; D <= s->max_depth && D < s->useful_cap; D++)
+                if (s->useful[D] && want-- == 0) {
+                    s->row_D = D;
+                    break;
+                }
+        }
         break;
     default: /* learn: follow the plan made when the last run ended; none: left-to-right dfs */
         s->target = s->next_target;
@@ -337,6 +355,12 @@ static hf_status reserve_event_slow(hf_online *s)
     case HF_ONLINE_DFS:
         return hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack);
     case HF_ONLINE_DOUBLETREE:
+        if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
+            size_t old = s->useful_cap;
+            if (hf_i_grow(ctx, (void **)&s->useful, &s->useful_cap, 2 * need + 2, 1))
+                return HF_ENOMEM;
+            memset(s->useful + old, 0, s->useful_cap - old);
+        }
         if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack) ||
             hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
             hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, 2 * need + 2,
@@ -480,6 +504,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     e->uranks = s->nodes[node].ranks;
     e->state = ST_PENDING;
     e->mode = MODE_F;
+    e->under = 0;
     e->aux = 0;
     e->user = user;
     if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
@@ -548,12 +573,12 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
         return 0;
     if (m <= 2) {
         for (uint32_t i = 0; i < m; i++)
-            b[i] = (item){lo + i, NONE, depth + 1, 0};
+            b[i] = (item){lo + i, NONE, depth + 1, 0, 0};
         return (int)m;
     }
     uint32_t mid = lo + (m + 1) / 2;
-    b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0};
-    b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0};
+    b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0, 0};
+    b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0, 0};
     return 2;
 }
 
@@ -561,7 +586,8 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
  * second halves follow in reverse). */
-static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode)
+static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                      uint8_t under)
 {
     item b[2];
     int cnt = binary_children(lo, hi, depth, b);
@@ -569,6 +595,10 @@ static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, ui
         s->branched = true;
     if (cnt == 0)
         return;
+    if (cnt == 2 || under)
+        s->useful[depth] = 1;
+    for (int i = 0; i < cnt; i++)
+        b[i].under = under || cnt == 2;
     unsigned v = s->row_v;
     bool lower = v >= 2;
     uint8_t trav = (v & 1) ? MODE_R : MODE_L;
@@ -619,11 +649,11 @@ static void take_children(hf_online *s)
     case HF_ONLINE_DOUBLETREE:
         if (par == NONE) {
             if (hi - lo == 1)
-                s->items[s->isp++] = (item){lo, NONE, 0, MODE_F};
+                s->items[s->isp++] = (item){lo, NONE, 0, MODE_F, 0};
             else if (hi > lo)
-                s->items[s->isp++] = (item){lo, hi, 0, MODE_F};
+                s->items[s->isp++] = (item){lo, hi, 0, MODE_F, 0};
         } else {
-            dt_expand(s, lo, hi, s->ev[par].aux, s->ev[par].mode);
+            dt_expand(s, lo, hi, s->ev[par].aux, s->ev[par].mode, s->ev[par].under);
         }
         break;
     default:
@@ -668,12 +698,13 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
             }
             item it = s->items[--s->isp];
             if (it.hi != NONE) {
-                dt_expand(s, it.lo, it.hi, it.depth, it.mode);
+                dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
                 continue;
             }
             v = it.lo;
             s->ev[v].aux = it.depth;
             s->ev[v].mode = it.mode;
+            s->ev[v].under = it.under;
             if (it.depth > s->max_depth)
                 s->max_depth = it.depth;
             break;
@@ -990,7 +1021,16 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         r->bound = s->d == 1 || !s->branched ? 1 : 2;
         break;
     case HF_ONLINE_DOUBLETREE:
-        r->bound = s->d == 1 || !s->branched ? 1 : s->d == 2 ? 2 : 4 * (uint64_t)s->max_depth;
+        if (s->d == 1 || !s->branched) {
+            r->bound = 1;
+        } else if (s->d == 2) {
+            r->bound = 2;
+        } else {
+            uint64_t u = 0;
+            for (uint32_t D = 0; D <= s->max_depth && D < s->useful_cap; D++)
+                u += s->useful[D];
+            r->bound = (s->useful[0] ? 0 : 1) + 4 * u;
+        }
         break;
     default:
         st = learn_end(s, r, changed, err);

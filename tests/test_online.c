@@ -49,9 +49,50 @@ static uint32_t bin_height(const uint32_t *par, uint32_t n, uint32_t v)
     return h;
 }
 
+/* Depths of the binarized forest where a node has two children, or a child and a strict ancestor
+ * with two (the depths doubletree plays rows at, docs/online.md). */
+static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
+                        bool *useful);
+static void useful_list(const uint32_t *par, uint32_t n, const uint32_t *kids, uint32_t m,
+                        uint32_t depth, bool under, bool *useful)
+{
+    if (m == 0)
+        return;
+    bool split = m >= 2;
+    if (split || under)
+        useful[depth] = true;
+    if (m <= 2) {
+        for (uint32_t i = 0; i < m; i++)
+            useful_real(par, n, kids[i], depth + 1, under || split, useful);
+        return;
+    }
+    uint32_t half = (m + 1) / 2;
+    if (half == 1)
+        useful_real(par, n, kids[0], depth + 1, true, useful);
+    else
+        useful_list(par, n, kids, half, depth + 1, true, useful);
+    if (m - half == 1)
+        useful_real(par, n, kids[half], depth + 1, true, useful);
+    else
+        useful_list(par, n, kids + half, m - half, depth + 1, true, useful);
+}
+
+static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
+                        bool *useful)
+{
+    uint32_t *kids = malloc((n + 1) * sizeof *kids), m = 0;
+    for (uint32_t c = 0; c < n; c++)
+        if (par[c] == v)
+            kids[m++] = c;
+    useful_list(par, n, kids, m, depth, under, useful);
+    free(kids);
+}
+
 typedef struct shape {
-    uint32_t k;    /* binarized height */
-    bool branched; /* some event or the root level has two or more children */
+    uint32_t k;      /* binarized height */
+    bool branched;   /* some event or the root level has two or more children */
+    uint32_t useful; /* useful depths */
+    bool useful0;    /* depth 0 is one */
 } shape;
 
 static shape forest_shape(const hf_poset *p)
@@ -66,10 +107,21 @@ static shape forest_shape(const hf_poset *p)
         else
             kids[par[v]]++;
     }
-    shape s = {0, r >= 2};
+    shape s = {0, r >= 2, 0, false};
     for (uint32_t v = 0; v < n; v++)
         s.branched = s.branched || kids[v] >= 2;
     s.k = r == 1 ? bin_height(par, n, roots[0]) : list_height(par, n, roots, r);
+    bool *useful = calloc(2 * (size_t)n + 2, sizeof *useful);
+    if (r == 1)
+        useful_real(par, n, roots[0], 0, false, useful);
+    else
+        useful_list(par, n, roots, r, 0, false, useful);
+    s.useful = 0;
+    s.useful0 = useful[0];
+    for (uint32_t D = 0; D < 2 * n + 2; D++)
+        s.useful += useful[D];
+    cr_assert_leq(s.useful, s.k);
+    free(useful);
     free(par);
     free(roots);
     free(kids);
@@ -86,7 +138,7 @@ static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned 
     case HF_ONLINE_DFS:
         return 2;
     case HF_ONLINE_DOUBLETREE:
-        return d == 2 ? 2 : 4 * (uint64_t)s.k;
+        return d == 2 ? 2 : (s.useful0 ? 0 : 1) + 4 * (uint64_t)s.useful;
     default: {
         hf_gen_options opt;
         hf_gen_options_init(&opt);
