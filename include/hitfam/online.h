@@ -29,8 +29,9 @@ typedef struct hf_online hf_online;
 typedef enum hf_online_strategy {
     HF_ONLINE_AUTO = 0,       /**< dfs for d <= 2, doubletree for d = 3, learn for d = 4 */
     HF_ONLINE_DFS = 1,        /**< d <= 2: the two depth-first orders, 2 runs (1 for a chain) */
-    HF_ONLINE_DOUBLETREE = 2, /**< d <= 3: the double-tree rows played online, 4 k runs for
-                                   k the height of the forest binarized by balanced gadgets */
+    HF_ONLINE_DOUBLETREE = 2, /**< d <= 3: the double-tree rows played online, at most 4k + 1
+                                   runs for k the height of the forest binarized by balanced
+                                   gadgets (docs/online.md) */
     HF_ONLINE_LEARN = 3       /**< d <= 4: replay the offline family of the union forest seen
                                    so far until every admissible tuple of it is hit */
 } hf_online_strategy;
