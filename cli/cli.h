@@ -34,6 +34,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
+int cmd_online(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */

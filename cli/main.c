@@ -14,6 +14,8 @@ static const cli_command commands[] = {
     {"minimize", cmd_minimize, "make a d-hitting family smaller (d <= 4), keeping it d-hitting"},
     {"stats", cmd_stats, "describe an order: counts, bounds, and the size each method would give"},
     {"draw", cmd_draw, "write an order as DOT for Graphviz, with a schedule or a tuple marked"},
+    {"online", cmd_online,
+     "play a forest online (events seen when their parent runs) and write the runs"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

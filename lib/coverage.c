@@ -20,6 +20,7 @@ struct hf_i_coverage {
     hf_word *suf;     /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
     hf_word *cols;    /* rows * W or NULL: the same set by (a_2..a_d), bits over a_1 */
     size_t tail_rows; /* m^(d-2): rows per value of a_1 */
+    uint32_t len;     /* entries of seq being scanned: m, or fewer for a partial schedule */
 };
 
 /* ---- PRNG: xoshiro256** (Blackman, Vigna), state filled by splitmix64 ---- */
@@ -290,17 +291,18 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
         return total;
     }
     /* leave room for the entries still to come */
-    for (uint32_t i = start; i + (c->d - 1 - depth) < c->m; i++)
+    for (uint32_t i = start; i + (c->d - 1 - depth) < c->len; i++)
         total += walk(c, depth + 1, i + 1, idx * c->m + c->seq[i], mark);
     return total;
 }
 
 /* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq. */
-static uint64_t scan_seq(hf_i_coverage *c, bool mark)
+static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
 {
     size_t W = c->W;
-    memset(c->suf + (size_t)c->m * W, 0, W * sizeof *c->suf);
-    for (uint32_t i = c->m; i-- > 0;) {
+    c->len = len;
+    memset(c->suf + (size_t)len * W, 0, W * sizeof *c->suf);
+    for (uint32_t i = len; i-- > 0;) {
         memcpy(c->suf + (size_t)i * W, c->suf + (size_t)(i + 1) * W, W * sizeof *c->suf);
         hf_i_bit_set(c->suf + (size_t)i * W, c->seq[i]);
     }
@@ -318,7 +320,7 @@ static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
     for (uint32_t i = 0; i < c->n; i++)
         if (c->local[schedule[i]] != NONE)
             c->seq[k++] = c->local[schedule[i]];
-    return scan_seq(c, mark);
+    return scan_seq(c, c->m, mark);
 }
 
 static uint64_t scan_local(hf_i_coverage *c, const uint32_t *seq, bool mark)
@@ -326,7 +328,7 @@ static uint64_t scan_local(hf_i_coverage *c, const uint32_t *seq, bool mark)
     if (c->d == 0 || c->remaining == 0)
         return 0;
     memcpy(c->seq, seq, c->m * sizeof *c->seq);
-    return scan_seq(c, mark);
+    return scan_seq(c, c->m, mark);
 }
 
 uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule)
@@ -347,6 +349,17 @@ uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq)
 uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq)
 {
     return scan_local(c, seq, false);
+}
+
+uint64_t hf_i_coverage_add_partial(hf_i_coverage *c, const uint32_t *events, uint32_t len)
+{
+    if (c->d == 0 || c->remaining == 0)
+        return 0;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < len && k < c->m; i++)
+        if (events[i] < c->n && c->local[events[i]] != NONE)
+            c->seq[k++] = c->local[events[i]];
+    return scan_seq(c, k, true);
 }
 
 hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)

@@ -48,6 +48,11 @@ uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule);
 /* The same two for the focus events given directly in order: @p seq holds the m local ids. */
 uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq);
 uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq);
+/* Mark the tuples hit by a partial schedule: @p len distinct events (ids of the order, ids out
+ * of range ignored) in the order they ran, some events of the order missing. Exactly the tuples
+ * all of whose events are listed, in that order, are marked; returns how many were new. Same
+ * cost as hf_i_coverage_add. */
+uint64_t hf_i_coverage_add_partial(hf_i_coverage *c, const uint32_t *events, uint32_t len);
 /* Whether the tuple of local ids (hf_i_coverage_d entries, distinct) is admissible and not hit. */
 bool hf_i_coverage_open(const hf_i_coverage *c, const uint32_t *tuple);
 /* Some uncovered tuple, as event ids in @p tuple (hf_i_coverage_d entries); false if none. */

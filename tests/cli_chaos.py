@@ -58,6 +58,8 @@ COMMANDS = [
     (["stats", "--json", "wide_tree.dot"], None),
     (["gen", "--d", "3", "--method", "exact", "d2.dot"], None),
     (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
+    (["online", "--d", "3", "wide_tree.dot"], None),
+    (["online", "--d", "2", "--strategy", "learn", "-o", "online.txt", "forest.dot"], "online.txt"),
 ]
 
 OOM = b"hitfam: out of memory\n"

@@ -1,6 +1,7 @@
 // The public headers compile as C++ and their declarations have C linkage.
 #include <hitfam/count.h>
 #include <hitfam/hitfam.h>
+#include <hitfam/online.h>
 #include <hitfam/probability.h>
 
 int main()

@@ -1,0 +1,201 @@
+/* Scheduler overhead of hf_online: the time per event (post + next) of a run of 10^6 events,
+ * against a plain FIFO queue driving the same program in the same process. Prints numbers; the
+ * target is a ratio within 5. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/online.h>
+
+#include "bench_util.h"
+
+static const char *prog = "bench_online";
+
+/* The program: a forest given by its children lists (CSR); a handler posts its children. */
+typedef struct forest {
+    uint32_t n, nroots;
+    uint32_t *off, *kids, *roots;
+} forest;
+
+/* A random recursive forest (each event after the first r picks a parent among the earlier
+ * ones), or a "deep" one: a spine with side branches (each event's parent is the previous event
+ * with probability 1/2, else a random earlier one among the last 64). */
+static forest make_forest(uint32_t n, uint32_t r, bool deep, uint64_t seed)
+{
+    forest f = {n, 0, NULL, NULL, NULL};
+    uint32_t *par = malloc(n * sizeof *par);
+    f.off = calloc((size_t)n + 2, sizeof *f.off);
+    f.kids = malloc(n * sizeof *f.kids);
+    f.roots = malloc(n * sizeof *f.roots);
+    if (!par || !f.off || !f.kids || !f.roots)
+        bench_die(prog, "malloc", HF_ENOMEM, NULL);
+    for (uint32_t v = 0; v < n; v++) {
+        if (v < r) {
+            par[v] = HF_NO_EVENT;
+            f.roots[f.nroots++] = v;
+            continue;
+        }
+        uint64_t x = bench_next_u64(&seed);
+        if (deep)
+            par[v] = (x & 1) ? v - 1 : v - 1 - (uint32_t)((x >> 1) % (v < 64 ? v : 64));
+        else
+            par[v] = (uint32_t)((x >> 1) % v);
+    }
+    for (uint32_t v = 0; v < n; v++)
+        if (par[v] != HF_NO_EVENT)
+            f.off[par[v] + 2]++;
+    for (uint32_t v = 0; v < n; v++)
+        f.off[v + 2] += f.off[v + 1];
+    for (uint32_t v = 0; v < n; v++)
+        if (par[v] != HF_NO_EVENT)
+            f.kids[f.off[par[v] + 1]++] = v;
+    free(par);
+    return f;
+}
+
+static volatile uint64_t sink; /* the handlers' work: a checksum, so nothing is optimised away */
+
+/* One run under a FIFO queue (a ring of event ids). Returns seconds. */
+static double run_fifo(const forest *f)
+{
+    uint32_t *q = malloc(f->n * sizeof *q);
+    if (!q)
+        bench_die(prog, "malloc", HF_ENOMEM, NULL);
+    double t0 = bench_now();
+    uint32_t head = 0, tail = 0;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < f->nroots; i++)
+        q[tail++] = f->roots[i];
+    while (head < tail) {
+        uint32_t v = q[head++];
+        sum += v;
+        for (uint32_t k = f->off[v]; k < f->off[v + 1]; k++)
+            q[tail++] = f->kids[k];
+    }
+    double t = bench_now() - t0;
+    sink = sum;
+    free(q);
+    return t;
+}
+
+/* One run under a plain stack (last in, first out), the order strategy dfs plays in its second
+ * run: the same memory traffic as the online runs' order, without the scheduler. */
+static double run_stack(const forest *f)
+{
+    uint32_t *q = malloc(f->n * sizeof *q);
+    if (!q)
+        bench_die(prog, "malloc", HF_ENOMEM, NULL);
+    double t0 = bench_now();
+    uint32_t sp = 0;
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < f->nroots; i++)
+        q[sp++] = f->roots[i];
+    while (sp > 0) {
+        uint32_t v = q[--sp];
+        sum += v;
+        for (uint32_t k = f->off[v]; k < f->off[v + 1]; k++)
+            q[sp++] = f->kids[k];
+    }
+    double t = bench_now() - t0;
+    sink = sum;
+    free(q);
+    return t;
+}
+
+/* Runs of the same program under hf_online: seconds of each run (post + next + end_run). */
+static void run_online(const forest *f, hf_online_strategy st, unsigned d, bool labels, int runs,
+                       double *secs)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = d;
+    o.strategy = st;
+    hf_online *s;
+    hf_error err;
+    hf_status rc = hf_online_new(NULL, &o, &s, &err);
+    if (rc)
+        bench_die(prog, "hf_online_new", rc, &err);
+    static const char *names[] = {"click", "load", "timer", "xhr"};
+    for (int r = 0; r < runs; r++) {
+        double t0 = bench_now();
+        uint64_t sum = 0;
+        if ((rc = hf_online_begin_run(s, &err)) != HF_OK)
+            bench_die(prog, "begin_run", rc, &err);
+        for (uint32_t i = 0; i < f->nroots; i++) {
+            if ((rc = hf_online_post_user(s, HF_NO_EVENT, labels ? names[i & 3] : NULL, f->roots[i],
+                                          NULL, &err)))
+                bench_die(prog, "post", rc, &err);
+        }
+        while (hf_online_pending(s) > 0) {
+            uint32_t e;
+            if ((rc = hf_online_next(s, &e, &err)) != HF_OK)
+                bench_die(prog, "next", rc, &err);
+            uint32_t v = (uint32_t)hf_online_event_user(s, e);
+            sum += v;
+            for (uint32_t k = f->off[v]; k < f->off[v + 1]; k++)
+                if ((rc = hf_online_post_user(s, e, labels ? names[k & 3] : NULL, f->kids[k], NULL,
+                                              &err)))
+                    bench_die(prog, "post", rc, &err);
+        }
+        hf_online_run_result res;
+        if ((rc = hf_online_end_run(s, &res, &err)) != HF_OK)
+            bench_die(prog, "end_run", rc, &err);
+        secs[r] = bench_now() - t0;
+        sink = sum;
+    }
+    hf_online_free(s);
+}
+
+int main(int argc, char **argv)
+{
+    uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000000u;
+    printf("# hf_online overhead: seconds per event of one run of %u events (post + next),\n"
+           "# against a FIFO queue driving the same handlers; best of 3; ratio = online / fifo\n",
+           n);
+    printf("%-12s %-11s %-6s %4s %10s %10s %12s %8s %8s\n", "forest", "strategy", "labels", "run",
+           "fifo ns/ev", "lifo ns/ev", "online ns/ev", "/fifo", "/lifo");
+    static const struct {
+        const char *name;
+        bool deep;
+        uint32_t roots;
+    } shapes[] = {{"recursive", false, 4}, {"deep-spine", true, 1}};
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+    } strategies[] = {{HF_ONLINE_DFS, 2}, {HF_ONLINE_DOUBLETREE, 3}};
+    double worst = 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        forest f = make_forest(n, shapes[i].roots, shapes[i].deep, 42 + i);
+        double fifo = 1e9, lifo = 1e9;
+        for (int k = 0; k < 3; k++) {
+            double t = run_fifo(&f);
+            fifo = t < fifo ? t : fifo;
+            t = run_stack(&f);
+            lifo = t < lifo ? t : lifo;
+        }
+        for (size_t j = 0; j < sizeof strategies / sizeof strategies[0]; j++)
+            for (int labels = 0; labels <= 1; labels++) {
+                /* runs 1 and 2: the first builds the union forest, the second matches it */
+                double best[2] = {1e9, 1e9};
+                for (int k = 0; k < 3; k++) {
+                    double secs[2];
+                    run_online(&f, strategies[j].st, strategies[j].d, labels, 2, secs);
+                    for (int r = 0; r < 2; r++)
+                        best[r] = secs[r] < best[r] ? secs[r] : best[r];
+                }
+                for (int r = 0; r < 2; r++) {
+                    double ratio = best[r] / fifo;
+                    worst = ratio > worst ? ratio : worst;
+                    printf("%-12s %-11s %-6s %4d %10.2f %10.2f %12.2f %8.2f %8.2f\n",
+                           shapes[i].name, hf_online_strategy_name(strategies[j].st),
+                           labels ? "yes" : "no", r + 1, 1e9 * fifo / n, 1e9 * lifo / n,
+                           1e9 * best[r] / n, ratio, best[r] / lifo);
+                }
+            }
+        free(f.off);
+        free(f.kids);
+        free(f.roots);
+    }
+    printf("# worst ratio to the FIFO queue %.2f (target: within 5)\n", worst);
+    return 0;
+}

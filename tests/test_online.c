@@ -1,0 +1,828 @@
+/* Online scheduling sessions (include/hitfam/online.h): the schedules played online form a
+ * d-hitting family of the revealed forest (brute-force oracle), within each strategy's proved
+ * number of runs; a program whose events depend on the schedule; misuse; out of memory. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/online.h>
+
+#include "oracle.h"
+
+TU_SUITE(online);
+
+/* ---------------------------------------------------------------------------------------- */
+/* Bounds computed here, independently of the library                                          */
+
+/* Height of the forest binarized with balanced gadgets (the halves of a list of more than two
+ * children: the first ceil(m/2), the rest), as docs/online.md defines it: below a node whose
+ * children are kids[0..m-1]. */
+static uint32_t bin_height(const uint32_t *par, uint32_t n, uint32_t v);
+static uint32_t list_height(const uint32_t *par, uint32_t n, const uint32_t *kids, uint32_t m)
+{
+    if (m == 0)
+        return 0;
+    uint32_t h = 0;
+    if (m <= 2) {
+        for (uint32_t i = 0; i < m; i++) {
+            uint32_t x = bin_height(par, n, kids[i]);
+            h = x > h ? x : h;
+        }
+        return 1 + h;
+    }
+    uint32_t half = (m + 1) / 2;
+    uint32_t a = half == 1 ? bin_height(par, n, kids[0]) : list_height(par, n, kids, half);
+    uint32_t b =
+        m - half == 1 ? bin_height(par, n, kids[half]) : list_height(par, n, kids + half, m - half);
+    return 1 + (a > b ? a : b);
+}
+
+/* Children in id order: the order hf_online_simulate posts them. */
+static uint32_t bin_height(const uint32_t *par, uint32_t n, uint32_t v)
+{
+    uint32_t *kids = malloc((n + 1) * sizeof *kids), m = 0;
+    for (uint32_t c = 0; c < n; c++)
+        if (par[c] == v)
+            kids[m++] = c;
+    uint32_t h = list_height(par, n, kids, m);
+    free(kids);
+    return h;
+}
+
+/* Depths of the binarized forest where a node has two children, or a child and a strict ancestor
+ * with two (the depths doubletree plays rows at, docs/online.md). */
+static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
+                        bool *useful);
+static void useful_list(const uint32_t *par, uint32_t n, const uint32_t *kids, uint32_t m,
+                        uint32_t depth, bool under, bool *useful)
+{
+    if (m == 0)
+        return;
+    bool split = m >= 2;
+    if (split || under)
+        useful[depth] = true;
+    if (m <= 2) {
+        for (uint32_t i = 0; i < m; i++)
+            useful_real(par, n, kids[i], depth + 1, under || split, useful);
+        return;
+    }
+    uint32_t half = (m + 1) / 2;
+    if (half == 1)
+        useful_real(par, n, kids[0], depth + 1, true, useful);
+    else
+        useful_list(par, n, kids, half, depth + 1, true, useful);
+    if (m - half == 1)
+        useful_real(par, n, kids[half], depth + 1, true, useful);
+    else
+        useful_list(par, n, kids + half, m - half, depth + 1, true, useful);
+}
+
+static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
+                        bool *useful)
+{
+    uint32_t *kids = malloc((n + 1) * sizeof *kids), m = 0;
+    for (uint32_t c = 0; c < n; c++)
+        if (par[c] == v)
+            kids[m++] = c;
+    useful_list(par, n, kids, m, depth, under, useful);
+    free(kids);
+}
+
+typedef struct shape {
+    uint32_t k;      /* binarized height */
+    bool branched;   /* some event or the root level has two or more children */
+    uint32_t useful; /* useful depths */
+    bool useful0;    /* depth 0 is one */
+} shape;
+
+static shape forest_shape(const hf_poset *p)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *par = tu_forest_parents(p, false);
+    uint32_t *roots = malloc((n + 1) * sizeof *roots), r = 0;
+    uint32_t *kids = calloc(n + 1, sizeof *kids);
+    for (uint32_t v = 0; v < n; v++) {
+        if (par[v] == HF_NO_EVENT)
+            roots[r++] = v;
+        else
+            kids[par[v]]++;
+    }
+    shape s = {0, r >= 2, 0, false};
+    for (uint32_t v = 0; v < n; v++)
+        s.branched = s.branched || kids[v] >= 2;
+    s.k = r == 1 ? bin_height(par, n, roots[0]) : list_height(par, n, roots, r);
+    bool *useful = calloc(2 * (size_t)n + 2, sizeof *useful);
+    if (r == 1)
+        useful_real(par, n, roots[0], 0, false, useful);
+    else
+        useful_list(par, n, roots, r, 0, false, useful);
+    s.useful = 0;
+    s.useful0 = useful[0];
+    for (uint32_t D = 0; D < 2 * n + 2; D++)
+        s.useful += useful[D];
+    cr_assert_leq(s.useful, s.k);
+    free(useful);
+    free(par);
+    free(roots);
+    free(kids);
+    return s;
+}
+
+/* The number of runs each strategy is proved to need at most (docs/online.md). */
+static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned d)
+{
+    shape s = forest_shape(p);
+    if (st != HF_ONLINE_LEARN && (d == 1 || !s.branched || hf_poset_size(p) <= 1))
+        return 1;
+    switch (st) {
+    case HF_ONLINE_DFS:
+        return 2;
+    case HF_ONLINE_DOUBLETREE:
+        return d == 2 ? 2 : (s.useful0 ? 0 : 1) + 4 * (uint64_t)s.useful;
+    default: {
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = d < hf_poset_size(p) ? d : hf_poset_size(p);
+        uint64_t size;
+        cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+        return 1 + size;
+    }
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Simulation on known forests, checked by the oracle                                          */
+
+static void check_sim(const hf_poset *p, hf_online_strategy st, unsigned d)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = d;
+    o.strategy = st;
+    tu_collect c = {0};
+    c.n = hf_poset_size(p);
+    hf_online_sim_result r;
+    hf_error err;
+    hf_status s = hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err);
+    cr_assert_eq(s, HF_OK, "simulate: %s", err.text);
+    cr_assert_eq(r.runs, c.m);
+    uint32_t n = hf_poset_size(p);
+    uint32_t *pos = malloc((n + 1) * sizeof *pos);
+    for (size_t k = 0; k < c.m; k++) {
+        for (uint32_t i = 0; i < n; i++)
+            pos[c.rows[k * n + i]] = i;
+        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", k + 1);
+    }
+    free(pos);
+    cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, NULL), "strategy %s d=%u: %zu runs not hitting",
+              hf_online_strategy_name(st), d, c.m);
+    uint64_t bound = proved_bound(p, st, d);
+    cr_assert_leq(c.m, bound, "strategy %s d=%u: %zu runs, bound %llu", hf_online_strategy_name(st),
+                  d, c.m, (unsigned long long)bound);
+    if (st == HF_ONLINE_DOUBLETREE || st == HF_ONLINE_DFS)
+        cr_assert_eq(c.m, bound, "the fixed strategies play exactly their bound");
+    free(c.rows);
+}
+
+static void check_all_strategies(const hf_poset *p, unsigned max_d_learn)
+{
+    for (unsigned d = 1; d <= 2; d++)
+        check_sim(p, HF_ONLINE_DFS, d);
+    for (unsigned d = 1; d <= 3; d++)
+        check_sim(p, HF_ONLINE_DOUBLETREE, d);
+    for (unsigned d = 1; d <= max_d_learn; d++)
+        check_sim(p, HF_ONLINE_LEARN, d);
+}
+
+static void check_levels(const uint32_t *lev, uint32_t n, void *user)
+{
+    uint64_t *rng = user;
+    uint32_t *perm = tu_random_perm(n, rng);
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        if (lev[i] == 0)
+            continue;
+        uint32_t j = i;
+        while (lev[--j] != lev[i] - 1)
+            ;
+        e[m][0] = perm[j];
+        e[m][1] = perm[i];
+        m++;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    check_all_strategies(p, n <= 6 ? 4 : 3);
+    hf_poset_free(p);
+    free(e);
+    free(perm);
+}
+
+Test(online, every_forest_up_to_8_events)
+{
+    static const size_t catalan[] = {1, 2, 5, 14, 42, 132, 429, 1430};
+    uint64_t rng = 12;
+    for (uint32_t n = 1; n <= 8; n++)
+        cr_assert_eq(tu_each_level_sequence(n, true, check_levels, &rng), catalan[n - 1]);
+}
+
+Test(online, random_forests)
+{
+    uint64_t rng = 2026;
+    for (int i = 0; i < 300; i++) {
+        uint32_t n = 2 + tu_below(&rng, 39), roots = 1 + tu_below(&rng, 3);
+        hf_poset *p = tu_random_forest(n, roots, &rng);
+        check_sim(p, HF_ONLINE_DFS, 2);
+        check_sim(p, HF_ONLINE_DOUBLETREE, 3);
+        if (n <= 20 && i % 3 == 0)
+            check_sim(p, HF_ONLINE_LEARN, 3);
+        if (n <= 12 && i % 5 == 0)
+            check_sim(p, HF_ONLINE_LEARN, 4);
+        hf_poset_free(p);
+    }
+}
+
+Test(online, wide_and_deep_shapes)
+{
+    hf_poset *ps[] = {tu_antichain(9), tu_chain(9), tu_complete_binary(3)};
+    for (size_t i = 0; i < sizeof ps / sizeof ps[0]; i++) {
+        check_all_strategies(ps[i], 3);
+        hf_poset_free(ps[i]);
+    }
+}
+
+Test(online, doubletree_on_complete_binary_trees_is_4h)
+{
+    for (uint32_t h = 1; h <= 4; h++) {
+        hf_poset *p = tu_complete_binary(h);
+        hf_online_options o;
+        hf_online_options_init(&o);
+        o.d = 3;
+        tu_collect c = {0};
+        c.n = hf_poset_size(p);
+        hf_online_sim_result r;
+        cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, NULL), HF_OK);
+        cr_assert_eq(r.strategy, HF_ONLINE_DOUBLETREE);
+        cr_assert_eq(r.runs, 4 * h);
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
+        free(c.rows);
+        hf_poset_free(p);
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* A program whose events depend on the schedule                                               */
+
+/* Events are labelled by letters. Roots a, b, c. Handler a posts x only when b ran before it;
+ * x posts y only when c has not run yet; b posts z; z posts w only when x ran already. */
+typedef struct prog {
+    bool ran[26];
+} prog;
+
+static int posts(const prog *pg, char ev, char *out)
+{
+    int k = 0;
+    switch (ev) {
+    case 'a':
+        if (pg->ran['b' - 'a'])
+            out[k++] = 'x';
+        break;
+    case 'x':
+        if (!pg->ran['c' - 'a'])
+            out[k++] = 'y';
+        break;
+    case 'b':
+        out[k++] = 'z';
+        break;
+    case 'z':
+        if (pg->ran['x' - 'a'])
+            out[k++] = 'w';
+        break;
+    }
+    return k;
+}
+
+/* Every execution of the program, depth first: each event's order string ("bazxyc") is
+ * collected. Every event occurs at most once, so letters identify events. */
+typedef struct execs {
+    char (*runs)[27];
+    size_t m, cap;
+} execs;
+
+static void explore(prog pg, char *pend, int np, char *done, int nd, execs *x)
+{
+    if (np == 0) {
+        if (x->m == x->cap) {
+            x->cap = x->cap ? 2 * x->cap : 64;
+            x->runs = realloc(x->runs, x->cap * sizeof *x->runs);
+        }
+        memcpy(x->runs[x->m], done, (size_t)nd);
+        x->runs[x->m][nd] = '\0';
+        x->m++;
+        return;
+    }
+    for (int i = 0; i < np; i++) {
+        char ev = pend[i], kids[4], next[32];
+        prog q = pg;
+        int k = posts(&q, ev, kids), nn = 0;
+        q.ran[ev - 'a'] = true;
+        for (int j = 0; j < np; j++)
+            if (j != i)
+                next[nn++] = pend[j];
+        for (int j = 0; j < k; j++)
+            next[nn++] = kids[j];
+        done[nd] = ev;
+        explore(q, next, nn, done, nd + 1, x);
+    }
+}
+
+/* Whether the string s holds the letters of t in that order. */
+static bool hits(const char *s, const char *t)
+{
+    for (; *s && *t; s++)
+        if (*s == *t)
+            t++;
+    return *t == '\0';
+}
+
+static void check_dynamic(unsigned d, int nroots, hf_online_strategy strategy)
+{
+    execs x = {0};
+    char pend[3] = {'a', 'b', 'c'}, done[27];
+    explore((prog){{0}}, pend, nroots, done, 0, &x);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = d;
+    o.strategy = strategy;
+    hf_online *s;
+    hf_error err;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_OK);
+    char played[400][27];
+    size_t runs = 0;
+    hf_online_run_result r;
+    do {
+        cr_assert_lt(runs, 400);
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK, "%s", err.text);
+        prog pg = {{0}};
+        char label[2] = {0}, letter[64];
+        for (int i = 0; i < nroots; i++) {
+            uint32_t e;
+            label[0] = pend[i];
+            cr_assert_eq(hf_online_post(s, HF_NO_EVENT, label, &e, &err), HF_OK);
+            letter[e] = pend[i];
+        }
+        int k = 0;
+        while (hf_online_pending(s) > 0) {
+            uint32_t e;
+            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK, "%s", err.text);
+            char kids[4];
+            int nk = posts(&pg, letter[e], kids);
+            pg.ran[letter[e] - 'a'] = true;
+            played[runs][k++] = letter[e];
+            for (int j = 0; j < nk; j++) {
+                uint32_t c;
+                label[0] = kids[j];
+                cr_assert_eq(hf_online_post(s, e, label, &c, &err), HF_OK, "%s", err.text);
+                letter[c] = kids[j];
+            }
+        }
+        played[runs][k] = '\0';
+        runs++;
+        cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
+    } while (r.more);
+    /* every d-tuple some execution realises, some run realised */
+    size_t realizable = 0;
+    for (size_t i = 0; i < x.m; i++) {
+        const char *run = x.runs[i];
+        size_t len = strlen(run);
+        uint32_t idx[8];
+        for (unsigned j = 0; j < d; j++)
+            idx[j] = j;
+        if (len < d)
+            continue;
+        for (;;) {
+            /* every ordered choice of d positions i1 < ... < id: the tuple in that order */
+            char t[9];
+            for (unsigned j = 0; j < d; j++)
+                t[j] = run[idx[j]];
+            t[d] = '\0';
+            /* only events the session saw: the others it cannot know of */
+            bool seen = true, hit = false;
+            for (unsigned j = 0; j < d; j++) {
+                bool found = false;
+                for (size_t q = 0; q < runs && !found; q++)
+                    found = strchr(played[q], t[j]) != NULL;
+                seen = seen && found;
+            }
+            for (size_t q = 0; q < runs && !hit; q++)
+                hit = hits(played[q], t);
+            hit = hit || !seen;
+            cr_assert(hit, "strategy %s, d=%u: the tuple %s of execution %s was never played",
+                      hf_online_strategy_name(strategy), d, t, run);
+            realizable++;
+            int j = (int)d - 1;
+            while (j >= 0 && idx[j] == len - d + (unsigned)j)
+                j--;
+            if (j < 0)
+                break;
+            idx[j]++;
+            for (unsigned q = (unsigned)j + 1; q < d; q++)
+                idx[q] = idx[q - 1] + 1;
+        }
+    }
+    cr_assert_gt(realizable, 0);
+    /* the stopping rule: no admissible tuple of the union forest is left open */
+    cr_assert_eq(r.tuples_hit + r.tuples_apart, r.tuples);
+    cr_assert_gt(r.tuples_hit, 0);
+    hf_online_free(s);
+    free(x.runs);
+}
+
+Test(online, learn_covers_a_program_whose_events_depend_on_the_schedule)
+{
+    for (unsigned d = 1; d <= 4; d++) {
+        check_dynamic(d, 3, HF_ONLINE_LEARN);
+        check_dynamic(d, 2, HF_ONLINE_LEARN); /* the union starts with fewer than 4 events */
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Names, the union forest, misuse                                                             */
+
+Test(online, union_forest_names_and_poset)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    hf_online *s;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, NULL), HF_OK);
+    uint32_t a, b, c, u1, u2;
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "load/page", &a, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "tick", &b, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "tick", &c, NULL), HF_OK);
+    uint32_t e;
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(e, a);
+    cr_assert_eq(hf_online_post(s, e, NULL, &u1, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, e, NULL, &u2, NULL), HF_OK);
+    while (hf_online_pending(s) > 0)
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    hf_online_run_result r;
+    cr_assert_eq(hf_online_end_run(s, &r, NULL), HF_OK);
+    cr_assert_eq(r.events, 5);
+    cr_assert_eq(r.nodes, 5);
+    cr_assert(r.more);
+    char buf[64];
+    cr_assert_eq(hf_online_node_name(s, hf_online_event_node(s, a), buf, sizeof buf), 10);
+    cr_assert_str_eq(buf, "load\\/page");
+    hf_online_node_name(s, hf_online_event_node(s, c), buf, sizeof buf);
+    cr_assert_str_eq(buf, "tick#2");
+    hf_online_node_name(s, hf_online_event_node(s, u1), buf, sizeof buf);
+    cr_assert_str_eq(buf, "load\\/page/#0");
+    hf_online_node_name(s, hf_online_event_node(s, u2), buf, sizeof buf);
+    cr_assert_str_eq(buf, "load\\/page/#1");
+    cr_assert_eq(hf_online_node_name(s, hf_online_event_node(s, u2), buf, 5), 13);
+    cr_assert_str_eq(buf, "load");
+    cr_assert_null(hf_online_node_label(s, hf_online_event_node(s, u1)));
+    cr_assert_str_eq(hf_online_node_label(s, hf_online_event_node(s, b)), "tick");
+    uint32_t len;
+    const uint32_t *sch = hf_online_schedule(s, 0, &len);
+    cr_assert_eq(len, 5);
+    cr_assert_eq(sch[0], hf_online_event_node(s, a));
+    cr_assert_null(hf_online_schedule(s, 1, &len));
+    /* the second run, right to left, matches every event to the first run's */
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "load/page", &a, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "tick", &b, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "tick", &c, NULL), HF_OK);
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(e, c);
+    cr_assert_eq(hf_online_event_node(s, c), 2);
+    while (hf_online_pending(s) > 0) {
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+        if (e == a) {
+            cr_assert_eq(hf_online_post(s, e, NULL, &u1, NULL), HF_OK);
+            cr_assert_eq(hf_online_post(s, e, NULL, &u2, NULL), HF_OK);
+        }
+    }
+    cr_assert_eq(hf_online_end_run(s, &r, NULL), HF_OK);
+    cr_assert_not(r.more);
+    cr_assert_not(r.changed);
+    cr_assert_eq(r.nodes, 5);
+    hf_poset *p;
+    cr_assert_eq(hf_online_poset(s, &p, NULL), HF_OK);
+    cr_assert_eq(hf_poset_size(p), 5);
+    cr_assert_str_eq(hf_poset_name(p, 4), "load\\/page/#1");
+    cr_assert_eq(hf_poset_parent(p, 4), 0);
+    hf_poset_free(p);
+    hf_online_free(s);
+}
+
+static hf_online *session(unsigned d, hf_online_strategy st)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = d;
+    o.strategy = st;
+    hf_online *s;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, NULL), HF_OK);
+    return s;
+}
+
+Test(online, misuse_is_refused_with_a_status_and_a_message)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    hf_online *s = NULL;
+    hf_error err;
+    o.d = 0;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EINVAL);
+    o.d = 5;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EINVAL);
+    o.d = 3;
+    o.strategy = HF_ONLINE_DFS;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EUNSUPPORTED);
+    cr_assert(strstr(err.text, "doubletree"));
+    o.d = 4;
+    o.strategy = HF_ONLINE_DOUBLETREE;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EUNSUPPORTED);
+    o.strategy = (hf_online_strategy)9;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EINVAL);
+    cr_assert_null(s);
+    cr_assert_eq(hf_online_new(NULL, NULL, &s, &err), HF_EINVAL);
+
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        s = session(2, (hf_online_strategy)st);
+        uint32_t e, r, c;
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "a", &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "begin_run"));
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_post(s, 0, "a", &e, &err), HF_EINVAL);
+        cr_assert(strstr(err.text, "unknown parent"));
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "r1", &r, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "r2", NULL, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, r, "a", &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "has not run"));
+        cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "have not run"));
+        cr_assert_eq(hf_online_next(s, &r, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "late", &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "root"));
+        cr_assert_eq(hf_online_post(s, r, "child", &c, &err), HF_OK);
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, r, "late child", &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "finished"));
+        cr_assert_eq(hf_online_post(s, 99, "x", &e, &err), HF_EINVAL);
+        while (hf_online_pending(s) > 0)
+            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "no event is pending"));
+        cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "after", &e, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_runs(s), 1);
+        hf_online_free(s);
+    }
+    char *big = malloc(HF_MAX_NAME + 2);
+    memset(big, 'x', HF_MAX_NAME + 1);
+    big[HF_MAX_NAME + 1] = '\0';
+    s = session(2, HF_ONLINE_DFS);
+    cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, big, NULL, &err), HF_EINVAL);
+    free(big);
+    cr_assert_eq(hf_online_pending(s), 0);
+    hf_online_free(s);
+    hf_online_free(NULL);
+    cr_assert_eq(hf_online_begin_run(NULL, &err), HF_EINVAL);
+    cr_assert_eq(hf_online_pending(NULL), 0);
+}
+
+Test(online, strategy_names)
+{
+    hf_online_strategy st;
+    cr_assert_eq(hf_online_strategy_from_name("learn", &st), HF_OK);
+    cr_assert_eq(st, HF_ONLINE_LEARN);
+    cr_assert_eq(hf_online_strategy_from_name("bfs", &st), HF_ENOTFOUND);
+    cr_assert_str_eq(hf_online_strategy_name(HF_ONLINE_DOUBLETREE), "doubletree");
+    cr_assert_null(hf_online_strategy_name((hf_online_strategy)7));
+    cr_assert_eq(hf_online_strategy_for(2), HF_ONLINE_DFS);
+    cr_assert_eq(hf_online_strategy_for(3), HF_ONLINE_DOUBLETREE);
+    cr_assert_eq(hf_online_strategy_for(4), HF_ONLINE_LEARN);
+}
+
+Test(online, simulate_refuses_orders_that_are_not_forests)
+{
+    static const uint32_t diamond[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    hf_poset *p = tu_poset(4, diamond, 4);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    tu_collect c = {0};
+    c.n = 4;
+    hf_error err;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), NULL, &err), HF_EUNSUPPORTED);
+    cr_assert(strstr(err.text, "forest"));
+    cr_assert_eq(c.m, 0);
+    hf_poset_free(p);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Out of memory                                                                               */
+
+Test(online, every_allocation_failure_is_reported_and_leaks_nothing)
+{
+    uint64_t rng = 5;
+    hf_poset *q = tu_random_forest(14, 2, &rng);
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        tu_chaos chaos = {-1, false, 0, 0};
+        hf_ctx *ctx = tu_chaos_ctx(&chaos);
+        hf_poset *p = tu_poset_copy(q, ctx);
+        hf_online_options o;
+        hf_online_options_init(&o);
+        o.d = st == HF_ONLINE_DFS ? 2 : 3;
+        o.strategy = (hf_online_strategy)st;
+        bool ok = false;
+        for (long k = 0; !ok && k < 100000; k++) {
+            long live = chaos.live;
+            chaos.left = k;
+            chaos.once = false;
+            tu_collect c = {0};
+            c.n = hf_poset_size(p);
+            hf_error err;
+            hf_status s = hf_online_simulate(p, &o, tu_collect_sink(&c), NULL, &err);
+            chaos.left = -1;
+            cr_assert(s == HF_OK || s == HF_ENOMEM, "failing allocation %ld: %s", k,
+                      hf_strerror(s));
+            cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+            if (s == HF_OK) {
+                ok = true;
+                cr_assert(tu_oracle_hitting(p, c.rows, c.m, o.d, NULL));
+            }
+            free(c.rows);
+        }
+        cr_assert(ok);
+        hf_poset_free(p);
+        hf_ctx_free(ctx);
+    }
+    hf_poset_free(q);
+}
+
+/* A session under failing allocations, step by step: each failed call leaves it usable. */
+Test(online, a_failed_post_leaves_the_session_usable)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        hf_online_options o;
+        hf_online_options_init(&o);
+        o.strategy = (hf_online_strategy)st;
+        hf_online *s;
+        cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+        hf_online_run_result r = {.more = true};
+        uint64_t rng = 77;
+        size_t failures = 0;
+        while (r.more) {
+            chaos.left = (long)tu_below(&rng, 4);
+            chaos.once = true;
+            while (hf_online_begin_run(s, NULL) == HF_ENOMEM)
+                failures++;
+            uint32_t e;
+            for (int i = 0; i < 3; i++) {
+                char label[8];
+                snprintf(label, sizeof label, "r%d", i);
+                chaos.left = (long)tu_below(&rng, 4);
+                while (hf_online_post(s, HF_NO_EVENT, label, NULL, NULL) == HF_ENOMEM)
+                    failures++;
+            }
+            while (hf_online_pending(s) > 0) {
+                cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+                for (int i = 0;
+                     i < 2 && hf_online_node_parent(s, hf_online_event_node(s, e)) == HF_NO_EVENT;
+                     i++) {
+                    chaos.left = (long)tu_below(&rng, 4);
+                    while (hf_online_post(s, e, "k", NULL, NULL) == HF_ENOMEM)
+                        failures++;
+                }
+            }
+            chaos.left = tu_below(&rng, 3) == 0 ? (long)tu_below(&rng, 200) : -1;
+            hf_status es = hf_online_end_run(s, &r, NULL);
+            chaos.left = -1;
+            if (es == HF_ENOMEM) { /* the run is closed all the same: play another */
+                failures++;
+                r.more = true;
+            } else {
+                cr_assert_eq(es, HF_OK);
+            }
+            cr_assert_lt(hf_online_runs(s), 60);
+        }
+        cr_assert_gt(failures, 0);
+        hf_online_free(s);
+    }
+    hf_ctx_free(ctx);
+}
+
+Test(online, user_values_travel_with_events)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    uint32_t a, b, e;
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post_user(s, HF_NO_EVENT, "a", 0xdeadbeefcafeull, &a, NULL), HF_OK);
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(hf_online_event_user(s, e), 0xdeadbeefcafeull);
+    cr_assert_eq(hf_online_post_user(s, e, "b", 7, &b, NULL), HF_OK);
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(e, b);
+    cr_assert_eq(hf_online_event_user(s, e), 7);
+    cr_assert_eq(hf_online_event_user(s, 99), 0);
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    hf_online_free(s);
+}
+
+Test(online, union_poset_under_failing_allocations)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    hf_online *s;
+    cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    uint32_t e;
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "r", NULL, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, NULL, NULL, NULL), HF_OK);
+    while (hf_online_pending(s) > 0) {
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+        if (hf_online_run_events(s) < 6)
+            cr_assert_eq(hf_online_post(s, e, "k/#", NULL, NULL), HF_OK);
+    }
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    bool ok = false;
+    for (long k = 0; !ok && k < 10000; k++) {
+        long live = chaos.live;
+        chaos.left = k;
+        chaos.once = false;
+        hf_poset *p = NULL;
+        hf_error err;
+        hf_status st = hf_online_poset(s, &p, &err);
+        chaos.left = -1;
+        cr_assert(st == HF_OK || st == HF_ENOMEM, "%s", hf_strerror(st));
+        if (st == HF_OK) {
+            ok = true;
+            cr_assert_eq(hf_poset_size(p), 6);
+            cr_assert_str_eq(hf_poset_name(p, 2), "r/k\\/\\#");
+            cr_assert_str_eq(hf_poset_name(p, 1), "#1");
+            tu_poset_free(p);
+        } else {
+            cr_assert_null(p);
+            cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+        }
+    }
+    cr_assert(ok);
+    hf_online_free(s);
+    hf_ctx_free(ctx);
+}
+
+Test(online, simulate_refuses_families_beyond_the_name_limit)
+{
+    /* a spine of 40,000 events with a leaf on each: 4 * 40,000 runs of 80,000 events */
+    uint32_t L = 40000, n = 2 * L;
+    uint32_t(*e)[2] = malloc(n * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 0; i < L; i++) {
+        if (i > 0)
+            e[m][0] = 2 * (i - 1), e[m][1] = 2 * i, m++;
+        e[m][0] = 2 * i, e[m][1] = 2 * i + 1, m++;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    tu_collect c = {0};
+    c.n = n;
+    hf_error err;
+    hf_online_sim_result r;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_ETOOLARGE);
+    cr_assert(strstr(err.text, "names"), "%s", err.text);
+    cr_assert_eq(r.runs, 1);
+    free(c.rows);
+    hf_poset_free(p);
+}
+
+Test(online, a_label_read_back_from_the_session_can_be_posted)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "a-label-long-enough-to-move", NULL, NULL), HF_OK);
+    uint32_t e;
+    cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    for (int i = 0; i < 200; i++) /* the label arena grows while its own label is copied */
+        cr_assert_eq(hf_online_post(s, e, hf_online_node_label(s, 0), NULL, NULL), HF_OK);
+    for (uint32_t v = 0; v < hf_online_nodes(s); v++)
+        cr_assert_str_eq(hf_online_node_label(s, v), "a-label-long-enough-to-move");
+    while (hf_online_pending(s) > 0)
+        cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+    cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+    hf_online_free(s);
+}
