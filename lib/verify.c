@@ -392,9 +392,11 @@ static bool cut_after(const struct ver *v, hf_word *rem, size_t s, uint32_t p, s
     return true;
 }
 
-/* cut_after that also counts what is left (into *left); rem may become empty (*lo > *hi). */
+/* cut_after that also counts the non-zero words left (into *nonzero); rem may become empty
+ * (*lo > *hi). Counting words instead of bits keeps popcount (a library call on plain x86-64)
+ * out of the loop. */
 static void cut_counted(const struct ver *v, hf_word *rem, size_t s, uint32_t p, size_t *lo,
-                        size_t *hi, size_t *left)
+                        size_t *hi, size_t *nonzero)
 {
     uint32_t k = (p >> v->B_log) + 1;
     uint64_t end = k < v->nb ? (uint64_t)k * v->B : v->n;
@@ -406,13 +408,13 @@ static void cut_counted(const struct ver *v, hf_word *rem, size_t s, uint32_t p,
         const hf_word *c = v->ck + (s * (v->nb - 1) + k - 1) * v->W;
         for (size_t w = l; w <= h; w++) {
             rem[w] &= ~c[w];
-            count += hf_i_popcount(rem[w]);
+            count += rem[w] != 0;
         }
     } else {
         for (size_t w = l; w <= h; w++)
-            count += hf_i_popcount(rem[w]);
+            count += rem[w] != 0;
     }
-    *left = count;
+    *nonzero = count;
     while (l <= h && rem[l] == 0)
         l++;
     while (l <= h && rem[h] == 0)
@@ -480,15 +482,15 @@ static void worker_count(struct worker *w, uint64_t x)
  * consults about a third of the schedules the increasing-position order does. Returns the
  * number of uncovered continuations, or with first_only stops at the first one (stored in
  * *first, returns 1). */
-static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t hi, size_t left,
-                            bool first_only, uint32_t *first)
+static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t hi, bool first_only,
+                            uint32_t *first)
 {
     const struct ver *v = w->v;
     const size_t m = v->m;
     hf_word *rem = w->rem;
     const uint32_t *sel = w->sel, *sel_at = w->sel_at;
-    size_t missed = 0;
-    while (left) {
+    size_t missed = 0, nonzero = hi - lo + 1;
+    while (lo <= hi) {
         uint32_t x = (uint32_t)(lo * HF_WORD_BITS + hf_i_ctz(rem[lo]));
         const uint32_t *px = v->pos + (size_t)x * m;
         size_t j = 0;
@@ -501,25 +503,25 @@ static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t 
             }
             missed++;
             hf_i_bit_clear(rem, x);
-            left--;
-        } else if (left * 4 <= hi - lo + 1 + v->B) {
-            /* few left: test each against the schedule's positions */
+        } else if (nonzero * 8 <= hi - lo + 1 + v->B) {
+            /* few words left: test each continuation against the schedule's positions */
             const uint32_t s = sel[j], at = sel_at[j];
             for (size_t u = lo; u <= hi; u++)
                 for (hf_word b = rem[u]; b; b &= b - 1) {
                     uint32_t y = (uint32_t)(u * HF_WORD_BITS + hf_i_ctz(b));
-                    if (v->pos[(size_t)y * m + s] > at) {
+                    if (v->pos[(size_t)y * m + s] > at)
                         rem[u] &= ~((hf_word)1 << (y % HF_WORD_BITS));
-                        left--;
-                    }
                 }
         } else {
-            cut_counted(v, rem, sel[j], sel_at[j], &lo, &hi, &left);
+            cut_counted(v, rem, sel[j], sel_at[j], &lo, &hi, &nonzero);
             continue;
         }
-        while (left && rem[lo] == 0)
+        nonzero = 0;
+        for (size_t u = lo; u <= hi; u++)
+            nonzero += rem[u] != 0;
+        while (lo <= hi && rem[lo] == 0)
             lo++;
-        while (left && rem[hi] == 0)
+        while (lo <= hi && rem[hi] == 0)
             hi--;
     }
     return missed;
@@ -639,13 +641,12 @@ static bool from_first(struct worker *w, struct shared *sh, size_t idx)
 
         /* last prefix entry: the continuations, minus those some schedule of S_last hits */
         hf_word *rem = w->rem;
-        size_t lo = SIZE_MAX, hi = 0, left = 0;
+        size_t lo = SIZE_MAX, hi = 0;
         for (size_t u = 0; u < W; u++) {
             rem[u] = ~Fcur[u] & v->focus[u];
             if (rem[u]) {
                 lo = lo == SIZE_MAX ? u : lo;
                 hi = u;
-                left += hf_i_popcount(rem[u]);
             }
         }
         if (lo == SIZE_MAX)
@@ -659,7 +660,7 @@ static bool from_first(struct worker *w, struct shared *sh, size_t idx)
                 k += Sprev[s] & (pp[s] < at[j]);
             }
             uint32_t x = HF_NO_EVENT;
-            size_t missed = settle_greedy(w, k, lo, hi, left, first_only, &x);
+            size_t missed = settle_greedy(w, k, lo, hi, first_only, &x);
             if (first_only && missed) {
                 for (unsigned i = 1; i <= last; i++)
                     w->witness[i - 1] = a[i];
