@@ -497,7 +497,11 @@ typedef struct hf_verify_result {
  * family must be d'-hitting for every d' <= d (docs/bounds.md), the check is then made for the
  * longest tuples there are, and result->d says which length was checked. With a focus set of
  * k < n distinct events the check runs on the order and the family restricted to them (the same
- * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict. */
+ * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict.
+ * The enumeration runs on @p opt->threads threads (the answer never depends on it) and covers
+ * only the tuples of shard @p opt->shard_index when @p opt->shard_count > 1 (see
+ * hf_verify_options; witness: the shard's first uncovered tuple). HF_EINVAL for a shard index
+ * out of range. */
 HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                            hf_verify_result *result, hf_error *err);
 
