@@ -381,14 +381,15 @@ static void tree_speedup(uint64_t *rng)
     hf_gen_options_init(&g);
     g.d = 3;
     hf_error err;
-    hf_status st = hf_generate(p, &g, hf_family_sink(f), NULL, &err);
+    hf_method used = g.method;
+    hf_status st = hf_generate(p, &g, hf_family_sink(f), &used, &err);
     if (st)
         die("hf_generate", st, &err);
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned cores = online > 0 ? (unsigned)online : 1;
     printf("# d=3, random recursive tree of %u events, its %zu-schedule family (%s), %u "
            "processors online; wall (and processor) seconds, fastest of 2\n",
-           n, hf_family_size(f), hf_method_name(g.method), cores);
+           n, hf_family_size(f), hf_method_name(used), cores);
     hf_verify_options o;
     hf_verify_options_init(&o);
     o.d = 3;
