@@ -22,10 +22,36 @@ static const char usage[] =
     "  -e, --explain FILE   when not d-hitting, also write the order with the uncovered\n"
     "                       tuple highlighted to FILE, as DOT for Graphviz (hitfam draw);\n"
     "                       nothing is written when the family is d-hitting\n"
+    "  -t, --threads N      threads of the check (default 0: one per processor; the answer\n"
+    "                       is the same for every N)\n"
+    "      --shard I/K      check only shard I of K (I from 1): the tuples whose first event\n"
+    "                       has rank I, I+K, I+2K, ... among the (focus) events in id order.\n"
+    "                       The family is d-hitting iff every shard reports d-hitting; the\n"
+    "                       counts of --count add up; the first uncovered tuple is the least\n"
+    "                       of the shards' (K machines can split one check)\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status: 0 d-hitting, 1 not d-hitting (one uncovered tuple is printed),\n"
     "2 invalid input (unknown or missing event, a schedule that violates the order, ...).\n";
+
+/* --shard I/K: 1 <= I <= K < 2^32, into a 0-based index and the count; exits with a usage message
+ * otherwise. */
+static void parse_shard(const char *arg, uint32_t *index, uint32_t *count)
+{
+    const char *slash = strchr(arg, '/');
+    char head[32];
+    uint64_t i = 0, k = 0;
+    bool ok = slash && (size_t)(slash - arg) < sizeof head;
+    if (ok) {
+        memcpy(head, arg, (size_t)(slash - arg));
+        head[slash - arg] = '\0';
+        ok = cli_parse_u64(head, &i) && cli_parse_u64(slash + 1, &k);
+    }
+    if (!ok || k < 1 || k > UINT32_MAX || i < 1 || i > k)
+        die_usage("--shard needs I/K with 1 <= I <= K, e.g. 2/4 (got '%s')", arg);
+    *index = (uint32_t)(i - 1);
+    *count = (uint32_t)k;
+}
 
 /* "not d-hitting: no schedule orders a before b", then the tuple alone. */
 static void print_uncovered(const hf_poset *p, unsigned d, const hf_verify_result *res)
@@ -71,14 +97,18 @@ int cmd_verify(int argc, char **argv)
                                          {"count", no_argument, NULL, 'c'},
                                          {"quiet", no_argument, NULL, 'q'},
                                          {"explain", required_argument, NULL, 'e'},
+                                         {"threads", required_argument, NULL, 't'},
+                                         {"shard", required_argument, NULL, 'K'},
                                          CLI_OPT_HELP,
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     bool count = false, quiet = false;
     const char *explain = NULL;
+    uint64_t threads = 0;
+    uint32_t shard_index = 0, shard_count = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "d:f:cqe:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:f:cqe:t:h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -89,6 +119,12 @@ int cmd_verify(int argc, char **argv)
             quiet = true;
         else if (c == 'e')
             explain = optarg;
+        else if (c == 't') {
+            if (!cli_parse_u64(optarg, &threads) || threads > HF_VERIFY_MAX_THREADS)
+                die_usage("--threads must be an integer from 0 to %u (got '%s')",
+                          HF_VERIFY_MAX_THREADS, optarg);
+        } else if (c == 'K')
+            parse_shard(optarg, &shard_index, &shard_count);
         else if (!cli_option(&o, c, optarg))
             die_usage("invalid option");
     }
@@ -120,7 +156,12 @@ int cmd_verify(int argc, char **argv)
             die_usage("--d is required: %s has no d in its header", family_path);
         d = header.d;
     }
-    hf_verify_options vopt = {.d = d, .focus = NULL, .focus_count = 0};
+    hf_verify_options vopt;
+    hf_verify_options_init(&vopt);
+    vopt.d = d;
+    vopt.threads = (unsigned)threads;
+    vopt.shard_index = shard_index;
+    vopt.shard_count = shard_count;
     choose_focus(p, o.focus_path, &focus, &vopt.focus, &vopt.focus_count);
     hf_verify_result res;
     st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
@@ -148,7 +189,14 @@ int cmd_verify(int argc, char **argv)
                     events++;
             free(seen);
         }
-        if (!quiet && res.d < d)
+        if (!quiet && shard_count > 1)
+            printf("shard %" PRIu32 "/%" PRIu32 ": %zu schedules hit every admissible %u-tuple "
+                   "of %zu events%s whose first event is in the shard (%zu of them); the family "
+                   "is %u-hitting iff every shard is\n",
+                   shard_index + 1, shard_count, hf_family_size(f), res.d, events,
+                   vopt.focus ? " of the focus set" : "",
+                   events / shard_count + (shard_index < events % shard_count), d);
+        else if (!quiet && res.d < d)
             printf("%u-hitting: %zu schedules hit every admissible %u-tuple of the %zu "
                    "event%s%s (no %u-tuple exists)\n",
                    d, hf_family_size(f), res.d, events, events == 1 ? "" : "s",
@@ -162,7 +210,10 @@ int cmd_verify(int argc, char **argv)
         if (rc == EXIT_NOT_HIT)
             print_uncovered(p, d, &res);
     }
-    if (count)
+    if (count && shard_count > 1)
+        gmp_printf("uncovered tuples in shard %" PRIu32 "/%" PRIu32 ": %Zd\n", shard_index + 1,
+                   shard_count, uncovered);
+    else if (count)
         gmp_printf("uncovered tuples: %Zd\n", uncovered);
 out:
     mpz_clear(uncovered);

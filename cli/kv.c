@@ -1,6 +1,8 @@
 /* The key-value writer of cli/kv.h: the same sequence of calls gives the text record or the JSON
  * object, so that a command states each field once. */
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kv.h"
@@ -89,6 +91,68 @@ void kv_mpz(kv *w, const char *k, const mpz_t v)
 {
     key(w, k);
     gmp_fprintf(w->out, "%Zd", v);
+    end_field(w);
+}
+
+/* "3.8e+5294567": two significant digits of the number whose decimal logarithm is l (>= 0);
+ * "0" for l < 0 (the count 0). */
+static void approx_text(char *buf, size_t size, double l)
+{
+    if (!(l >= 0)) {
+        snprintf(buf, size, "0");
+        return;
+    }
+    double e = floor(l);
+    double mant = round(pow(10.0, l - e) * 10.0) / 10.0;
+    if (mant >= 10.0) {
+        mant /= 10.0;
+        e += 1.0;
+    }
+    snprintf(buf, size, "%.1fe+%.0f", mant, e);
+}
+
+/* log10 of v > 0 from its leading bits. */
+static double mpz_log10(const mpz_t v)
+{
+    long exp2;
+    double d = mpz_get_d_2exp(&exp2, v);
+    return log10(d) + (double)exp2 * log10(2.0);
+}
+
+static void approx_field(kv *w, const char *k, double l)
+{
+    char name[128], text[64];
+    snprintf(name, sizeof name, "%s_approx", k);
+    approx_text(text, sizeof text, l);
+    kv_str(w, name, text);
+}
+
+void kv_count(kv *w, const char *k, const mpz_t v)
+{
+    size_t digits = mpz_sizeinbase(v, 10);
+    double l = mpz_sgn(v) > 0 ? mpz_log10(v) : -1.0;
+    if (digits > KV_EXACT_DIGITS + 1 || (digits == KV_EXACT_DIGITS + 1 && l >= KV_EXACT_DIGITS)) {
+        if (!w->exact) {
+            kv_count_log10(w, k, l);
+            return;
+        }
+    }
+    kv_mpz(w, k, v);
+    if (w->json)
+        approx_field(w, k, l);
+}
+
+void kv_count_log10(kv *w, const char *k, double l)
+{
+    if (w->json) {
+        kv_none(w, k, "");
+        approx_field(w, k, l);
+        return;
+    }
+    char text[64];
+    approx_text(text, sizeof text, l);
+    key(w, k);
+    fprintf(w->out, "%s (about; %.0f digits with --exact)", text, floor(l) + 1);
     end_field(w);
 }
 

@@ -16,6 +16,7 @@
 typedef struct kv {
     FILE *out;
     bool json;
+    bool exact; /* kv_count: every digit, however many (stats --exact) */
     int depth;
     struct {
         bool first; /* JSON: no field at this level yet */
@@ -32,6 +33,15 @@ void kv_end(kv *w);
 void kv_u64(kv *w, const char *key, uint64_t v);
 void kv_mpz(kv *w, const char *key, const mpz_t v);
 void kv_str(kv *w, const char *key, const char *s);
+/* Counts with more than KV_EXACT_DIGITS digits print in text as "3.8e+5294567 (about; 5294568
+ * digits with --exact)" unless w->exact. JSON gives "key": the exact number (null when it has
+ * more digits and w->exact is false) and "key_approx": the value as a string "3.8e+5294567"
+ * (two significant digits). */
+#define KV_EXACT_DIGITS 60
+void kv_count(kv *w, const char *key, const mpz_t v);
+/* A count known only by its decimal logarithm (its exact value was not computed): text as
+ * kv_count's approximation, JSON "key": null and "key_approx". */
+void kv_count_log10(kv *w, const char *key, double log10_value);
 /* A field without a value: JSON null; text shows `text` (such as "unknown (why)"). */
 void kv_none(kv *w, const char *key, const char *text);
 /* A field only JSON carries (text says it otherwise, as "shape: tree" says forest: true). */

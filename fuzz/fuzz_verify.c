@@ -81,7 +81,7 @@ static hf_family *generate_and_verify(const hf_poset *p, unsigned d, hf_method m
         abort(); /* predict said the method applies */
     if (hf_family_size(f) != predicted)
         abort(); /* the prediction is documented as exact */
-    hf_verify_options v = {d, focus, focus_count};
+    hf_verify_options v = {.d = d, .focus = focus, .focus_count = focus_count};
     hf_verify_result r;
     if (hf_verify(p, f, &v, &r, &err) != HF_OK || !r.hitting)
         abort();
@@ -112,7 +112,7 @@ static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus, s
         hf_error err;
         if (hf_family_minimize(p, f, &mo, &mr, &err) != HF_OK)
             abort();
-        hf_verify_options v = {d, focus, focus_count};
+        hf_verify_options v = {.d = d, .focus = focus, .focus_count = focus_count};
         hf_verify_result r;
         if (hf_family_size(f) > before || mr.after != hf_family_size(f) ||
             hf_verify(p, f, &v, &r, &err) != HF_OK || !r.hitting)
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     hf_family *f = NULL;
     if (hf_family_read_mem(p, fam, fam_len, &f, NULL, &err) == HF_OK) {
-        hf_verify_options opt = {d, NULL, 0};
+        hf_verify_options opt = {.d = d};
         verify_both(p, f, &opt);
         if (focus != NULL) {
             opt.focus = focus;

@@ -1014,7 +1014,7 @@ hf_status hf_exact_solve(const hf_poset *p, const hf_exact_options *o, hf_family
                          "the start family has %" PRIu32 " events, the order %" PRIu32, o->start->n,
                          p->n);
     if (o->start && o->d >= 1 && o->d <= HF_MAX_D) {
-        hf_verify_options vo = {o->d, o->focus, o->focus_count};
+        hf_verify_options vo = {.d = o->d, .focus = o->focus, .focus_count = o->focus_count};
         hf_verify_result vr;
         hf_status st = hf_verify(p, o->start, &vo, &vr, err);
         if (st)
@@ -1043,7 +1043,7 @@ hf_status hf_exact_remove_one(const hf_poset *p, hf_family *f, const hf_exact_op
     hf_status st = prepare(&q, p, o->d, o->focus, o->focus_count, err);
     if (st)
         return st;
-    hf_verify_options vo = {o->d, o->focus, o->focus_count};
+    hf_verify_options vo = {.d = o->d, .focus = o->focus, .focus_count = o->focus_count};
     hf_verify_result vr;
     rows best = {NULL, 0, 0};
     hf_family *g = NULL;

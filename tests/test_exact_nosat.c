@@ -65,7 +65,7 @@ Test(exact_nosat, auto_works_as_without_exact)
     hf_family *f;
     cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
     cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), NULL, &err), HF_OK, "%s", err.text);
-    hf_verify_options vo = {3, NULL, 0};
+    hf_verify_options vo = {.d = 3};
     hf_verify_result r;
     cr_assert_eq(hf_verify(p, f, &vo, &r, &err), HF_OK);
     cr_assert(r.hitting);

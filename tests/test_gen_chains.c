@@ -132,7 +132,7 @@ static tu_collect check_family(const hf_poset *p, unsigned d, const uint32_t *fo
     cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
     for (size_t i = 0; i < c.m; i++)
         cr_assert_eq(hf_family_append(f, c.rows + i * n), HF_OK);
-    hf_verify_options vo = {d, focus, focus_count};
+    hf_verify_options vo = {.d = d, .focus = focus, .focus_count = focus_count};
     hf_verify_result res;
     cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_OK, "%s: %s", what, err.text);
     cr_assert(res.hitting, "%s: hf_verify finds an uncovered tuple (d=%u)", what, d);
@@ -843,7 +843,7 @@ Test(gen_chains, twenty_thousand_events_in_eight_chains)
         hf_error err;
         cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), NULL, &err), HF_OK, "%s", err.text);
         cr_assert_leq(hf_family_size(f), 8);
-        hf_verify_options vo = {2, NULL, 0};
+        hf_verify_options vo = {.d = 2};
         hf_verify_result res;
         cr_assert_eq(hf_verify(p, f, &vo, &res, &err), HF_OK, "%s", err.text);
         cr_assert(res.hitting);

@@ -75,7 +75,7 @@ static tu_collect check_family(const hf_poset *p, unsigned d, const uint32_t *fo
     cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
     for (size_t i = 0; i < c.m; i++)
         cr_assert_eq(hf_family_append(f, c.rows + i * n), HF_OK);
-    hf_verify_options vo = {d, focus, focus_count};
+    hf_verify_options vo = {.d = d, .focus = focus, .focus_count = focus_count};
     hf_verify_result vr;
     cr_assert_eq(hf_verify(p, f, &vo, &vr, &err), HF_OK, "%s: %s", what, err.text);
     cr_assert(vr.hitting, "%s: hf_verify finds (%u %u %u) unhit", what, vr.witness[0],

@@ -88,7 +88,7 @@ static void assert_irredundant(const hf_poset *p, const hf_family *f, unsigned d
 static void assert_hitting(const hf_poset *p, const hf_family *f, unsigned d, const uint32_t *focus,
                            size_t focus_count, const bool *in_focus)
 {
-    hf_verify_options vo = {d, focus, focus_count};
+    hf_verify_options vo = {.d = d, .focus = focus, .focus_count = focus_count};
     hf_verify_result vr;
     hf_error err;
     cr_assert_eq(hf_verify(p, f, &vo, &vr, &err), HF_OK, "%s", err.text);
@@ -340,7 +340,7 @@ Test(minimize, d1_and_tiny_families)
     o.d = 2;
     cr_assert_eq(hf_family_minimize(p, f, &o, &r, &err), HF_OK, "%s", err.text);
     cr_assert_eq(hf_family_size(f), 0);
-    hf_verify_options vo = {2, NULL, 0};
+    hf_verify_options vo = {.d = 2};
     hf_verify_result vr;
     cr_assert_eq(hf_verify(p, f, &vo, &vr, &err), HF_OK);
     cr_assert(vr.hitting);
@@ -374,7 +374,7 @@ Test(minimize, not_hitting_is_refused_with_the_verify_witness)
             cr_assert_eq(hf_family_minimize(p, f, &o, &r, &err), HF_EMISMATCH);
             cr_assert(same_family(f, g), "the family changed");
             cr_assert(strstr(err.text, "not") && strstr(err.text, "hitting"), "%s", err.text);
-            hf_verify_options vo = {d, NULL, 0};
+            hf_verify_options vo = {.d = d};
             hf_verify_result vr;
             cr_assert_eq(hf_verify(p, g, &vo, &vr, NULL), HF_OK);
             cr_assert_not(vr.hitting);
@@ -547,7 +547,7 @@ Test(minimize, larger_orders_d3)
         cr_assert_eq(hf_family_minimize(p, f, &o, &r, &err), HF_OK, "%s", err.text);
         cr_assert_leq(r.after_drop, m);
         cr_assert_leq(r.after, r.after_drop);
-        hf_verify_options vo = {3, NULL, 0};
+        hf_verify_options vo = {.d = 3};
         hf_verify_result vr;
         cr_assert_eq(hf_verify(p, f, &vo, &vr, &err), HF_OK, "%s", err.text);
         cr_assert(vr.hitting, "n=%u shape %u", n, i % 9);

@@ -9,6 +9,7 @@
 #include "hitfam/hitfam.h"
 #include "oracle.h"
 #include "util.h"
+#include "verify_ref.h"
 
 TU_SUITE(verify);
 
@@ -251,6 +252,13 @@ static void compare(const hf_poset *p, const order *o, const uint32_t *ids, size
             cr_assert_eq(res.witness[i], want.first[i],
                          "%s (n=%u m=%zu d=%u): witness entry %u is %u, oracle %u", what, n, m, d,
                          i, res.witness[i], want.first[i]);
+    /* three threads: the same answer */
+    hf_verify_result res3;
+    opt.threads = 3;
+    cr_assert_eq(hf_verify(p, f, &opt, &res3, &err), HF_OK);
+    cr_assert_eq(res3.hitting, res.hitting, "%s: 3 threads disagree", what);
+    cr_assert_eq(memcmp(res3.witness, res.witness, sizeof res.witness), 0,
+                 "%s: 3 threads give another witness", what);
     uint64_t got = count_uncovered(p, f, d_asked, focus, fc);
     cr_assert_eq(got, want.uncovered, "%s (n=%u m=%zu d=%u): %llu uncovered, oracle %llu", what, n,
                  m, d, (unsigned long long)got, (unsigned long long)want.uncovered);
@@ -1107,6 +1115,194 @@ Test(verify, witness_is_the_first_uncovered_tuple)
 }
 
 /* ------------------------------------------------------------------------------------------ */
+/* Threads and shards                                                                         */
+
+typedef struct outcome {
+    hf_verify_result res;
+    uint64_t uncovered;
+} outcome;
+
+static outcome run(const hf_poset *p, const hf_family *f, unsigned d, const uint32_t *focus,
+                   size_t fc, unsigned threads, uint32_t shard, uint32_t shards, bool reference)
+{
+    hf_verify_options opt;
+    hf_verify_options_init(&opt);
+    opt.d = d;
+    opt.focus = focus;
+    opt.focus_count = fc;
+    opt.threads = threads;
+    opt.shard_index = shard;
+    opt.shard_count = shards;
+    outcome o;
+    hf_error err;
+    hf_status st = hf_i_verify_reference(p, f, &opt, reference, &o.res, &err);
+    cr_assert_eq(st, HF_OK, "hf_verify: %s", err.text);
+    mpz_t c;
+    mpz_init(c);
+    st = hf_verify_count_uncovered(p, f, &opt, c, &err);
+    cr_assert_eq(st, HF_OK, "count: %s", err.text);
+    cr_assert(mpz_fits_ulong_p(c));
+    o.uncovered = mpz_get_ui(c);
+    mpz_clear(c);
+    return o;
+}
+
+/* Lexicographic order of two witnesses of d entries. */
+static int witness_cmp(const uint32_t *a, const uint32_t *b, unsigned d)
+{
+    for (unsigned i = 0; i < d; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+/* The whole check by the reference order on one thread; the greedy order on 1..4 threads gives
+ * the same; k shards (on 2 threads) combine to it: hitting iff all are, the counts add up, the
+ * least shard witness is the whole witness, and each shard's witness starts with one of its
+ * events. */
+static void check_threads_and_shards(const hf_poset *p, const hf_family *f, unsigned d,
+                                     const uint32_t *focus, size_t fc, const char *what)
+{
+    outcome whole = run(p, f, d, focus, fc, 1, 0, 1, true);
+    for (unsigned t = 1; t <= 4; t++) {
+        outcome o = run(p, f, d, focus, fc, t, 0, 1, false);
+        cr_assert_eq(o.res.hitting, whole.res.hitting, "%s d=%u threads=%u: hitting", what, d, t);
+        cr_assert_eq(o.res.d, whole.res.d);
+        cr_assert_eq(memcmp(o.res.witness, whole.res.witness, sizeof o.res.witness), 0,
+                     "%s d=%u threads=%u: witness", what, d, t);
+        cr_assert_eq(o.uncovered, whole.uncovered, "%s d=%u threads=%u: %llu uncovered, not %llu",
+                     what, d, t, (unsigned long long)o.uncovered,
+                     (unsigned long long)whole.uncovered);
+    }
+    /* rank of each (focus) event among the (focus) events */
+    uint32_t n = hf_poset_size(p);
+    uint32_t *rank = malloc((n + 1) * sizeof *rank);
+    unsigned char *in = calloc(n + 1, 1);
+    for (uint32_t x = 0; x < n; x++)
+        in[x] = !focus;
+    for (size_t i = 0; focus && i < fc; i++)
+        in[focus[i]] = 1;
+    for (uint32_t x = 0, r = 0; x < n; x++)
+        rank[x] = in[x] ? r++ : UINT32_MAX;
+    for (uint32_t k = 2; k <= 5; k++) {
+        bool hitting = true;
+        uint64_t sum = 0;
+        uint32_t least[HF_MAX_D];
+        bool any = false;
+        for (uint32_t i = 0; i < k; i++) {
+            outcome o = run(p, f, d, focus, fc, 2, i, k, false);
+            cr_assert_eq(o.res.d, whole.res.d);
+            hitting &= o.res.hitting;
+            sum += o.uncovered;
+            if (!o.res.hitting) {
+                cr_assert_eq(rank[o.res.witness[0]] % k, i, "%s d=%u: shard %u/%u's witness", what,
+                             d, i, k);
+                if (!any || witness_cmp(o.res.witness, least, o.res.d) < 0)
+                    memcpy(least, o.res.witness, sizeof least);
+                any = true;
+            } else if (o.res.d > 0) {
+                cr_assert_eq(o.res.witness[0], HF_NO_EVENT);
+            }
+        }
+        cr_assert_eq(hitting, whole.res.hitting, "%s d=%u k=%u: shards' hitting", what, d, k);
+        cr_assert_eq(sum, whole.uncovered, "%s d=%u k=%u: shards count %llu, whole %llu", what, d,
+                     k, (unsigned long long)sum, (unsigned long long)whole.uncovered);
+        if (any)
+            cr_assert_eq(witness_cmp(least, whole.res.witness, whole.res.d), 0,
+                         "%s d=%u k=%u: least shard witness", what, d, k);
+    }
+    free(rank);
+    free(in);
+}
+
+Test(verify, threads_and_shards_give_the_one_thread_answer)
+{
+    uint64_t rng = 0x5eed0016;
+    char what[160];
+    for (int iter = 0; iter < 150; iter++) {
+        uint32_t n = tu_below(&rng, iter < 100 ? 14 : 70);
+        const char *okind;
+        hf_poset *p = random_small_order(&rng, n, &okind);
+        hf_family *f = family_of(n, NULL, 0);
+        uint32_t s[80];
+        uint32_t m = tu_below(&rng, 14);
+        for (uint32_t i = 0; i < m; i++) {
+            random_extension(p, &rng, s);
+            cr_assert_eq(hf_family_append(f, s), HF_OK);
+        }
+        uint32_t focus[40];
+        size_t fc = n ? tu_below(&rng, 30) : 0;
+        for (size_t i = 0; i < fc; i++)
+            focus[i] = tu_below(&rng, n);
+        for (unsigned d = 1; d <= (n <= 30 ? 4u : 3u); d++) {
+            snprintf(what, sizeof what, "iter %d, %s, n=%u, m=%u", iter, okind, n, m);
+            check_threads_and_shards(p, f, d, NULL, 0, what);
+            if (iter % 3 == 0) {
+                snprintf(what, sizeof what, "iter %d, %s, n=%u, m=%u, focus", iter, okind, n, m);
+                check_threads_and_shards(p, f, d, focus, fc, what);
+            }
+        }
+        hf_family_free(f);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, threads_and_shards_on_generated_tree_families)
+{
+    /* 3-hitting families of trees and in-trees (the greedy order's main case), whole and with
+     * schedules left out */
+    uint64_t rng = 0x5eed0017;
+    for (int iter = 0; iter < 8; iter++) {
+        uint32_t n = 40 + tu_below(&rng, 120);
+        hf_poset *p = iter % 2 ? tu_random_inforest(n, 1, &rng) : tu_random_forest(n, 1, &rng);
+        hf_family *f = family_of(n, NULL, 0);
+        hf_gen_options g;
+        hf_gen_options_init(&g);
+        g.d = 3;
+        hf_error err;
+        cr_assert_eq(hf_generate(p, &g, hf_family_sink(f), NULL, &err), HF_OK, "%s", err.text);
+        size_t m = hf_family_size(f);
+        char what[96];
+        snprintf(what, sizeof what, "tree %d (n=%u, %zu schedules)", iter, n, m);
+        check_threads_and_shards(p, f, 3, NULL, 0, what);
+        /* without its last schedules */
+        hf_family *g2 = family_of(n, NULL, 0);
+        for (size_t i = 0; i + 1 + (size_t)iter % 3 < m; i++)
+            cr_assert_eq(hf_family_append(g2, hf_family_schedule(f, i)), HF_OK);
+        snprintf(what, sizeof what, "tree %d (n=%u) cut", iter, n);
+        check_threads_and_shards(p, g2, 3, NULL, 0, what);
+        hf_family_free(g2);
+        hf_family_free(f);
+        hf_poset_free(p);
+    }
+}
+
+Test(verify, bad_shards_are_rejected)
+{
+    hf_poset *p = tu_antichain(4);
+    hf_family *f = family_of(4, NULL, 0);
+    hf_verify_options opt;
+    hf_verify_options_init(&opt);
+    cr_assert_eq(opt.d, 2);
+    cr_assert_eq(opt.threads, 0);
+    cr_assert_eq(opt.shard_count, 1);
+    hf_verify_result res;
+    hf_error err;
+    opt.shard_count = 3;
+    opt.shard_index = 3;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "shard index 3"), "%s", err.text);
+    opt.shard_count = 0;
+    opt.shard_index = 1;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_EINVAL);
+    opt.shard_index = 0;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK);
+    cr_assert(!res.hitting);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
 /* Out of memory                                                                              */
 
 Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
@@ -1142,14 +1338,20 @@ Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
     long base = ch.live;
     /* without a focus set, then with one smaller than the order (checked on its projection) */
     static const uint32_t focus[] = {1, 4, 4, 7, 8, 11};
-    for (unsigned t = 0; t < 8; t++) {
+    for (unsigned t = 0; t < 12; t++) {
         unsigned d = t % 4 + 1;
         bool verify_done = false, count_done = false;
         for (long k = 0; k < 400 && !(verify_done && count_done); k++) {
             hf_verify_options opt = {.d = d};
-            if (t >= 4) {
+            if (t >= 4 && t < 8) {
                 opt.focus = focus;
                 opt.focus_count = sizeof focus / sizeof focus[0];
+            }
+            if (t >= 8) {
+                /* three threads on the second of two shards: every buffer allocated first */
+                opt.threads = 3;
+                opt.shard_index = 1;
+                opt.shard_count = 2;
             }
             hf_verify_result res;
             hf_error err;

@@ -22,6 +22,13 @@ extern "C" {
  * number). */
 HF_API hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out, hf_error *err);
 
+/** The decimal logarithm of the number of linear extensions of @p p into @p out (0 for a single
+ * extension), for printing a count of millions of digits without computing it. Forests and
+ * in-forests: log10 n! - sum of log10(subtree size) in double arithmetic, O(n), accurate to
+ * about 1e-9 for 10^6 events. Other orders: from hf_count_linear_extensions (its limits and
+ * errors). */
+HF_API hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out, hf_error *err);
+
 /** Work (about word operations) hf_count_admissible may spend enumerating prefixes on orders
  * that are neither forests nor in-forests: some seconds. */
 #define HF_COUNT_DEFAULT_WORK ((uint64_t)1 << 32)

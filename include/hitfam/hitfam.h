@@ -478,7 +478,26 @@ typedef struct hf_verify_options {
     unsigned d;            /**< 1..HF_MAX_D */
     const uint32_t *focus; /**< if non-NULL: only tuples of these events must be hit */
     size_t focus_count;    /**< number of ids in focus (duplicates allowed) */
+    unsigned threads;      /**< threads of the check: 0 (default) = one per processor online
+                                (one alone when the check is small), 1 = the calling thread
+                                only, at most HF_VERIFY_MAX_THREADS; the answer never depends
+                                on it */
+    uint32_t shard_index;  /**< 0..shard_count-1: which shard to check (default 0) */
+    uint32_t shard_count;  /**< split the tuples into this many shards by their first event
+                                (0 or 1, the default: one shard, the whole check). The (focus)
+                                event of rank r in increasing id order (r from 0) belongs to
+                                shard r mod shard_count, with every tuple starting with it.
+                                The family is d-hitting iff every shard is; the whole count of
+                                uncovered tuples is the sum of the shards'; the whole witness is
+                                the least of the shards' witnesses (lexicographic order) */
 } hf_verify_options;
+
+/** Largest number of threads hf_verify starts. */
+#define HF_VERIFY_MAX_THREADS 256u
+
+/** Defaults: d = 2, no focus set, threads 0 (one per processor), one shard. Initialise with it
+ * and then set fields, so that fields added later get their defaults. */
+HF_API void hf_verify_options_init(hf_verify_options *o);
 
 /** Outcome of a verification that ran to the end. */
 typedef struct hf_verify_result {
@@ -498,7 +517,11 @@ typedef struct hf_verify_result {
  * family must be d'-hitting for every d' <= d (docs/bounds.md), the check is then made for the
  * longest tuples there are, and result->d says which length was checked. With a focus set of
  * k < n distinct events the check runs on the order and the family restricted to them (the same
- * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict. */
+ * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict.
+ * The enumeration runs on @p opt->threads threads (the answer never depends on it) and covers
+ * only the tuples of shard @p opt->shard_index when @p opt->shard_count > 1 (see
+ * hf_verify_options; witness: the shard's first uncovered tuple). HF_EINVAL for a shard index
+ * out of range. */
 HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                            hf_verify_result *result, hf_error *err);
 

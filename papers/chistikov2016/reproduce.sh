@@ -48,7 +48,7 @@ printf '%3s %6s %8s %8s %10s %4s %7s %6s  %s\n' \
 for ((h = 1; h <= max_h; h++)); do
     dot="$tmp/T$h.dot"
     tree_dot "$h" >"$dot"
-    json=$("$hitfam" stats --json --d "$d" "$dot") || { echo "reproduce: stats failed on T_$h" >&2; exit 2; }
+    json=$("$hitfam" stats --json --exact --d "$d" "$dot") || { echo "reproduce: stats failed on T_$h" >&2; exit 2; }
     n=$(json_int events "$json")
     simple=$(json_int simple "$json")
     dtree=$(json_int doubletree "$json")

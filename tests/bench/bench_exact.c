@@ -68,7 +68,7 @@ static hf_exact_result solve(const hf_poset *p, unsigned d, uint64_t budget, dou
     *secs = bench_now() - t0;
     if (st)
         die("exact", st, &err);
-    hf_verify_options vo = {d, NULL, 0};
+    hf_verify_options vo = {.d = d};
     hf_verify_result vr;
     if ((st = hf_verify(p, f, &vo, &vr, &err)) || !vr.hitting)
         die("exact's family is not hitting", st ? st : HF_EMISMATCH, &err);

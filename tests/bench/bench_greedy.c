@@ -81,7 +81,7 @@ static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t coun
         return (result){0, bench_now() - t0, true};
     }
     result r = {hf_family_size(f), bench_now() - t0, false};
-    hf_verify_options vo = {d, NULL, 0};
+    hf_verify_options vo = {.d = d};
     hf_verify_result vr;
     if ((st = hf_verify(p, f, &vo, &vr, &err)))
         die("verify", st, &err);
