@@ -1,0 +1,12 @@
+/* White-box view of an enumeration (lib/enum.c) for the tests: how often the depth-first search
+ * placed an event after which no schedule followed, which the completion tests rule out. */
+#ifndef HITFAM_ENUM_I_H
+#define HITFAM_ENUM_I_H
+
+#include "hitfam/enum.h"
+
+/* Prefixes the depth-first search extended that then had no candidate (0 when every branch
+ * ends in a schedule). 0 for HF_ENUM_ALL and NULL. */
+uint64_t hf_i_enum_dead_ends(const hf_enum *e);
+
+#endif
