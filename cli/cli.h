@@ -33,6 +33,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_enum(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */

@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot"]
+POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot",
+          "labelled.dot"]
 
 # Families the verify commands read, written by the normal tool first: name -> gen arguments.
 FAMILIES = {
@@ -52,6 +53,11 @@ COMMANDS = [
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
     (["stats", "--json", "wide_tree.dot"], None),
+    (["enum", "--limit", "50", "d2.dot"], None),
+    (["enum", "--count", "d2.dot"], None),
+    (["enum", "--traces", "labelled.dot"], None),
+    (["enum", "--preemptions", "1", "--format", "json", "labelled.dot"], None),
+    (["enum", "--traces", "--count", "-o", "count.txt", "labelled.dot"], "count.txt"),
 ]
 
 OOM = b"hitfam: out of memory\n"
