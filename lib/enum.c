@@ -446,7 +446,7 @@ hf_enum_step hf_enum_next(hf_enum *e, uint32_t *schedule)
     if (e->mode == HF_ENUM_ALL)
         for (uint32_t i = 0; i < e->n; i++)
             schedule[i] = e->p->topo[e->a[i + 1] - 1];
-    else
+    else if (e->n > 0)
         memcpy(schedule, e->seq, (size_t)e->n * sizeof *schedule);
     e->given++;
     return HF_ENUM_SCHEDULE;
