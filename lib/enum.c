@@ -180,6 +180,8 @@ uint64_t hf_enum_given(const hf_enum *e) { return e ? e->given : 0; }
 
 uint64_t hf_i_enum_dead_ends(const hf_enum *e) { return e ? e->dead_ends : 0; }
 
+uint64_t hf_i_enum_work(const hf_enum *e) { return e ? e->work : 0; }
+
 /* ---------------------------------------------------------------------------------------- */
 /* Every linear extension: Varol and Rotem's method                                          */
 

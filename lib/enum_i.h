@@ -8,5 +8,7 @@
 /* Prefixes the depth-first search extended that then had no candidate (0 when every branch
  * ends in a schedule). 0 for HF_ENUM_ALL and NULL. */
 uint64_t hf_i_enum_dead_ends(const hf_enum *e);
+/* Steps taken so far (the unit of hf_enum_options.max_work). 0 for NULL. */
+uint64_t hf_i_enum_work(const hf_enum *e);
 
 #endif
