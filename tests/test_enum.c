@@ -361,6 +361,66 @@ Test(enum, hand_built_traces_and_preemptions)
     mpz_clear(c);
 }
 
+static hf_status count_put(void *user, const uint32_t *s, uint32_t n)
+{
+    (void)user;
+    (void)s;
+    (void)n;
+    return HF_OK;
+}
+
+/* Programs of the POS micro-benchmark shape (3 threads of 4 events, 3 objects, random reads and
+ * writes, a message): the dynamic programs agree with the enumeration run to its end, and the
+ * enumeration gives as many schedules as it counts. */
+Test(enum, dynamic_programs_agree_with_enumeration)
+{
+    uint64_t rng = 41;
+    for (int it = 0; it < 12; it++) {
+        hf_poset_builder *b = NULL;
+        cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+        for (uint32_t v = 0; v < 12; v++) {
+            char name[8], th[8], obj[8];
+            snprintf(name, sizeof name, "e%u", v);
+            snprintf(th, sizeof th, "t%u", v / 4);
+            snprintf(obj, sizeof obj, "x%u", tu_below(&rng, 3));
+            cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+            cr_assert_eq(hf_poset_builder_set_thread(b, v, th), HF_OK);
+            cr_assert_eq(hf_poset_builder_set_object(
+                             b, v, obj, tu_below(&rng, 2) ? HF_ACCESS_WRITE : HF_ACCESS_READ),
+                         HF_OK);
+            if (v % 4)
+                cr_assert_eq(hf_poset_builder_add_order(b, v - 1, v), HF_OK);
+        }
+        uint32_t from = tu_below(&rng, 8), to = (from / 4 + 1) * 4 + tu_below(&rng, 4);
+        cr_assert_eq(hf_poset_builder_add_order(b, from, to), HF_OK);
+        hf_poset *p = NULL;
+        hf_error err;
+        cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
+        hf_poset_builder_free(b);
+        for (int mode = 1; mode < 3; mode++)
+            for (uint32_t K = 0; K < (mode == 1 ? 1u : 4u); K++) {
+                hf_enum_options o;
+                hf_enum_options_init(&o);
+                o.mode = (hf_enum_mode)mode;
+                o.preemptions = K;
+                mpz_t dp, en;
+                mpz_inits(dp, en, NULL);
+                o.max_work = 1;
+                cr_assert_eq(hf_enum_count(p, &o, dp, &err), HF_OK, "%s", err.text);
+                o.max_work = 0;
+                cr_assert_eq(hf_enum_count(p, &o, en, &err), HF_OK, "%s", err.text);
+                cr_assert(mpz_cmp(dp, en) == 0, "mode %d K %u: %s by dynamic programming, %s", mode,
+                          K, mpz_get_str(NULL, 10, dp), mpz_get_str(NULL, 10, en));
+                uint64_t given = 0;
+                cr_assert_eq(hf_enum_run(p, &o, (hf_sink){count_put, NULL}, &given, NULL, NULL),
+                             HF_OK);
+                cr_assert_eq(mpz_cmp_ui(en, (unsigned long)given), 0);
+                mpz_clears(dp, en, NULL);
+            }
+        hf_poset_free(p);
+    }
+}
+
 /* A limit stops after that many schedules, the first ones of the full run, and says whether
  * more would follow. */
 Test(enum, limit)
