@@ -145,7 +145,8 @@ static int enum_write(const hf_poset *p, const hf_enum_options *o, const char *p
         return EXIT_BAD;
     }
     if (step == HF_ENUM_LIMIT)
-        say("note: stopped after %" PRIu64 " schedules (--limit); more follow", written);
+        say("note: stopped after %" PRIu64 " schedule%s (--limit); more follow", written,
+            written == 1 ? "" : "s");
     return output_commit(&out, true);
 }
 

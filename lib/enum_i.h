@@ -11,4 +11,8 @@ uint64_t hf_i_enum_dead_ends(const hf_enum *e);
 /* Steps taken so far (the unit of hf_enum_options.max_work). 0 for NULL. */
 uint64_t hf_i_enum_work(const hf_enum *e);
 
+/* The dynamic program hf_enum_count falls back on, alone: traces or preemption bounds (HF_EINVAL
+ * for other modes), within o->max_work steps (0: no bound) and HF_ENUM_MAX_STATES states. */
+hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t out);
+
 #endif
