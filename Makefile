@@ -33,6 +33,8 @@ run: all
 	$(BUILD)/cli/hitfam stats --d $(D) $(EXAMPLE)
 	$(BUILD)/cli/hitfam gen --d $(D) $(EXAMPLE) | tee $(BUILD)/family.txt
 	$(BUILD)/cli/hitfam verify --d $(D) $(EXAMPLE) $(BUILD)/family.txt
+	$(BUILD)/cli/hitfam draw $(EXAMPLE) $(BUILD)/family.txt --row 1 | dot -Tsvg -o $(BUILD)/schedule1.svg
+	@echo "drawn: $(BUILD)/schedule1.svg (the order with schedule 1 of the family)"
 
 # The whole suite, then again under AddressSanitizer + UBSan (leaks fail it too).
 test: all $(SANBUILD)/build.ninja

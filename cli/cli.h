@@ -33,6 +33,7 @@ int cmd_gen(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_minimize(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
 int cmd_enum(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
@@ -149,5 +150,23 @@ int output_commit(cli_output *o, bool keep);
  * message (and then no FILE is left). */
 int write_family(const hf_poset *p, const hf_family *f, const cli_options *o,
                  const hf_family_header *header);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Drawings (cli/cmd_draw.c): an order as DOT for Graphviz, for draw and verify --explain       */
+
+typedef struct draw_marks {
+    const uint32_t *row;   /* a schedule laid over the order (n ids), or NULL */
+    const uint32_t *tuple; /* a tuple to highlight, in order, or NULL */
+    unsigned tuple_len;
+    bool conflicts;    /* join conflicting pairs */
+    const char *title; /* a graph label of plain words and digits, or NULL */
+} draw_marks;
+
+/* Why the order cannot be drawn (a name or label that no DOT ID reads back as itself), or NULL.
+ * Check it before draw_order. */
+const char *draw_refusal(const hf_poset *p, const draw_marks *marks);
+/* The drawing: the Hasse diagram with every event labelled, and the marks. Write errors are
+ * left in the stream's error flag. */
+void draw_order(FILE *out, const hf_poset *p, const draw_marks *marks);
 
 #endif /* HITFAM_CLI_H */

@@ -14,10 +14,11 @@ static const char usage[] =
     "\n"
     "  -d, --d D            tuple size, 1..8 (required)\n"
     "  -m, --method M       auto (default: the smallest family that applies), dfs, simple,\n"
-    "                       doubletree, pattern, random, greedy, chains, scramble\n"
+    "                       doubletree, pattern, random, greedy, chains, scramble; or a\n"
+    "                       sampler: random, rw (random walk), pct (depth D), pos, basicpos\n"
     "  -s, --seed S         seed of randomised methods (default 0)\n"
-    "      --count M        method random: exactly M schedules (hitting or not)\n"
-    "      --until-covered  method random: stop at the first d-hitting prefix (default)\n"
+    "      --count M        a sampler: exactly M schedules (hitting or not)\n"
+    "      --until-covered  a sampler: stop at the first d-hitting prefix (default)\n"
     "      --patterns P     method pattern: canonical (default), realised or all\n"
     "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
     "                       default: the nodes marked focus=true, if any\n"
@@ -206,8 +207,9 @@ int cmd_gen(int argc, char **argv)
         die_usage("--minimize keeps every focus tuple hit: it excludes --focus-prefix");
     if (count_given && until_covered)
         die_usage("--count and --until-covered exclude each other");
-    if ((count_given || until_covered) && opt.method != HF_METHOD_RANDOM)
-        die_usage("--count and --until-covered are options of --method random");
+    if ((count_given || until_covered) && !hf_method_is_sampler(opt.method))
+        die_usage("--count and --until-covered are options of the samplers: --method random, "
+                  "rw, pct, pos or basicpos");
     if (patterns_given && opt.method != HF_METHOD_PATTERN)
         die_usage("--patterns is an option of --method pattern");
     const char *poset_path = argv[optind];

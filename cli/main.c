@@ -13,6 +13,7 @@ static const cli_command commands[] = {
      "check that a family is d-hitting (exit 0), or print an uncovered tuple (1)"},
     {"minimize", cmd_minimize, "make a d-hitting family smaller (d <= 4), keeping it d-hitting"},
     {"stats", cmd_stats, "describe an order: counts, bounds, and the size each method would give"},
+    {"draw", cmd_draw, "write an order as DOT for Graphviz, with a schedule or a tuple marked"},
     {"enum", cmd_enum, "list or count schedules: all, one per trace, or at most K preemptions"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])

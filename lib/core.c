@@ -78,8 +78,28 @@ hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user, h
     ctx->alloc = a;
     ctx->log = log;
     ctx->log_user = log_user;
+    ctx->progress = NULL;
+    ctx->progress_user = NULL;
     *out = ctx;
     return HF_OK;
+}
+
+hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn, void *user)
+{
+    if (!ctx)
+        return HF_EINVAL;
+    ctx->progress = fn;
+    ctx->progress_user = fn ? user : NULL;
+    return HF_OK;
+}
+
+hf_status hf_i_progress_report(hf_ctx *ctx, const char *task, uint64_t done, uint64_t total,
+                               hf_error *err)
+{
+    hf_progress pr = {task, done, total};
+    if (ctx->progress(&pr, ctx->progress_user))
+        return HF_OK;
+    return hf_i_fail(err, HF_EABORTED, 0, 0, "%s: stopped by the progress callback", task);
 }
 
 void hf_ctx_free(hf_ctx *ctx)

@@ -694,6 +694,13 @@ static hf_status admissible_enum(const hf_poset *p, unsigned d, const hf_word *m
         }
         uint32_t x = (uint32_t)(wi[i] * 64 + hf_i_ctz(bits[i]));
         bits[i] &= bits[i] - 1;
+        /* every 2^24 steps of work (one report per few milliseconds of enumeration) */
+        if ((work + step) >> 24 != work >> 24 &&
+            hf_i_progress(ctx, "count", work, max_work == UINT64_MAX ? 0 : max_work, err)) {
+            mpz_clear(part);
+            hf_i_free(ctx, blocked);
+            return HF_EABORTED;
+        }
         if ((work += step) > max_work) {
             mpz_clear(part);
             hf_i_free(ctx, blocked);

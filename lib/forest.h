@@ -23,8 +23,9 @@ typedef struct hf_i_tree_options {
  * or HF_NO_EVENT for a virtual node (the root added above a forest, gadget nodes). Children
  * keep the order of the events' ids, left to right. When `reversed` is set the tree is the dual
  * of an in-forest: a schedule of the tree, read backwards, is a schedule of the order, and an
- * admissible tuple of the order read backwards is admissible in the tree (MATH.md, Trees).
- * Restricting to focus events keeps a forest a forest (parent = nearest focus ancestor). */
+ * admissible tuple of the order read backwards is admissible in the tree (docs/math.md,
+ * section 2.3). Restricting to focus events keeps a forest a forest (parent = nearest focus
+ * ancestor). */
 typedef struct hf_i_tree {
     hf_ctx *ctx;
     const hf_poset *poset;

@@ -4,25 +4,38 @@
 
 #include "gen.h"
 #include "hitfam/count.h"
+#include "sample.h"
 
 static const char *const method_names[] = {"auto",   "dfs",    "simple", "doubletree", "pattern",
                                            "random", "greedy", "chains", "scramble"};
 #define N_METHODS (sizeof method_names / sizeof method_names[0])
+/* The samplers beside random have the pinned ids 10 to 13 (lib/gen_sample.c). */
+static const char *const sampler_names[] = {"rw", "pct", "pos", "basicpos"};
+#define N_IDS (HF_METHOD_BASICPOS + 1u)
+
+/* The name of method id m, or NULL for an id no method has. */
+static const char *name_of(unsigned m)
+{
+    if (m < N_METHODS)
+        return method_names[m];
+    return m >= HF_METHOD_RW && m < N_IDS ? sampler_names[m - HF_METHOD_RW] : NULL;
+}
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. */
 static const hf_i_method *const implemented[] = {
     &hf_i_method_dfs,      &hf_i_method_doubletree, &hf_i_method_simple, &hf_i_method_pattern,
-    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_random};
+    &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_random,
+    &hf_i_method_rw,       &hf_i_method_pct,        &hf_i_method_pos,    &hf_i_method_basicpos};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
 
-const char *hf_method_name(hf_method m) { return (unsigned)m < N_METHODS ? method_names[m] : NULL; }
+const char *hf_method_name(hf_method m) { return name_of((unsigned)m); }
 
 hf_status hf_method_from_name(const char *name, hf_method *m)
 {
     if (!name || !m)
         return HF_EINVAL;
-    for (unsigned i = 0; i < N_METHODS; i++)
-        if (strcmp(name, method_names[i]) == 0) {
+    for (unsigned i = 0; i < N_IDS; i++)
+        if (name_of(i) && strcmp(name, name_of(i)) == 0) {
             *m = (hf_method)i;
             return HF_OK;
         }
@@ -36,6 +49,8 @@ static const hf_i_method *find_impl(hf_method m)
             return implemented[i];
     return NULL;
 }
+
+bool hf_method_is_sampler(hf_method m) { return hf_i_is_sampler(m); }
 
 bool hf_method_predict_runs(hf_method m)
 {
@@ -60,14 +75,14 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
     if (opt->d < 1 || opt->d > HF_MAX_D)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D,
                          opt->d);
-    if ((unsigned)opt->method >= N_METHODS)
+    if (!name_of((unsigned)opt->method))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d", (int)opt->method);
     if ((unsigned)opt->pattern_mode > HF_PATTERN_ALL)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown pattern mode %d", (int)opt->pattern_mode);
-    if (opt->count && opt->method != HF_METHOD_RANDOM)
+    if (opt->count && !hf_i_is_sampler(opt->method))
         return hf_i_fail(err, HF_EINVAL, 0, 0,
-                         "a schedule count is an option of method random "
-                         "only");
+                         "a schedule count is an option of the sampling methods only (random, "
+                         "rw, pct, pos and basicpos)");
     if (opt->focus_count && !opt->focus)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
     for (size_t i = 0; i < opt->focus_count; i++)
@@ -206,7 +221,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         if (!m)
             return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
                              "method %s is not available in hitfam %s yet (docs/ROADMAP.md)",
-                             method_names[opt->method], hf_version_string());
+                             name_of((unsigned)opt->method), hf_version_string());
         hf_gen_options o = method_options(m, opt);
         /* generating needs no prediction of an explicit method (some predict by running) */
         if ((st = m->check(p, &o, err)) || (size && (st = m->predict(p, &o, size, err))))
@@ -230,6 +245,9 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
             skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
         }
+        /* the other samplers are baselines too; random speaks for them in auto's advice */
+        if (hf_i_is_sampler(m->id))
+            continue;
         /* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w
          * leaves) by far on every order measured, and predicting chains costs a run. */
         if ((m->id == HF_METHOD_CHAINS && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))) ||
@@ -363,6 +381,21 @@ static hf_status guard_put(void *user, const uint32_t *schedule, uint32_t n)
     return g->next.put(g->next.user, schedule, n);
 }
 
+/* A sink that reports each schedule to the progress callback before passing it on. */
+typedef struct progress_sink {
+    hf_sink next;
+    hf_ctx *ctx;
+    uint64_t done, total;
+    hf_error *err;
+} progress_sink;
+
+static hf_status progress_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    progress_sink *ps = user;
+    hf_status st = hf_i_progress(ps->ctx, "gen", ++ps->done, ps->total, ps->err);
+    return st ? st : ps->next.put(ps->next.user, schedule, n);
+}
+
 /* Refuse a family of `size` schedules over n events that holds more than max names. */
 static hf_status check_names(const mpz_t size, uint32_t n, uint64_t max, hf_error *err)
 {
@@ -409,7 +442,7 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
     bool limited = opt && opt->max_names != 0;
     bool predict = (want_size || limited) && opt &&
                    (opt->method == HF_METHOD_AUTO || !hf_method_predict_runs(opt->method) ||
-                    (opt->method == HF_METHOD_RANDOM && opt->count));
+                    (hf_i_is_sampler(opt->method) && opt->count));
     hf_status st = resolve(p, opt, &m, predict ? size : NULL, &cache, err);
     if (st) {
         mpz_clear(size);
@@ -434,6 +467,9 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
         hf_family_free(cache.family);
         return st;
     }
+    progress_sink ps = {sink, p->ctx, 0, info->schedules_known ? info->schedules : 0, err};
+    if (p->ctx && p->ctx->progress)
+        sink = (hf_sink){progress_put, &ps};
     if (cache.family) {
         for (size_t i = 0; i < cache.family->m && !st; i++)
             st = sink.put(sink.user, cache.family->rows + i * (size_t)p->n, p->n);

@@ -28,5 +28,10 @@ extern const hf_i_method hf_i_method_random;
 extern const hf_i_method hf_i_method_greedy;
 extern const hf_i_method hf_i_method_chains;
 extern const hf_i_method hf_i_method_scramble;
+/* The samplers beside random (lib/gen_sample.c, lib/sample.h). */
+extern const hf_i_method hf_i_method_rw;
+extern const hf_i_method hf_i_method_pct;
+extern const hf_i_method hf_i_method_pos;
+extern const hf_i_method hf_i_method_basicpos;
 
 #endif

@@ -1,5 +1,5 @@
 /* Method greedy, any partial order and d <= 4: a greedy set cover of the admissible d-tuples
- * (MATH.md, "Any poset") built by insertion, then shrunk by a tabu local search on hit counts.
+ * (docs/math.md, section 7.2) built by insertion, then shrunk by a tabu local search on hit counts.
  *
  * Everything works on the m focus events (all events without a focus set) and the order they
  * inherit; a sequence of them that respects that order always extends to a schedule (place the
@@ -772,7 +772,12 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
         attempt = LS_ATTEMPT_MIN;
     unsigned fails = 0;
     uint64_t budget = L->sparse ? LS_TAIL_WORK : LS_TOTAL_WORK;
+    uint64_t round = 0;
     while (L->N > floor && L->N > 1 && L->work < budget && fails < LS_FAILS) {
+        if ((st = hf_i_progress(g->ctx, "greedy", ++round, 0, err))) {
+            ls_free(g, L);
+            return st;
+        }
         if (unique_counts(g, L))
             goto nomem;
         /* the fails-th fewest alone-hit schedule (lowest index on ties) */
@@ -1045,6 +1050,8 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
         }
         left[g.count] = hf_i_coverage_remaining(g.cov);
         g.count++;
+        if ((st = hf_i_progress(g.ctx, "greedy", g.count, 0, err)))
+            goto out;
         hf_i_log(g.ctx, HF_LOG_PROGRESS,
                  "greedy: %zu schedules, %" PRIu64 " of %" PRIu64 " tuples left", g.count,
                  hf_i_coverage_remaining(g.cov), total);

@@ -8,7 +8,7 @@
 /*
  * Patterns and their canonical form.
  *
- * A pattern (MATH.md, "d >= 3, patterns") is a rooted tree X of outdegree <= 2, with the two
+ * A pattern (docs/math.md, section 6.1) is a rooted tree X of outdegree <= 2, with the two
  * children of a two-child node labelled left (0) and right (1), a layer lambda for each non-leaf
  * node (strictly increasing downward, in 0..h-1 where h is the binarized tree's height), and a
  * linear extension sigma of X. The left/right labels leave X no automorphism: each node is named

@@ -1,6 +1,7 @@
 /* Method random, any partial order and d <= 4: uniform random linear extensions from a seeded
- * PRNG, streamed until the first prefix of the random stream that is d-hitting (MATH.md, "Any
- * poset": m >= d! * ln(#admissible tuples) samples suffice in expectation).
+ * PRNG, streamed until the first prefix of the random stream that is d-hitting (docs/math.md,
+ * section 7.1: on antichains m >= d! * ln(#admissible tuples) samples suffice in expectation; a
+ * chain of m events beside a free event makes some tuples as rare as 1 / (m + 1)).
  *
  * Samplers, chosen from the order alone (so a seed always gives the same bytes):
  * - forests: pick an available root with probability proportional to its subtree size (the
@@ -26,23 +27,17 @@
 
 #include <gmp.h>
 
-#include "coverage.h"
+#include "sample.h"
 
 #define NONE UINT32_MAX
 /* Down-set DP limits: number of down-sets, and total words of their keys (64 MiB). */
 #define SAMPLE_MAX_IDEALS    ((size_t)1 << 18)
 #define SAMPLE_MAX_KEY_WORDS ((size_t)1 << 23)
 #define MC_MAX_STEPS         ((uint64_t)1 << 28)
-/* predict() runs the whole generation: refuse beyond these sizes. */
-/* Until-covered stops here: on orders where some tuple is rarely hit by a uniform extension
- * (an event beside a long chain) the stream can need far more than d! ln C samples. */
-#define UNTIL_MAX_SAMPLES 20000u
-#define PREDICT_MAX_N_D3  3000u
-#define PREDICT_MAX_N_D4  200u
 
 typedef enum { SAMPLE_FOREST, SAMPLE_IDEALS, SAMPLE_CHAIN } sample_kind;
 
-typedef struct sampler {
+typedef struct hf_i_uniform {
     const hf_poset *p;
     hf_ctx *ctx;
     hf_i_rng rng;
@@ -420,132 +415,52 @@ static hf_status sampler_next(sampler *s, uint32_t *out)
     return HF_OK;
 }
 
-/* ---- the method ---- */
+/* ---- the method: the shared sampling machinery (lib/gen_sample.c) over this sampler ---- */
+
+hf_status hf_i_uniform_new(const hf_poset *p, uint64_t seed, hf_i_uniform **out, hf_error *err)
+{
+    return sampler_new(p, seed, out, err);
+}
+
+hf_status hf_i_uniform_next(hf_i_uniform *u, uint32_t *row) { return sampler_next(u, row); }
+
+void hf_i_uniform_free(hf_i_uniform *u) { sampler_free(u); }
+
+uint64_t hf_i_uniform_cost(const hf_i_uniform *u)
+{
+    uint64_t n = u->n;
+    switch (u->kind) {
+    case SAMPLE_FOREST:
+        return n;
+    case SAMPLE_IDEALS:
+        return n * n;
+    case SAMPLE_CHAIN:
+        return u->steps;
+    }
+    return n;
+}
 
 static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
 {
-    /* a fixed count needs no coverage bookkeeping, so any d goes */
-    if (!opt->count && opt->d > HF_I_COVERAGE_MAX_D)
-        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                         "method random tracks coverage of tuples of at most %u events (d=%u "
-                         "asked); for forests use method simple or pattern",
-                         HF_I_COVERAGE_MAX_D, opt->d);
-    if (!p->tin && !p->closure)
-        return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                         "method random needs a forest, an in-forest or an order of at most %u "
-                         "events",
-                         HF_CLOSURE_MAX_EVENTS);
-    return opt->count ? HF_OK
-                      : hf_i_coverage_check_size(p, opt->d, opt->focus, opt->focus_count, err);
-}
-
-typedef struct until_state {
-    hf_sink sink;
-    uint64_t emitted;
-} until_state;
-
-/* The until-covered stream: samples are emitted (or only counted when sink.put is NULL) until
- * every admissible (focus) d-tuple is hit. */
-static hf_status run_until_covered(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                                   uint64_t *emitted, hf_error *err)
-{
-    hf_ctx *ctx = p->ctx;
-    hf_i_coverage *cov = NULL;
-    sampler *s = NULL;
-    const uint32_t *focus = opt->focus_prefix ? NULL : opt->focus;
-    size_t focus_count = opt->focus_prefix ? 0 : opt->focus_count;
-    hf_status st = hf_i_coverage_new(p, opt->d, focus, focus_count, &cov, err);
-    if (st)
-        return st;
-    if ((st = sampler_new(p, opt->seed, &s, err))) {
-        hf_i_coverage_free(cov);
-        return st;
-    }
-    uint32_t *row = hf_i_alloc_array(ctx, p->n ? p->n : 1, sizeof *row);
-    uint64_t count = 0;
-    if (!row)
-        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    uint64_t total = hf_i_coverage_remaining(cov);
-    while (!st && hf_i_coverage_remaining(cov) > 0) {
-        if (count == UNTIL_MAX_SAMPLES) {
-            st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
-                           "method random: %" PRIu64 " admissible %u-tuples are still not hit "
-                           "after %u random schedules; use method greedy",
-                           hf_i_coverage_remaining(cov), opt->d, UNTIL_MAX_SAMPLES);
-            break;
-        }
-        if ((st = sampler_next(s, row))) {
-            st = hf_i_fail(err, st, 0, 0, "out of memory");
-            break;
-        }
-        hf_i_coverage_add(cov, row);
-        count++;
-        if (sink.put && (st = sink.put(sink.user, row, p->n)))
-            break;
-        if (count % 64 == 0)
-            hf_i_log(ctx, HF_LOG_PROGRESS,
-                     "random: %" PRIu64 " schedules, %" PRIu64 " of %" PRIu64 " tuples left", count,
-                     hf_i_coverage_remaining(cov), total);
-    }
-    if (emitted)
-        *emitted = count;
-    hf_i_free(ctx, row);
-    sampler_free(s);
-    hf_i_coverage_free(cov);
-    return st;
+    return hf_i_sample_check(p, opt, HF_METHOD_RANDOM, err);
 }
 
 static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)
 {
-    if (opt->count) {
-        mpz_import(size, 1, -1, sizeof opt->count, 0, 0, &opt->count);
-        return HF_OK;
-    }
-    /* the size is only known by running the seeded generation (without emitting) */
-    uint32_t limit = opt->d <= 3 ? PREDICT_MAX_N_D3 : PREDICT_MAX_N_D4;
-    if (p->n > limit)
-        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
-                         "the size of a random family is known only by generating it; hitfam "
-                         "predicts it for at most %u events at d=%u (this order has %" PRIu32 ")",
-                         limit, opt->d, p->n);
-    uint64_t count = 0;
-    hf_sink none = {NULL, NULL};
-    hf_status st = run_until_covered(p, opt, none, &count, err);
-    if (!st)
-        mpz_import(size, 1, -1, sizeof count, 0, 0, &count);
-    return st;
+    return hf_i_sample_predict(p, opt, HF_METHOD_RANDOM, size, err);
 }
 
 static hf_status random_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                  hf_error *err)
 {
-    if (opt->count)
-        return hf_i_random_generate_count(p, opt, opt->count, sink, err);
-    return run_until_covered(p, opt, sink, NULL, err);
+    return hf_i_sample_generate(p, opt, HF_METHOD_RANDOM, sink, err);
 }
 
 hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt, uint64_t count,
                                      hf_sink sink, hf_error *err)
 {
-    if (!p || !opt || !sink.put)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    sampler *s;
-    hf_status st = sampler_new(p, opt->seed, &s, err);
-    if (st)
-        return st;
-    uint32_t *row = hf_i_alloc_array(p->ctx, p->n ? p->n : 1, sizeof *row);
-    if (!row)
-        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    for (uint64_t k = 0; k < count && !st; k++) {
-        if ((st = sampler_next(s, row)))
-            st = hf_i_fail(err, st, 0, 0, "out of memory");
-        else
-            st = sink.put(sink.user, row, p->n);
-    }
-    hf_i_free(p->ctx, row);
-    sampler_free(s);
-    return st;
+    return hf_i_sample_count(p, opt, HF_METHOD_RANDOM, count, sink, err);
 }
 
 const hf_i_method hf_i_method_random = {

@@ -7,7 +7,7 @@
 
 #include "gen.h"
 
-/* Method "simple" (MATH.md, "d >= 3, simple"): on the tree of the order (restricted to opt->focus
+/* Method "simple" (docs/math.md, section 4): on the tree of the order (restricted to opt->focus
  * when given, so that every admissible d-tuple of focus events is hit), for every admissible
  * prefix a_1..a_{d-2} of real events place the root paths of a_1, ..., a_{d-2} in turn, then
  * complete once in left-to-right and once in right-to-left preorder; every distinct schedule is

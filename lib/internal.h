@@ -22,7 +22,19 @@ struct hf_ctx {
     hf_allocator alloc;
     hf_log_fn log;
     void *log_user;
+    hf_progress_fn progress;
+    void *progress_user;
 };
+
+/* Report progress (hf_ctx_set_progress): HF_OK to go on; HF_EABORTED, explained in err, when the
+ * callback asks to stop. Costs a test when no callback is set. */
+hf_status hf_i_progress_report(hf_ctx *ctx, const char *task, uint64_t done, uint64_t total,
+                               hf_error *err);
+static inline hf_status hf_i_progress(hf_ctx *ctx, const char *task, uint64_t done, uint64_t total,
+                                      hf_error *err)
+{
+    return ctx && ctx->progress ? hf_i_progress_report(ctx, task, done, total, err) : HF_OK;
+}
 
 /* Allocation through the context (NULL ctx: the C allocator). Sizes are checked for overflow:
  * hf_i_alloc_array returns NULL when count * size overflows. */

@@ -630,6 +630,9 @@ hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_
                 z.order[live++] = s;
         replace(&z, z.order[hf_i_rng_below(&z.rng, live)]);
         r->rounds_run++;
+        /* stopped here, the family is left as it was on input */
+        if ((st = hf_i_progress(z.ctx, "minimize", r->rounds_run, rounds, err)))
+            goto out;
     }
 
     /* Nothing can fail from here on: write the survivors back in their order. */

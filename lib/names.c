@@ -347,3 +347,13 @@ hf_status hf_dot_write_value(FILE *out, const char *value)
         return HF_EINVAL;
     return hf_i_dot_id_write(NULL, out, value, false);
 }
+
+hf_status hf_dot_check_name(const char *name)
+{
+    return name ? hf_i_dot_id_check(NULL, name, true) : HF_EINVAL;
+}
+
+hf_status hf_dot_check_value(const char *value)
+{
+    return value ? hf_i_dot_id_check(NULL, value, false) : HF_EINVAL;
+}

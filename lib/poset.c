@@ -50,7 +50,13 @@ static uint64_t name_hash(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211u;
     }
-    return h ^ (h >> 29);
+    /* FNV-1a alone leaves names that differ in their last bytes (e1, e2, ...) in long runs of
+     * neighbouring slots; a full avalanche (MurmurHash3's finaliser) spreads them */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53u;
+    return h ^ (h >> 33);
 }
 
 static uint32_t slots_lookup(const uint32_t *slots, size_t mask, const char *data,

@@ -5,6 +5,7 @@
 
 #include "hitfam/count.h"
 #include "internal.h"
+#include "verify_focus.h"
 
 /*
  * How it works. An admissible d-tuple is an admissible (d-1)-prefix a1..a_{d-1} followed by any
@@ -530,6 +531,31 @@ static bool enumerate(struct ver *v, bool first_only, uint32_t *witness, mpz_t t
     return false;
 }
 
+/* With a focus set of fewer events than the order, *pr = the order and the family restricted
+ * to it (lib/verify_focus.c), which the check then works on at the focus set's cost; otherwise
+ * pr->p = NULL. */
+static hf_status project(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                         struct hf_i_projection *pr, hf_error *err)
+{
+    memset(pr, 0, sizeof *pr);
+    if (!opt->focus)
+        return HF_OK;
+    hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(p->n) ? hf_i_words(p->n) : 1, sizeof *seen);
+    if (!seen)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory verifying a family of %zu schedules",
+                         f->m);
+    uint32_t k = 0;
+    for (size_t i = 0; i < opt->focus_count; i++)
+        if (!hf_i_bit_test(seen, opt->focus[i])) {
+            hf_i_bit_set(seen, opt->focus[i]);
+            k++;
+        }
+    hf_i_free(p->ctx, seen);
+    if (k == p->n)
+        return HF_OK;
+    return hf_i_focus_project(p, f, opt->focus, opt->focus_count, pr, err);
+}
+
 /* The lowest focus event, or HF_NO_EVENT. */
 static uint32_t first_focus(const struct ver *v)
 {
@@ -548,6 +574,19 @@ hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_optio
     hf_status st = validate(p, f, opt, err);
     if (st)
         return st;
+    struct hf_i_projection pr;
+    if ((st = project(p, f, opt, &pr, err)))
+        return st;
+    if (pr.p) {
+        /* the same check on the focus events alone; the witness renamed back */
+        hf_verify_options sub = {.d = opt->d};
+        st = hf_verify(pr.p, pr.f, &sub, result, err);
+        for (unsigned i = 0; i < HF_MAX_D && !st; i++)
+            if (result->witness[i] != HF_NO_EVENT)
+                result->witness[i] = pr.ids[result->witness[i]];
+        hf_i_projection_free(p->ctx, &pr);
+        return st;
+    }
     struct ver v;
     if ((st = ver_init(&v, p, f, opt, err)))
         return st;
@@ -578,6 +617,15 @@ hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
     hf_status st = validate(p, f, opt, err);
     if (st)
         return st;
+    struct hf_i_projection pr;
+    if ((st = project(p, f, opt, &pr, err)))
+        return st;
+    if (pr.p) {
+        hf_verify_options sub = {.d = opt->d};
+        st = hf_verify_count_uncovered(pr.p, pr.f, &sub, out, err);
+        hf_i_projection_free(p->ctx, &pr);
+        return st;
+    }
     struct ver v;
     if ((st = ver_init(&v, p, f, opt, err)))
         return st;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(core);
@@ -98,4 +99,134 @@ Test(core, quoting_escapes_and_truncates)
     fclose(f);
     cr_assert_str_eq(mem, "\"a \\\"b\\\"\\\\\\n\"");
     free(mem);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Progress and cancellation                                                                  */
+
+#include "hitfam/count.h"
+
+typedef struct progress_log {
+    unsigned calls, stop_at; /* stop (return false) at this call; 0: never */
+    char task[16];
+    uint64_t last_done, last_total;
+    bool decreasing; /* done went down within one task */
+} progress_log;
+
+static bool on_progress(const hf_progress *pr, void *user)
+{
+    progress_log *l = user;
+    if (strcmp(l->task, pr->task) == 0 && pr->done < l->last_done)
+        l->decreasing = true;
+    snprintf(l->task, sizeof l->task, "%s", pr->task);
+    l->last_done = pr->done;
+    l->last_total = pr->total;
+    return ++l->calls != l->stop_at;
+}
+
+/* An order through a context with a progress callback. */
+static hf_poset *with_ctx(hf_poset *q, hf_ctx *ctx)
+{
+    hf_poset *p = tu_poset_copy(q, ctx);
+    hf_poset_free(q);
+    return p;
+}
+
+Test(core, progress_reports_and_cancels_generation)
+{
+    progress_log l = {0};
+    hf_ctx *ctx;
+    cr_assert_eq(hf_ctx_new(NULL, NULL, NULL, &ctx), HF_OK);
+    cr_assert_eq(hf_ctx_set_progress(NULL, on_progress, &l), HF_EINVAL);
+    cr_assert_eq(hf_ctx_set_progress(ctx, on_progress, &l), HF_OK);
+    uint64_t rng = 11;
+    hf_poset *p = with_ctx(tu_random_forest(300, 1, &rng), ctx);
+    hf_gen_options o = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    /* a callback that never stops changes nothing: every schedule is reported, with the size */
+    tu_collect all = {.n = 300};
+    hf_error err;
+    cr_assert_eq(hf_generate(p, &o, tu_collect_sink(&all), NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(l.calls, all.m);
+    cr_assert_str_eq(l.task, "gen");
+    cr_assert_eq(l.last_done, all.m);
+    cr_assert_eq(l.last_total, all.m);
+    cr_assert(!l.decreasing);
+    /* stopped at the third report: two schedules were written, then HF_EABORTED */
+    l = (progress_log){.stop_at = 3};
+    tu_collect some = {.n = 300};
+    cr_assert_eq(hf_generate(p, &o, tu_collect_sink(&some), NULL, &err), HF_EABORTED);
+    cr_assert_eq(some.m, 2);
+    cr_assert(strstr(err.text, "gen: stopped by the progress callback"), "%s", err.text);
+    cr_assert_eq(memcmp(some.rows, all.rows, 2 * 300 * sizeof *all.rows), 0);
+    free(all.rows);
+    free(some.rows);
+    /* greedy stops while it chooses its schedules, before writing any */
+    hf_poset *q = with_ctx(tu_random_dag(14, 1, 6, &rng), ctx);
+    for (unsigned stop = 1; stop <= 40; stop += 13) {
+        l = (progress_log){.stop_at = stop};
+        tu_collect g = {.n = 14};
+        o = tu_gen_options(2, HF_METHOD_GREEDY, NULL, 0);
+        hf_status st = hf_generate(q, &o, tu_collect_sink(&g), NULL, &err);
+        cr_assert(st == HF_EABORTED || (st == HF_OK && l.calls < stop), "stop %u: %s", stop,
+                  hf_strerror(st));
+        if (st == HF_EABORTED)
+            cr_assert(strstr(err.text, "stopped by the progress callback"), "%s", err.text);
+        free(g.rows);
+    }
+    hf_poset_free(q);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
+
+Test(core, progress_cancels_minimize_and_counting_and_leaves_the_family)
+{
+    progress_log l = {0};
+    hf_ctx *ctx;
+    cr_assert_eq(hf_ctx_new(NULL, NULL, NULL, &ctx), HF_OK);
+    cr_assert_eq(hf_ctx_set_progress(ctx, on_progress, &l), HF_OK);
+    uint64_t rng = 12;
+    hf_poset *p = with_ctx(tu_random_dag(12, 1, 5, &rng), ctx);
+    hf_family *f;
+    cr_assert_eq(hf_family_new(ctx, 12, &f), HF_OK);
+    uint32_t s[12];
+    hf_gen_options go = tu_gen_options(2, HF_METHOD_AUTO, NULL, 0);
+    hf_error gerr;
+    cr_assert_eq(hf_generate(p, &go, hf_family_sink(f), NULL, &gerr), HF_OK, "%s", gerr.text);
+    for (size_t i = hf_family_size(f); i < 60; i++) {
+        tu_random_extension(p, &rng, s);
+        cr_assert_eq(hf_family_append(f, s), HF_OK);
+    }
+    uint32_t *before = malloc(60 * 12 * sizeof *before);
+    memcpy(before, hf_family_schedule(f, 0), 60 * 12 * sizeof *before);
+    hf_minimize_options mo;
+    hf_minimize_options_init(&mo);
+    mo.d = 2;
+    mo.rounds = 50;
+    l = (progress_log){.stop_at = 5};
+    hf_error err;
+    hf_status st = hf_family_minimize(p, f, &mo, NULL, &err);
+    cr_assert_eq(st, HF_EABORTED, "%s: %s", hf_strerror(st), err.text);
+    cr_assert_str_eq(l.task, "minimize");
+    cr_assert_eq(l.last_done, 5);
+    cr_assert_eq(hf_family_size(f), 60);
+    cr_assert_eq(memcmp(hf_family_schedule(f, 0), before, 60 * 12 * sizeof *before), 0);
+    l = (progress_log){0};
+    cr_assert_eq(hf_family_minimize(p, f, &mo, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert(l.calls > 0);
+    cr_assert(hf_family_size(f) < 60);
+    free(before);
+    hf_family_free(f);
+    hf_poset_free(p);
+
+    /* counting admissible tuples of a general order reports its work, and stops */
+    hf_poset *q = with_ctx(tu_random_dag(70, 1, 12, &rng), ctx);
+    mpz_t c;
+    mpz_init(c);
+    l = (progress_log){.stop_at = 1};
+    st = hf_count_admissible_bounded(q, 6, NULL, 0, 0, c, &err);
+    cr_assert_eq(st, HF_EABORTED, "%s", hf_strerror(st));
+    cr_assert_str_eq(l.task, "count");
+    mpz_clear(c);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
 }

@@ -588,7 +588,7 @@ Test(count, small_focus_on_larger_orders)
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* Published numbers (MATH.md, shared data)                                                   */
+/* Published numbers (docs/math.md, section 8)                                              */
 
 Test(count, math_md_numbers)
 {
@@ -606,7 +606,7 @@ Test(count, math_md_numbers)
     expect_tuples(t2, 3, all, 7, 102);
     expect_tuples(t3, 4, all, 15, 13844);
     expect_tuples(d2, 3, all, 10, 280);
-    /* optima of MATH.md are at least the bounds */
+    /* optima of docs/math.md (section 8) are at least the bounds */
     cr_assert_leq(lower_bound(t2, 3), 8);
     cr_assert_leq(lower_bound(t2, 4), 24);
     cr_assert_leq(lower_bound(d2, 3), 8);

@@ -2,6 +2,7 @@
 #include <hitfam/count.h>
 #include <hitfam/enum.h>
 #include <hitfam/hitfam.h>
+#include <hitfam/probability.h>
 
 int main()
 {

@@ -193,7 +193,7 @@ static bool prefix(uint32_t ul, uint32_t uv, uint32_t vl, uint32_t vv)
     return ul <= vl && (vv >> (vl - ul)) == uv;
 }
 
-/* The order of D_k straight from its definition (MATH.md). */
+/* The order of D_k straight from its definition (docs/math.md, section 5.1). */
 static bool dk_less(uint32_t k, uint32_t a, uint32_t b)
 {
     int ta, tb;
@@ -242,7 +242,7 @@ static uint32_t dk_image(uint32_t k, const uint32_t *half, uint32_t count, uint3
 }
 
 /* U_k as 4k full rows of D_k, upper group then lower group, built from U_{k-1} exactly as the
- * matrix of Section 4 (MATH.md). */
+ * matrix of Section 4 (docs/math.md, section 5.3). */
 static uint32_t *build_u(uint32_t k)
 {
     if (k == 0)
@@ -655,8 +655,8 @@ Test(gen_doubletree, sizes_on_complete_trees_and_antichains)
     hf_poset_free(c);
 }
 
-/* A chain with one free event needs one schedule per position of the free event (MATH.md,
- * lower bound): the family meets it with at most 4 * height. */
+/* A chain with one free event needs one schedule per position of the free event (docs/bounds.md,
+ * bound 3; lower bound): the family meets it with at most 4 * height. */
 Test(gen_doubletree, chain_and_free_event_meets_the_lower_bound)
 {
     for (uint32_t m = 1; m <= 30; m++) {

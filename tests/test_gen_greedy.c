@@ -107,8 +107,8 @@ Test(gen_greedy, same_seed_same_schedules)
 }
 
 /* Optimal 3-hitting sizes of antichains A_n, i.e. sequence covering arrays SCA(3, n): A_3 = 6
- * (MATH.md) and 6, 7, 8, 8, 8 for n = 4..8 (published optima, also in the brief of this method).
- * The local search reaches them with the default seed. */
+ * (docs/math.md, section 8) and 6, 7, 8, 8, 8 for n = 4..8 (published optima, also in the brief of
+ * this method). The local search reaches them with the default seed. */
 Test(gen_greedy, antichain_sizes_optimal)
 {
     const size_t best[] = {0, 0, 0, 6, 6, 7, 8, 8, 8};
@@ -143,8 +143,9 @@ Test(gen_greedy, antichain_sizes_small)
 }
 
 /* The local search shrinks families of other orders too, within the order: a union of two
- * chains of 4 needs 5 schedules for d = 3 (MATH.md: a chain of 4 and a free event need 5);
- * every family is checked by the oracle, which also checks each schedule is an extension. */
+ * chains of 4 needs 5 schedules for d = 3 (docs/bounds.md, bound 3: a chain of 4 and a free event
+ * need 5); every family is checked by the oracle, which also checks each schedule is an extension.
+ */
 Test(gen_greedy, ordered_families_stay_extensions)
 {
     uint64_t rng = 8;

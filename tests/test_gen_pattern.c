@@ -117,8 +117,8 @@ static void check_hitting(uint32_t n, const bool *lt, const uint32_t *rows, size
     cr_assert(is_hitting(n, lt, rows, m, d, sel, NULL), "%zu schedules are not %u-hitting", m, d);
 }
 
-/* The oracle counts the published numbers of admissible tuples (MATH.md) and sees that two
- * DFS orders of T_2 are not 3-hitting while all linear extensions are. */
+/* The oracle counts the published numbers of admissible tuples (docs/math.md, section 8) and sees
+ * that two DFS orders of T_2 are not 3-hitting while all linear extensions are. */
 Test(gen_pattern, oracle_self_check)
 {
     struct {

@@ -121,8 +121,8 @@ Test(gen_pattern_deep, long_chain_is_one_schedule)
 }
 
 /* Long unary paths between branchings: not refused, d-hitting, and at least the chain lower
- * bound (MATH.md: a chain of c events and one event incomparable to all of them need c + 1
- * schedules for d = 3). */
+ * bound (docs/bounds.md, bound 3: a chain of c events and one event incomparable to all of them
+ * need c + 1 schedules for d = 3). */
 Test(gen_pattern_deep, long_chain_with_side_leaves)
 {
     hf_poset *p = chain_with_leaves(2000, 20);

@@ -311,7 +311,7 @@ Test(gen_random, refusals)
 
 /* The public count option: hf_method_predict says count without sampling, hf_generate emits
  * exactly count schedules, any d goes (no coverage bookkeeping), the until-covered stream is a
- * prefix of the same seed's count stream, and count belongs to method random only. */
+ * prefix of the same seed's count stream, and count belongs to the samplers only. */
 Test(gen_random, count_option_through_the_api)
 {
     uint64_t rng = 21;
@@ -339,7 +339,7 @@ Test(gen_random, count_option_through_the_api)
         free(until.rows);
         opt.method = HF_METHOD_GREEDY;
         cr_assert_eq(hf_method_check(p, &opt, &err), HF_EINVAL);
-        cr_assert(strstr(err.text, "method random only"), "%s", err.text);
+        cr_assert(strstr(err.text, "sampling methods only"), "%s", err.text);
         hf_poset_free(p);
     }
 }

@@ -407,8 +407,8 @@ static void sort_unique(fam *f)
     f->m = w;
 }
 
-/* The family of MATH.md built prefix by prefix (racing == NULL: every event is a candidate),
- * repeats removed, must be exactly the emitted set. */
+/* The family of docs/math.md (section 4.1) built prefix by prefix (racing == NULL: every event is a
+ * candidate), repeats removed, must be exactly the emitted set. */
 static void check_literal(const hf_poset *p, unsigned d, const uint32_t *racing, size_t count,
                           const fam *emitted)
 {
@@ -638,8 +638,8 @@ Test(gen_simple, complete_binary_trees_have_2n_minus_2h_schedules_for_d3)
         uint32_t n = hf_poset_size(p);
         fam *f = run_simple(p, 3, NULL, 0);
         uint64_t tuples = check_family(p, f, 3, NULL, ALL);
-        /* MATH.md: 2n - 2h distinct schedules; T_1 has only two linear extensions, both in the
-         * family, so there the formula's 4 collapses to 2. */
+        /* docs/math.md, section 4.2: 2n - 2h distinct schedules; T_1 has only two linear
+         * extensions, both in the family, so there the formula's 4 collapses to 2. */
         cr_assert_eq(f->m, h == 1 ? 2 : 2 * (size_t)n - 2 * h, "h=%u: %zu", h, f->m);
         if (h == 2)
             cr_assert_eq(tuples, 102);

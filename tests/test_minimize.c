@@ -258,7 +258,8 @@ Test(minimize, saturated_counters)
             tu_collect_put(&c, all.rows + i * 5, 5);
     for (unsigned d = 2; d <= 3; d++) {
         size_t m = check_one(p, &c, d, 7, 100, false, NULL, 0, NULL);
-        cr_assert_geq(m, d == 2 ? 2u : 6u); /* A5's optimum for d = 3 is 7 (MATH.md) */
+        cr_assert_geq(m,
+                      d == 2 ? 2u : 6u); /* A5's optimum for d = 3 is 7 (docs/math.md, section 8) */
         if (d == 3)
             cr_assert_geq(m, 7u);
     }
@@ -269,7 +270,7 @@ Test(minimize, saturated_counters)
 
 Test(minimize, published_optima_are_lower_bounds)
 {
-    /* MATH.md: optimal 3-hitting sizes A3 = 6, A4 = 6, A5 = 7, T_2 = 8, D_2 = 8 */
+    /* docs/math.md, section 8: optimal 3-hitting sizes A3 = 6, A4 = 6, A5 = 7, T_2 = 8, D_2 = 8 */
     static const struct {
         int kind;
         uint32_t size;

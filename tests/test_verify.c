@@ -554,7 +554,7 @@ Test(verify, deep_forests_and_in_forests_match_oracle)
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Facts from MATH.md                                                                         */
+/* Facts of docs/math.md, section 8                                                           */
 
 static uint64_t admissible_count(const hf_poset *p, unsigned d)
 {
@@ -681,7 +681,7 @@ static bool antichain_has_hitting_family(hf_poset *p, const rows *perms, uint32_
 
 Test(verify, antichain_optimal_three_hitting_sizes)
 {
-    /* MATH.md: the optimal 3-hitting families of A3 and A4 have 6 schedules. */
+    /* docs/math.md, section 8: the optimal 3-hitting families of A3 and A4 have 6 schedules. */
     for (uint32_t n = 3; n <= 4; n++) {
         hf_poset *p = tu_antichain(n);
         order o = order_of(p);
@@ -1140,10 +1140,17 @@ Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
         cr_assert_eq(hf_family_append(f, s), HF_OK);
     }
     long base = ch.live;
-    for (unsigned d = 1; d <= 4; d++) {
+    /* without a focus set, then with one smaller than the order (checked on its projection) */
+    static const uint32_t focus[] = {1, 4, 4, 7, 8, 11};
+    for (unsigned t = 0; t < 8; t++) {
+        unsigned d = t % 4 + 1;
         bool verify_done = false, count_done = false;
-        for (long k = 0; k < 200 && !(verify_done && count_done); k++) {
+        for (long k = 0; k < 400 && !(verify_done && count_done); k++) {
             hf_verify_options opt = {.d = d};
+            if (t >= 4) {
+                opt.focus = focus;
+                opt.focus_count = sizeof focus / sizeof focus[0];
+            }
             hf_verify_result res;
             hf_error err;
             ch.left = k;

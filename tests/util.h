@@ -51,7 +51,7 @@ hf_poset *tu_antichain(uint32_t n);
 /* Complete binary tree T_h: strings of length <= h, 2^(h+1) - 1 events, root id 0, children of
  * id i are 2i+1 and 2i+2 (heap order). */
 hf_poset *tu_complete_binary(uint32_t h);
-/* Double tree D_k of MATH.md: 3 * 2^k - 2 events. */
+/* Double tree D_k of docs/math.md (section 5.1): 3 * 2^k - 2 events. */
 hf_poset *tu_double_tree(uint32_t k);
 /* Every level sequence of n >= 1 nodes in preorder: lev[0] = 0 and lev[i] from 1 (0 for a
  * forest, whose roots are at level 0) to lev[i-1] + 1, that is every plane tree (Catalan(n-1)

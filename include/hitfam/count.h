@@ -46,7 +46,7 @@ HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, cons
  * bound (a chain of c events all incomparable to one event e forces c + 1 schedules); d! if some
  * antichain has d events; for d >= 3 the bound ceil(log2(w - 1)) from an antichain of w events.
  * Which antichains and chains are examined is documented in docs/bounds.md. Exact for the shapes
- * it was designed for (MATH.md), but in general only a bound. */
+ * it was designed for (docs/math.md, section 1.4), but in general only a bound. */
 HF_API hf_status hf_count_lower_bound(const hf_poset *p, unsigned d, mpz_t out, hf_error *err);
 
 /** The exact family size @p opt's method would produce (see hf_method_predict), as a big

@@ -90,6 +90,26 @@ HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_
 /** Free a context. NULL is a no-op. */
 HF_API void hf_ctx_free(hf_ctx *ctx);
 
+/** Progress of a long computation, as hf_progress_fn sees it. */
+typedef struct hf_progress {
+    const char *task; /**< what runs: "gen" (schedules written), "greedy" (schedules chosen, or
+                           rounds of its local search), "minimize" (rounds), "count" (units of
+                           work), "verify" (first events of the prefixes) */
+    uint64_t done;    /**< units of work done so far */
+    uint64_t total;   /**< units in all, or 0 when unknown */
+} hf_progress;
+
+/** Progress and cancellation: called from the thread that runs the computation, at its natural
+ * steps (each schedule written or chosen, each round, each block of work; never less often than
+ * every few million elementary steps). Return true to go on, false to stop: the computation then
+ * returns HF_EABORTED with a message naming the task, and every object is left as after any
+ * other failure (freed, or as it was; schedules already given to a sink stay given). */
+typedef bool (*hf_progress_fn)(const hf_progress *progress, void *user);
+
+/** Set (or, with @p fn NULL, clear) the progress callback of @p ctx. Set it before the context is
+ * shared between threads. HF_EINVAL for a NULL context. */
+HF_API hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn, void *user);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Limits                                                                                     */
 
@@ -313,6 +333,11 @@ HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
 HF_API hf_status hf_dot_write_name(FILE *out, const char *name);
 /** As hf_dot_write_name, for an attribute value (a leading `%` is allowed there). */
 HF_API hf_status hf_dot_write_value(FILE *out, const char *value);
+/** Whether hf_dot_write_name would write @p name: HF_OK, HF_EUNSUPPORTED (no DOT ID reads back
+ * as it), HF_EINVAL (NULL), HF_ENOMEM. Writes nothing. O(|name|). */
+HF_API hf_status hf_dot_check_name(const char *name);
+/** The same for an attribute value (hf_dot_write_value). */
+HF_API hf_status hf_dot_check_value(const char *value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Families and sinks                                                                         */
@@ -471,7 +496,9 @@ typedef struct hf_verify_result {
  * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is
  * non-empty or n = 0. With fewer (focus) events than d no d-tuple exists; since a d-hitting
  * family must be d'-hitting for every d' <= d (docs/bounds.md), the check is then made for the
- * longest tuples there are, and result->d says which length was checked. */
+ * longest tuples there are, and result->d says which length was checked. With a focus set of
+ * k < n distinct events the check runs on the order and the family restricted to them (the same
+ * answer and witness): the cost above for a k-event order, plus O(k^2 + m * n) to restrict. */
 HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                            hf_verify_result *result, hf_error *err);
 
@@ -585,6 +612,14 @@ typedef enum hf_method {
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
                                 focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
+    ,
+    /* The samplers beside random (docs/samplers.md, lib/gen_sample.c): seeded streams of
+     * random schedules, never auto's choice; each takes a count or runs until covered. */
+    HF_METHOD_RW = 10,      /**< random walk: each step runs a uniformly chosen enabled event */
+    HF_METHOD_PCT = 11,     /**< PCT of depth d: random thread priorities, d-1 change points */
+    HF_METHOD_POS = 12,     /**< partial order sampling: random event priorities, refreshed
+                                 for the events that conflict with each event run */
+    HF_METHOD_BASICPOS = 13 /**< POS without the refresh */
 } hf_method;
 
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
@@ -614,8 +649,10 @@ typedef struct hf_gen_options {
                                        Method simple then draws only its prefixes from the focus set
                                        (2|focus|^(d-2) schedules at most; forests only); the other
                                        methods ignore the focus set, which gives the same guarantee. */
-    uint64_t count;               /**< method random: exactly this many schedules (no guarantee of
-                                       hitting); 0 (default): until the stream is d-hitting */
+    uint64_t count;               /**< the sampling methods (hf_method_is_sampler): exactly this
+                                       many schedules (no guarantee of hitting), any d; 0
+                                       (default): until the stream is d-hitting. Refused
+                                       (HF_EINVAL) with any other method */
     hf_pattern_mode pattern_mode; /**< method pattern (default HF_PATTERN_CANONICAL) */
     uint64_t max_names;           /**< the largest family hf_generate starts, counted as schedules x
                                        events (default HF_GEN_DEFAULT_MAX_NAMES; 0: no limit). A
@@ -637,6 +674,11 @@ HF_API void hf_gen_options_init(hf_gen_options *opt);
  * message in @p err saying why and which method to use instead, or HF_EINVAL (bad d). For
  * HF_METHOD_AUTO: HF_OK iff some method applies. */
 HF_API hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err);
+
+/** True iff @p m is a sampling method (random, rw, pct, pos, basicpos): it streams random
+ * schedules from hf_gen_options.seed, exactly hf_gen_options.count of them or, with count 0,
+ * until they form a d-hitting family (HF_ETOOLARGE after 20,000). */
+HF_API bool hf_method_is_sampler(hf_method m);
 
 /** True iff the exact size of method @p m is known only by running its construction (random
  * until covered, greedy, chains): hf_method_predict then costs about as much as hf_generate.
@@ -671,8 +713,8 @@ typedef hf_status (*hf_gen_begin_fn)(void *user, const hf_gen_info *info);
 /** hf_generate with an announcement: @p begin (may be NULL) learns the method and, when it is
  * known without running the method a second time, the exact number of schedules (explicit
  * methods that predict cheaply: by their prediction; auto: by the prediction that chose the
- * method, or the family auto already built; method random with a count: the count). It is
- * unknown (schedules_known false) for an explicit greedy or pattern, random until covered, and
+ * method, or the family auto already built; a sampling method with a count: the count). It is
+ * unknown (schedules_known false) for an explicit greedy or pattern, a sampler until covered, and
  * sizes beyond 2^64-1. This is what a writer needs for a header, without predicting first and
  * generating after. @p info (may be NULL) receives the same record. */
 HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,

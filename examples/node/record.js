@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+'use strict';
+// node examples/node/record.js [-o FILE] PROGRAM.js [ARGS...]
+//
+// Runs PROGRAM.js in this process (required after the async hook is enabled, with process.argv
+// set to [node, PROGRAM.js, ARGS...]) and writes the happens-before order of the run as DOT, to
+// FILE or to stdout, when the process exits. Events are callback executions with stable names
+// and a type= label; see asyncorder.js for the rules. Use -o when the program itself prints to
+// stdout.
+const fs = require('fs');
+const path = require('path');
+const { Tracker } = require('./asyncorder');
+
+function usage(msg) {
+  if (msg) process.stderr.write('record: ' + msg + '\n');
+  process.stderr.write('usage: node record.js [-o FILE] PROGRAM.js [ARGS...]\n');
+  process.exit(2);
+}
+
+const args = process.argv.slice(2);
+let outFile = null;
+while (args.length > 0 && args[0].startsWith('-')) {
+  const a = args.shift();
+  if (a === '-o' || a === '--output') {
+    if (args.length === 0) usage(a + ' needs a file name');
+    outFile = args.shift();
+  } else if (a === '--') {
+    break;
+  } else if (a === '-h' || a === '--help') {
+    process.stdout.write('usage: node record.js [-o FILE] PROGRAM.js [ARGS...]\n');
+    process.exit(0);
+  } else {
+    usage('unknown option ' + a);
+  }
+}
+if (args.length === 0) usage('no program given');
+const program = path.resolve(args[0]);
+if (!fs.existsSync(program)) usage('cannot find ' + args[0]);
+
+const tracker = new Tracker({ netEdges: true });
+process.on('exit', () => {
+  tracker.disable();
+  const text = tracker.dot(path.basename(program));
+  if (outFile) fs.writeFileSync(outFile, text);
+  else fs.writeSync(1, text);
+});
+process.argv = [process.argv[0], program, ...args.slice(1)];
+tracker.enable();
+require(program);
+tracker.endMain();
