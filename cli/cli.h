@@ -35,6 +35,7 @@ int cmd_minimize(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_online(int argc, char **argv);
+int cmd_enum(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */

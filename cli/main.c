@@ -16,6 +16,7 @@ static const cli_command commands[] = {
     {"draw", cmd_draw, "write an order as DOT for Graphviz, with a schedule or a tuple marked"},
     {"online", cmd_online,
      "play a forest online (events seen when their parent runs) and write the runs"},
+    {"enum", cmd_enum, "list or count schedules: all, one per trace, or at most K preemptions"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

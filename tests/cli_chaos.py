@@ -16,7 +16,8 @@ import subprocess
 import sys
 import tempfile
 
-POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot"]
+POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot",
+          "labelled.dot"]
 
 # Families the verify commands read, written by the normal tool first: name -> gen arguments.
 FAMILIES = {
@@ -60,6 +61,11 @@ COMMANDS = [
     (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
     (["online", "--d", "3", "wide_tree.dot"], None),
     (["online", "--d", "2", "--strategy", "learn", "-o", "online.txt", "forest.dot"], "online.txt"),
+    (["enum", "--limit", "50", "d2.dot"], None),
+    (["enum", "--count", "d2.dot"], None),
+    (["enum", "--traces", "labelled.dot"], None),
+    (["enum", "--preemptions", "1", "--format", "json", "labelled.dot"], None),
+    (["enum", "--traces", "--count", "-o", "count.txt", "labelled.dot"], "count.txt"),
 ]
 
 OOM = b"hitfam: out of memory\n"

@@ -1,5 +1,6 @@
 // The public headers compile as C++ and their declarations have C linkage.
 #include <hitfam/count.h>
+#include <hitfam/enum.h>
 #include <hitfam/hitfam.h>
 #include <hitfam/online.h>
 #include <hitfam/probability.h>

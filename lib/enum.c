@@ -1,0 +1,898 @@
+/* Exhaustive and bounded enumeration of schedules (include/hitfam/enum.h): every linear
+ * extension by adjacent transpositions, one schedule per trace, schedules of few preemptions. */
+#include <string.h>
+
+#include "enum_i.h"
+#include "hitfam/count.h"
+#include "hitfam/enum.h"
+#include "internal.h"
+
+#define NONE UINT32_MAX
+
+void hf_enum_options_init(hf_enum_options *o)
+{
+    if (!o)
+        return;
+    memset(o, 0, sizeof *o);
+    o->mode = HF_ENUM_ALL;
+    o->max_work = HF_ENUM_DEFAULT_WORK;
+}
+
+const char *hf_enum_method_name(const hf_enum_options *o, char *buf, size_t cap)
+{
+    if (!o || !buf || cap < 32)
+        return NULL;
+    switch (o->mode) {
+    case HF_ENUM_ALL:
+        snprintf(buf, cap, "enum");
+        return buf;
+    case HF_ENUM_TRACES:
+        snprintf(buf, cap, "traces");
+        return buf;
+    case HF_ENUM_PREEMPTIONS:
+        snprintf(buf, cap, "preemptions-%" PRIu32, o->preemptions);
+        return buf;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* The enumeration state                                                                     */
+
+enum { RUN_FRESH, RUN_GOING, RUN_DONE, RUN_LIMIT };
+
+struct hf_enum {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    hf_enum_mode mode;
+    uint32_t n;
+    uint32_t K;
+    uint64_t limit;
+    uint64_t given;
+    int run;
+    uint64_t work;      /* steps taken (hf_enum_count's bound) */
+    uint64_t dead_ends; /* placed events after which no candidate was found */
+    /* Varol-Rotem: a[1..n] is the current schedule as labels (label L is the event
+     * p->topo[L - 1], so that labels increase along every chain), a[0] = 0 a sentinel label
+     * below everything; inv is a's inverse. */
+    uint32_t *a;
+    uint32_t *inv;
+    /* Depth-first search (traces, preemptions): the prefix seq[0..depth-1], whether each event
+     * is placed, its unplaced Hasse predecessors. */
+    uint32_t *seq;
+    uint32_t depth;
+    uint8_t *placed;
+    uint32_t *indeg;
+    /* preemptions: each event's thread (a thread of its own, T + v, when it has none), the
+     * number of enabled unplaced events of each thread, and the preemptions of each prefix */
+    uint32_t *tid;
+    uint32_t *enabled;
+    uint32_t *pre;
+    /* traces: whether any event touches an object (else no two events commute), and scratch
+     * for the completion check */
+    bool commuting;
+    uint32_t *indeg2;
+    uint32_t *queue;
+    uint8_t *sleep; /* 1: enabled and asleep, 2: woken */
+};
+
+static bool less_label(const hf_enum *e, uint32_t l, uint32_t k)
+{
+    return l == 0 || hf_i_less(e->p, e->p->topo[l - 1], e->p->topo[k - 1]);
+}
+
+void hf_enum_free(hf_enum *e)
+{
+    if (!e)
+        return;
+    hf_ctx *ctx = e->ctx;
+    hf_i_free(ctx, e->a);
+    hf_i_free(ctx, e->inv);
+    hf_i_free(ctx, e->seq);
+    hf_i_free(ctx, e->placed);
+    hf_i_free(ctx, e->indeg);
+    hf_i_free(ctx, e->tid);
+    hf_i_free(ctx, e->enabled);
+    hf_i_free(ctx, e->pre);
+    hf_i_free(ctx, e->indeg2);
+    hf_i_free(ctx, e->queue);
+    hf_i_free(ctx, e->sleep);
+    hf_i_free(ctx, e);
+}
+
+hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o, hf_enum **out, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (!p || !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    hf_enum_options def;
+    if (!o) {
+        hf_enum_options_init(&def);
+        o = &def;
+    }
+    if (o->mode != HF_ENUM_ALL && o->mode != HF_ENUM_TRACES && o->mode != HF_ENUM_PREEMPTIONS)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "unknown enumeration mode %d (all linear extensions 0, traces 1, "
+                         "preemption-bounded 2)",
+                         (int)o->mode);
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    hf_enum *e = hf_i_calloc(ctx, 1, sizeof *e);
+    if (!e)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory starting an enumeration");
+    e->p = p;
+    e->ctx = ctx;
+    e->mode = o->mode;
+    e->n = n;
+    e->K = o->preemptions;
+    e->limit = o->limit;
+    e->run = RUN_FRESH;
+    bool ok = true;
+    if (o->mode == HF_ENUM_ALL) {
+        e->a = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *e->a);
+        e->inv = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *e->inv);
+        ok = e->a && e->inv;
+    } else {
+        e->seq = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->seq);
+        e->placed = hf_i_calloc(ctx, n ? n : 1, 1);
+        e->indeg = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->indeg);
+        ok = e->seq && e->placed && e->indeg;
+        if (ok && o->mode == HF_ENUM_PREEMPTIONS) {
+            uint32_t T = p->threads.count;
+            e->tid = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->tid);
+            e->enabled = hf_i_calloc(ctx, (size_t)T + n + 1, sizeof *e->enabled);
+            e->pre = hf_i_calloc(ctx, (size_t)n + 1, sizeof *e->pre);
+            ok = e->tid && e->enabled && e->pre;
+        }
+        if (ok && o->mode == HF_ENUM_TRACES) {
+            e->commuting = p->objects.of != NULL;
+            e->indeg2 = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->indeg2);
+            e->queue = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->queue);
+            e->sleep = hf_i_calloc(ctx, n ? n : 1, 1);
+            ok = e->indeg2 && e->queue && e->sleep;
+        }
+    }
+    if (!ok) {
+        hf_enum_free(e);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory starting an enumeration");
+    }
+    if (o->mode == HF_ENUM_ALL) {
+        for (uint32_t j = 0; j <= n; j++)
+            e->a[j] = e->inv[j] = j;
+    } else {
+        for (uint32_t v = 0; v < n; v++)
+            e->indeg[v] = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
+        if (e->tid)
+            for (uint32_t v = 0; v < n; v++) {
+                uint32_t t = p->threads.of ? p->threads.of[v] : HF_NO_EVENT;
+                e->tid[v] = t != HF_NO_EVENT ? t : p->threads.count + v;
+                if (e->indeg[v] == 0)
+                    e->enabled[e->tid[v]]++;
+            }
+    }
+    *out = e;
+    return HF_OK;
+}
+
+uint64_t hf_enum_given(const hf_enum *e) { return e ? e->given : 0; }
+
+uint64_t hf_i_enum_dead_ends(const hf_enum *e) { return e ? e->dead_ends : 0; }
+
+uint64_t hf_i_enum_work(const hf_enum *e) { return e ? e->work : 0; }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Every linear extension: Varol and Rotem's method                                          */
+
+/* Y. L. Varol and D. Rotem, "An algorithm to generate all topological sorting arrangements",
+ * The Computer Journal 24(1), 1981 (also D. E. Knuth, The Art of Computer Programming 4A,
+ * 7.2.1.2, Algorithm V). Events are labelled 1..n along a topological order, so label k is
+ * maximal among 1..k. The extensions of {1..k} are those of {1..k-1} with k inserted at each
+ * position after its last predecessor; the method lists them by moving k left one place at a
+ * time, and when the event on k's left is a predecessor (for adjacent events: iff it is below
+ * k, since anything between them would have to sit between them), it moves k back to the end
+ * and advances the extensions of {1..k-1} the same way. While label k moves, labels above k
+ * stay at their home positions. A schedule costs one successful move; a failed move of label k
+ * costs the distance k travelled (paid by its moves) plus one, and at most n fail in a row:
+ * amortised O(n) per schedule, O(1) when few labels are blocked. */
+static bool all_advance(hf_enum *e)
+{
+    uint32_t *a = e->a, *inv = e->inv;
+    for (uint32_t k = e->n; k > 0; k--) {
+        e->work++;
+        uint32_t j = inv[k], l = a[j - 1];
+        if (!less_label(e, l, k)) {
+            a[j - 1] = k;
+            a[j] = l;
+            inv[k] = j - 1;
+            inv[l] = j;
+            return true;
+        }
+        e->work += k - j;
+        for (; j < k; j++) {
+            l = a[j + 1];
+            a[j] = l;
+            inv[l] = j;
+        }
+        a[k] = k;
+        inv[k] = k;
+    }
+    return false;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Depth-first search over prefixes (traces, preemptions)                                    */
+
+static void place(hf_enum *e, uint32_t v)
+{
+    const hf_poset *p = e->p;
+    if (e->tid) {
+        uint32_t cost = 0;
+        if (e->depth > 0) {
+            uint32_t t = e->tid[e->seq[e->depth - 1]];
+            cost = e->tid[v] != t && e->enabled[t] > 0;
+        }
+        e->pre[e->depth + 1] = e->pre[e->depth] + cost;
+        e->enabled[e->tid[v]]--;
+    }
+    e->placed[v] = 1;
+    e->seq[e->depth++] = v;
+    for (size_t i = p->succ_off[v]; i < p->succ_off[v + 1]; i++) {
+        uint32_t s = p->succ[i];
+        if (--e->indeg[s] == 0 && e->tid)
+            e->enabled[e->tid[s]]++;
+    }
+}
+
+static uint32_t unplace(hf_enum *e)
+{
+    const hf_poset *p = e->p;
+    uint32_t v = e->seq[--e->depth];
+    for (size_t i = p->succ_off[v]; i < p->succ_off[v + 1]; i++) {
+        uint32_t s = p->succ[i];
+        if (e->indeg[s]++ == 0 && e->tid)
+            e->enabled[e->tid[s]]--;
+    }
+    e->placed[v] = 0;
+    if (e->tid)
+        e->enabled[e->tid[v]]++;
+    return v;
+}
+
+/* Preemptions: placing enabled v next is a preemption when the last event's thread is another
+ * one and still has an enabled event. Every prefix within the bound completes within it (run
+ * the current thread while it is runnable; switching away from a thread that is not is free),
+ * so the search never ends a branch without a schedule. */
+static bool preempt_ok(const hf_enum *e, uint32_t v)
+{
+    if (e->depth == 0)
+        return true;
+    uint32_t t = e->tid[e->seq[e->depth - 1]];
+    uint32_t cost = e->tid[v] != t && e->enabled[t] > 0;
+    return e->pre[e->depth] + cost <= e->K;
+}
+
+/* Traces. Events a and b are dependent when they are ordered or conflict; a trace is the set of
+ * linear extensions that order every dependent pair alike (comparable pairs are ordered alike
+ * by every linear extension, so this is the same as ordering every conflicting pair alike), and
+ * it is also the set of words reached from any member by swapping adjacent independent events.
+ * Each trace is given by its lexicographically least member (by event id).
+ *
+ * Criterion (Anisimov and Knuth, "Inhomogeneous sorting", 1979). A word w is least in its trace
+ * iff it has no factor b u a with a < b and a independent of b and of every event of u.
+ * Proof. If there is one, a commutes left past u and b, giving an equivalent word that is
+ * smaller at b's position. Conversely, if w' ~ w and w' < w, let x be their longest common
+ * prefix, w = x c z, w' = x a z'; c z ~ a z' (traces cancel on the left), a < c, and since a
+ * comes first in a z', no event before a in c z is dependent on a (dependent pairs keep their
+ * order across a trace): c z = c u a y with a independent of c and of u, a factor as stated.
+ *
+ * So a prefix x may be followed by a when every event after the last event of x dependent on a
+ * is smaller than a (otherwise a is "asleep" until some later dependent event). That alone can
+ * lead into prefixes no linear extension completes (x = 2 over independent minimal events 1 and
+ * 2: event 1 is asleep forever). Completion test. x extends to a least member iff the remaining
+ * events R have a linear extension y of the order they induce in which every enabled event of R
+ * asleep after x comes after some event of R it conflicts with. (=>) In the least member x y of
+ * its trace, an asleep enabled a must be preceded in y by an event dependent on it, else x's
+ * events after its last dependent one, all independent of a and one above a, with the events of
+ * y before a, would form a forbidden factor; being enabled it has no predecessor in R, so that
+ * event conflicts with it. Events of R that are not enabled, or not asleep, impose nothing on
+ * the factors that start in x. (<=) Orient every conflict of R as y does and every conflict
+ * between x and R from x: the trace this orientation fixes has a least member, found greedily by
+ * always taking the least event with no dependent event left before it; it takes x first (x has
+ * no forbidden factor, and an event of R is available during x only if every dependent event
+ * before it in the orientation is in x, which for an asleep event the orientation forbids, and
+ * for one awake means every event of x after its last dependent one is smaller), so x is a
+ * prefix of a least member. The test is greedy: place any event of R that is enabled and either
+ * not asleep or already woken by a placed conflicting event; placing more never hurts, so the
+ * greedy order gets stuck iff no such y exists. */
+static bool dependent(const hf_poset *p, uint32_t c, uint32_t a)
+{
+    return hf_i_less(p, c, a) || hf_i_less(p, a, c) || hf_i_conflict(p, c, a);
+}
+
+/* Whether enabled, unplaced a is asleep after the prefix: some event after the prefix's last
+ * event dependent on a is larger than a. */
+static bool asleep(hf_enum *e, uint32_t a)
+{
+    for (uint32_t i = e->depth; i-- > 0;) {
+        uint32_t c = e->seq[i];
+        e->work++;
+        if (dependent(e->p, c, a))
+            return false;
+        if (c > a)
+            return true;
+    }
+    return false;
+}
+
+/* The completion test above, for the current prefix. */
+static bool completes(hf_enum *e)
+{
+    const hf_poset *p = e->p;
+    uint32_t n = e->n, asleep_count = 0, head = 0, tail = 0, left = n - e->depth;
+    for (uint32_t v = 0; v < n; v++) {
+        e->sleep[v] = 0;
+        if (e->placed[v])
+            continue;
+        e->indeg2[v] = e->indeg[v];
+        if (e->indeg[v] == 0) {
+            if (asleep(e, v)) {
+                e->sleep[v] = 1;
+                asleep_count++;
+            } else {
+                e->queue[tail++] = v;
+            }
+        }
+    }
+    if (asleep_count == 0)
+        return true;
+    while (head < tail) {
+        uint32_t d = e->queue[head++];
+        left--;
+        for (uint32_t a = 0; a < n && asleep_count > 0; a++)
+            if (e->sleep[a] == 1 && hf_i_conflict(p, d, a)) {
+                e->sleep[a] = 2;
+                asleep_count--;
+                e->queue[tail++] = a;
+            }
+        for (size_t i = p->succ_off[d]; i < p->succ_off[d + 1]; i++)
+            if (--e->indeg2[p->succ[i]] == 0)
+                e->queue[tail++] = p->succ[i];
+        e->work += n;
+    }
+    return left == 0;
+}
+
+static bool trace_ok(hf_enum *e, uint32_t v)
+{
+    if (!e->commuting)
+        return true; /* every two events are dependent: nothing is ever asleep */
+    if (asleep(e, v))
+        return false;
+    place(e, v);
+    bool ok = completes(e);
+    unplace(e);
+    return ok;
+}
+
+/* The least event >= from that may extend the current prefix, or NONE. */
+static uint32_t candidate(hf_enum *e, uint32_t from)
+{
+    for (uint32_t v = from; v < e->n; v++) {
+        e->work++;
+        if (e->placed[v] || e->indeg[v] != 0)
+            continue;
+        if (e->mode == HF_ENUM_PREEMPTIONS ? preempt_ok(e, v) : trace_ok(e, v))
+            return v;
+    }
+    return NONE;
+}
+
+/* From a complete schedule (or, first, the empty prefix) to the next one in lexicographic
+ * order of the schedules the mode selects. */
+static bool dfs_advance(hf_enum *e, bool first)
+{
+    uint32_t from = 0;
+    if (!first) {
+        if (e->depth == 0)
+            return false;
+        from = unplace(e) + 1;
+    }
+    for (;;) {
+        uint32_t v = candidate(e, from);
+        if (v == NONE) {
+            e->dead_ends += from == 0;
+            if (e->depth == 0)
+                return false;
+            from = unplace(e) + 1;
+            continue;
+        }
+        place(e, v);
+        from = 0;
+        if (e->depth == e->n)
+            return true;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Stepping                                                                                  */
+
+static bool advance(hf_enum *e)
+{
+    bool first = e->run == RUN_FRESH;
+    e->run = RUN_GOING;
+    if (e->n == 0)
+        return first;
+    if (e->mode == HF_ENUM_ALL)
+        return first || all_advance(e);
+    return dfs_advance(e, first);
+}
+
+hf_enum_step hf_enum_next(hf_enum *e, uint32_t *schedule)
+{
+    if (!e || (!schedule && e->n > 0))
+        return HF_ENUM_INVALID;
+    if (e->run == RUN_DONE)
+        return HF_ENUM_DONE;
+    if (e->run == RUN_LIMIT)
+        return HF_ENUM_LIMIT;
+    if (!advance(e)) {
+        e->run = RUN_DONE;
+        return HF_ENUM_DONE;
+    }
+    if (e->limit > 0 && e->given >= e->limit) {
+        e->run = RUN_LIMIT;
+        return HF_ENUM_LIMIT;
+    }
+    if (e->mode == HF_ENUM_ALL)
+        for (uint32_t i = 0; i < e->n; i++)
+            schedule[i] = e->p->topo[e->a[i + 1] - 1];
+    else if (e->n > 0)
+        memcpy(schedule, e->seq, (size_t)e->n * sizeof *schedule);
+    e->given++;
+    return HF_ENUM_SCHEDULE;
+}
+
+hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink, uint64_t *given,
+                      bool *more, hf_error *err)
+{
+    if (given)
+        *given = 0;
+    if (more)
+        *more = false;
+    if (!sink.put)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    hf_enum *e = NULL;
+    hf_status st = hf_enum_new(p, o, &e, err);
+    if (st)
+        return st;
+    uint32_t *buf = hf_i_alloc_array(p->ctx, p->n ? p->n : 1, sizeof *buf);
+    if (!buf) {
+        hf_enum_free(e);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory starting an enumeration");
+    }
+    hf_enum_step step;
+    while ((step = hf_enum_next(e, buf)) == HF_ENUM_SCHEDULE) {
+        st = sink.put(sink.user, buf, p->n);
+        if (st) {
+            hf_i_fail(err, st, 0, 0, "the schedule sink stopped the enumeration: %s",
+                      hf_strerror(st));
+            break;
+        }
+        if (given)
+            *given = e->given;
+    }
+    if (!st && more)
+        *more = step == HF_ENUM_LIMIT;
+    hf_i_free(p->ctx, buf);
+    hf_enum_free(e);
+    return st;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Counting                                                                                  */
+
+static void set_u64(mpz_t z, uint64_t v)
+{
+#if ULONG_MAX >= UINT64_MAX
+    mpz_set_ui(z, (unsigned long)v);
+#else
+    mpz_import(z, 1, -1, sizeof v, 0, 0, &v);
+#endif
+}
+
+/* Count by running the enumeration, within `budget` steps (0: no bound). */
+static hf_status count_by_enum(const hf_poset *p, const hf_enum_options *o, uint64_t budget,
+                               mpz_t out, bool *finished, hf_error *err)
+{
+    *finished = false;
+    hf_enum_options eo = *o;
+    eo.limit = 0;
+    hf_enum *e = NULL;
+    hf_status st = hf_enum_new(p, &eo, &e, err);
+    if (st)
+        return st;
+    uint64_t count = 0;
+    while (advance(e)) {
+        count++;
+        if (budget && e->work > budget)
+            break;
+    }
+    if (!budget || e->work <= budget) {
+        *finished = true;
+        set_u64(out, count);
+    }
+    hf_enum_free(e);
+    return HF_OK;
+}
+
+/* States of a dynamic program over down-sets: a key of KW words (the down-set's bitset, then
+ * one word of extra state) and a big number each, in an open-addressing table. */
+typedef struct state_table {
+    size_t count, cap;
+    hf_word *keys;  /* cap * KW words */
+    mpz_t *val;     /* count initialised values */
+    uint64_t *slot; /* (hash high half) | index; SLOT_EMPTY = empty */
+    size_t mask;
+} state_table;
+
+#define SLOT_EMPTY UINT64_MAX
+
+static void table_clear(hf_ctx *ctx, state_table *t)
+{
+    for (size_t i = 0; i < t->count; i++)
+        mpz_clear(t->val[i]);
+    hf_i_free(ctx, t->keys);
+    hf_i_free(ctx, t->val);
+    hf_i_free(ctx, t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+static uint64_t key_hash(const hf_word *k, size_t KW)
+{
+    uint64_t h = 0x2545f4914f6cdd1du;
+    for (size_t i = 0; i < KW; i++) {
+        h = (h ^ k[i]) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 31;
+    }
+    h *= 0xbf58476d1ce4e5b9u;
+    return h ^ (h >> 29);
+}
+
+static hf_status table_rehash(hf_ctx *ctx, state_table *t, size_t KW, size_t size)
+{
+    uint64_t *slot = hf_i_alloc_array(ctx, size, sizeof *slot);
+    if (!slot)
+        return HF_ENOMEM;
+    memset(slot, 0xff, size * sizeof *slot);
+    for (size_t i = 0; i < t->count; i++) {
+        uint64_t h = key_hash(t->keys + i * KW, KW);
+        size_t s = (size_t)h & (size - 1);
+        while (slot[s] != SLOT_EMPTY)
+            s = (s + 1) & (size - 1);
+        slot[s] = (h & 0xffffffff00000000u) | i;
+    }
+    hf_i_free(ctx, t->slot);
+    t->slot = slot;
+    t->mask = size - 1;
+    return HF_OK;
+}
+
+/* What a dynamic program has spent: states created and steps, and its bound on steps (0: none).
+ * An addition to a table of millions of states costs a few cache misses, some 30 times a step
+ * of enumeration: it counts DP_ADD_STEPS steps, and listing a down-set's enabled events one
+ * per event. */
+#define DP_ADD_STEPS 32u
+
+typedef struct dp_budget {
+    size_t states;
+    uint64_t work, max_work;
+} dp_budget;
+
+/* Add (or, with negate, subtract) v to the value of key, creating the state if needed.
+ * HF_ETOOLARGE past HF_ENUM_MAX_STATES states or the budget's steps. */
+static hf_status table_add(hf_ctx *ctx, state_table *t, size_t KW, const hf_word *key,
+                           const mpz_t v, bool negate, dp_budget *b)
+{
+    b->work += DP_ADD_STEPS;
+    if (b->max_work && b->work > b->max_work)
+        return HF_ETOOLARGE;
+    if (!t->slot || 2 * (t->count + 1) > t->mask + 1) {
+        hf_status st = table_rehash(ctx, t, KW, t->slot ? 2 * (t->mask + 1) : 64);
+        if (st)
+            return st;
+    }
+    uint64_t h = key_hash(key, KW);
+    size_t s = (size_t)h & t->mask;
+    for (; t->slot[s] != SLOT_EMPTY; s = (s + 1) & t->mask) {
+        if ((t->slot[s] ^ h) >> 32)
+            continue;
+        size_t i = (size_t)(t->slot[s] & 0xffffffffu);
+        if (memcmp(t->keys + i * KW, key, KW * sizeof *key) == 0) {
+            if (negate)
+                mpz_sub(t->val[i], t->val[i], v);
+            else
+                mpz_add(t->val[i], t->val[i], v);
+            return HF_OK;
+        }
+    }
+    if (b->states >= HF_ENUM_MAX_STATES)
+        return HF_ETOOLARGE;
+    if (t->count == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        hf_word *keys = hf_i_realloc_array(ctx, t->keys, cap * KW, sizeof *keys);
+        if (!keys)
+            return HF_ENOMEM;
+        t->keys = keys;
+        /* mpz_t structs may move in memory as long as the old copy is not used again */
+        mpz_t *val = hf_i_realloc_array(ctx, t->val, cap, sizeof *val);
+        if (!val)
+            return HF_ENOMEM;
+        t->val = val;
+        t->cap = cap;
+    }
+    memcpy(t->keys + t->count * KW, key, KW * sizeof *key);
+    mpz_init_set(t->val[t->count], v);
+    if (negate)
+        mpz_neg(t->val[t->count], t->val[t->count]);
+    t->slot[s] = (h & 0xffffffff00000000u) | t->count;
+    t->count++;
+    b->states++;
+    return HF_OK;
+}
+
+/* The events outside down-set I whose predecessors are all in I, into list; their number. */
+static uint32_t enabled_of(const hf_poset *p, const hf_word *I, uint32_t *list)
+{
+    uint32_t m = 0;
+    for (uint32_t x = 0; x < p->n; x++) {
+        if (hf_i_bit_test(I, x))
+            continue;
+        bool ok = true;
+        for (size_t i = p->pred_off[x]; i < p->pred_off[x + 1] && ok; i++)
+            ok = hf_i_bit_test(I, p->pred[i]);
+        if (ok)
+            list[m++] = x;
+    }
+    return m;
+}
+
+/* Preemption-bounded schedules: forward over down-set sizes, the state being the down-set, the
+ * last event's thread (+1; 0 before the first event) and the preemptions spent, its value the
+ * number of prefixes reaching it. */
+static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_work, mpz_t out)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n, T = p->threads.count;
+    size_t W = hf_i_words(n), KW = W + 1;
+    dp_budget budget = {0, 0, max_work};
+    state_table cur, nxt;
+    memset(&cur, 0, sizeof cur);
+    memset(&nxt, 0, sizeof nxt);
+    hf_word *key = hf_i_calloc(ctx, KW, sizeof *key);
+    uint32_t *list = hf_i_alloc_array(ctx, n, sizeof *list);
+    uint32_t *tid = hf_i_alloc_array(ctx, n, sizeof *tid);
+    mpz_t one;
+    mpz_init_set_ui(one, 1);
+    hf_status st = HF_OK;
+    if (!key || !list || !tid) {
+        st = HF_ENOMEM;
+        goto out;
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t t = p->threads.of ? p->threads.of[v] : HF_NO_EVENT;
+        tid[v] = t != HF_NO_EVENT ? t : T + v;
+    }
+    if ((st = table_add(ctx, &cur, KW, key, one, false, &budget)))
+        goto out;
+    for (uint32_t k = 0; k < n; k++) {
+        for (size_t s = 0; s < cur.count; s++) {
+            const hf_word *I = cur.keys + s * KW;
+            uint64_t extra = I[W];
+            uint32_t last = (uint32_t)(extra >> 32), pre = (uint32_t)extra;
+            uint32_t m = enabled_of(p, I, list);
+            budget.work += n;
+            bool runnable = false;
+            for (uint32_t i = 0; i < m && last && !runnable; i++)
+                runnable = tid[list[i]] == last - 1;
+            memcpy(key, I, W * sizeof *key);
+            for (uint32_t i = 0; i < m; i++) {
+                uint32_t x = list[i];
+                uint32_t cost = last && tid[x] != last - 1 && runnable;
+                if (pre + cost > K)
+                    continue;
+                hf_i_bit_set(key, x);
+                key[W] = ((uint64_t)(tid[x] + 1) << 32) | (pre + cost);
+                st = table_add(ctx, &nxt, KW, key, cur.val[s], false, &budget);
+                hf_i_bit_clear(key, x);
+                if (st)
+                    goto out;
+            }
+        }
+        table_clear(ctx, &cur);
+        cur = nxt;
+        memset(&nxt, 0, sizeof nxt);
+    }
+    mpz_set_ui(out, 0);
+    for (size_t s = 0; s < cur.count; s++)
+        mpz_add(out, out, cur.val[s]);
+out:
+    mpz_clear(one);
+    table_clear(ctx, &cur);
+    table_clear(ctx, &nxt);
+    hf_i_free(ctx, key);
+    hf_i_free(ctx, list);
+    hf_i_free(ctx, tid);
+    return st;
+}
+
+/* Traces. For a down-set D let f(D) be the number of traces of the linear extensions of the
+ * order induced on D. The events that end a trace t (nothing after them in t depends on them)
+ * are pairwise independent, maximal in D, and never none for D non-empty; for a set S of such
+ * events, the traces in which all of S end are exactly t' S for the traces t' of D - S. So
+ * inclusion-exclusion over the non-empty sets S of pairwise non-conflicting events maximal in D
+ * (Cartier and Foata's inversion) gives f(D) = sum over S of (-1)^(|S|+1) f(D - S), each trace
+ * counted sum over non-empty S within its ending set of (-1)^(|S|+1) = 1 time. Pushed forward:
+ * each down-set I adds +-f(I) to I + S for every non-empty set S of enabled events (pairwise
+ * unordered) no two of which conflict. */
+typedef struct trace_dp {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    size_t W;
+    state_table *level; /* n + 1 tables, by down-set size */
+    uint32_t *list;     /* enabled events of the current down-set */
+    uint32_t m;
+    uint32_t *chosen;
+    hf_word *key;
+    dp_budget budget;
+} trace_dp;
+
+/* Extend S (chosen[0..size-1], from list positions below `from`) by each later compatible
+ * event. */
+static hf_status trace_subsets(trace_dp *t, uint32_t k, const mpz_t v, uint32_t from, uint32_t size)
+{
+    for (uint32_t i = from; i < t->m; i++) {
+        uint32_t x = t->list[i];
+        bool ok = true;
+        for (uint32_t j = 0; j < size && ok; j++)
+            ok = !hf_i_conflict(t->p, t->chosen[j], x);
+        if (!ok)
+            continue;
+        t->chosen[size] = x;
+        hf_i_bit_set(t->key, x);
+        hf_status st = table_add(t->ctx, &t->level[k + size + 1], t->W, t->key, v,
+                                 (size + 1) % 2 == 0, &t->budget);
+        if (!st)
+            st = trace_subsets(t, k, v, i + 1, size + 1);
+        hf_i_bit_clear(t->key, x);
+        if (st)
+            return st;
+    }
+    return HF_OK;
+}
+
+static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    trace_dp t = {.p = p, .ctx = ctx, .W = hf_i_words(n), .budget = {0, 0, max_work}};
+    t.level = hf_i_calloc(ctx, (size_t)n + 1, sizeof *t.level);
+    t.list = hf_i_alloc_array(ctx, n, sizeof *t.list);
+    t.chosen = hf_i_alloc_array(ctx, n, sizeof *t.chosen);
+    t.key = hf_i_calloc(ctx, t.W, sizeof *t.key);
+    mpz_t one;
+    mpz_init_set_ui(one, 1);
+    hf_status st = HF_OK;
+    if (!t.level || !t.list || !t.chosen || !t.key) {
+        st = HF_ENOMEM;
+        goto out;
+    }
+    if ((st = table_add(ctx, &t.level[0], t.W, t.key, one, false, &t.budget)))
+        goto out;
+    for (uint32_t k = 0; k < n; k++) {
+        state_table *L = &t.level[k];
+        for (size_t s = 0; s < L->count; s++) {
+            const hf_word *I = L->keys + s * t.W;
+            if (mpz_sgn(L->val[s]) == 0)
+                continue;
+            t.m = enabled_of(p, I, t.list);
+            t.budget.work += n;
+            memcpy(t.key, I, t.W * sizeof *t.key);
+            if ((st = trace_subsets(&t, k, L->val[s], 0, 0)))
+                goto out;
+        }
+        table_clear(ctx, L);
+    }
+    if (t.level[n].count == 1)
+        mpz_set(out, t.level[n].val[0]);
+    else
+        mpz_set_ui(out, 0);
+out:
+    mpz_clear(one);
+    if (t.level)
+        for (uint32_t k = 0; k <= n; k++)
+            table_clear(ctx, &t.level[k]);
+    hf_i_free(ctx, t.level);
+    hf_i_free(ctx, t.list);
+    hf_i_free(ctx, t.chosen);
+    hf_i_free(ctx, t.key);
+    return st;
+}
+
+hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t out)
+{
+    if (!p || !o || !out)
+        return HF_EINVAL;
+    if (o->mode == HF_ENUM_TRACES)
+        return count_traces_dp(p, o->max_work, out);
+    if (o->mode == HF_ENUM_PREEMPTIONS)
+        return count_preempt_dp(p, o->preemptions, o->max_work, out);
+    return HF_EINVAL;
+}
+
+hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!p || !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    hf_enum_options def;
+    if (!o) {
+        hf_enum_options_init(&def);
+        o = &def;
+    }
+    if (o->mode != HF_ENUM_ALL && o->mode != HF_ENUM_TRACES && o->mode != HF_ENUM_PREEMPTIONS)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "unknown enumeration mode %d (all linear extensions 0, traces 1, "
+                         "preemption-bounded 2)",
+                         (int)o->mode);
+    if (p->n == 0) {
+        mpz_set_ui(out, 1);
+        return HF_OK;
+    }
+    /* Without objects every two events are dependent, and without threads (or with a bound of
+     * n - 1) no schedule is refused: these are the linear extensions. */
+    hf_enum_options eo = *o;
+    if ((eo.mode == HF_ENUM_TRACES && !p->objects.of) ||
+        (eo.mode == HF_ENUM_PREEMPTIONS && (!p->threads.of || eo.preemptions >= p->n - 1)))
+        eo.mode = HF_ENUM_ALL;
+    const char *what = eo.mode == HF_ENUM_ALL      ? "linear extensions"
+                       : eo.mode == HF_ENUM_TRACES ? "traces"
+                                                   : "preemption-bounded schedules";
+    bool finished = false;
+    hf_status st;
+    if (eo.mode == HF_ENUM_ALL) {
+        hf_error cerr;
+        st = hf_count_linear_extensions(p, out, &cerr);
+        if (st != HF_ETOOLARGE) {
+            if (st && err)
+                *err = cerr;
+            return st;
+        }
+        if ((st = count_by_enum(p, &eo, eo.max_work, out, &finished, err)))
+            return st;
+        if (finished)
+            return HF_OK;
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "the order has more than %u down-sets (HF_COUNT_MAX_IDEALS) and its "
+                         "linear extensions take more than %" PRIu64
+                         " steps to enumerate (max_work): they are not counted",
+                         HF_COUNT_MAX_IDEALS, eo.max_work);
+    }
+    if ((st = count_by_enum(p, &eo, eo.max_work, out, &finished, err)))
+        return st;
+    if (finished)
+        return HF_OK;
+    st = eo.mode == HF_ENUM_TRACES ? count_traces_dp(p, eo.max_work, out)
+                                   : count_preempt_dp(p, eo.preemptions, eo.max_work, out);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, st, 0, 0, "out of memory counting %s", what);
+    if (st == HF_ETOOLARGE)
+        return hf_i_fail(err, st, 0, 0,
+                         "counting the %s takes more than %" PRIu64
+                         " steps of enumeration (max_work), and more than as many steps or %u "
+                         "states (HF_ENUM_MAX_STATES) of dynamic programming over down-sets: "
+                         "they are not counted",
+                         what, eo.max_work, HF_ENUM_MAX_STATES);
+    return st;
+}

@@ -1,0 +1,18 @@
+/* White-box view of an enumeration (lib/enum.c) for the tests: how often the depth-first search
+ * placed an event after which no schedule followed, which the completion tests rule out. */
+#ifndef HITFAM_ENUM_I_H
+#define HITFAM_ENUM_I_H
+
+#include "hitfam/enum.h"
+
+/* Prefixes the depth-first search extended that then had no candidate (0 when every branch
+ * ends in a schedule). 0 for HF_ENUM_ALL and NULL. */
+uint64_t hf_i_enum_dead_ends(const hf_enum *e);
+/* Steps taken so far (the unit of hf_enum_options.max_work). 0 for NULL. */
+uint64_t hf_i_enum_work(const hf_enum *e);
+
+/* The dynamic program hf_enum_count falls back on, alone: traces or preemption bounds (HF_EINVAL
+ * for other modes), within o->max_work steps (0: no bound) and HF_ENUM_MAX_STATES states. */
+hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t out);
+
+#endif
