@@ -36,6 +36,7 @@ int cmd_stats(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
 int cmd_online(int argc, char **argv);
 int cmd_enum(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */

@@ -23,6 +23,9 @@ static const char usage[] =
     "      --count M        a sampler: exactly M schedules (hitting or not)\n"
     "      --until-covered  a sampler: stop at the first d-hitting prefix (default)\n"
     "      --patterns P     method pattern: canonical (default), realised or all\n"
+    "      --max-names N    refuse (before the first schedule when the size is known)\n"
+    "                       a family of more than N names, schedules x events (default\n"
+    "                       10000000000, about 20 GB of text; 0: no limit)\n"
     "      --conflicts N    method exact (and auto, which weighs it on small orders): the\n"
     "                       SAT solver's budget in conflicts (default 2000000; auto 6000)\n"
     "  -f, --focus FILE     only tuples of these events must be hit (one name per line);\n"
@@ -203,6 +206,7 @@ int cmd_gen(int argc, char **argv)
                                          {"patterns", required_argument, NULL, 'P'},
                                          {"minimize", no_argument, NULL, 'M'},
                                          {"conflicts", required_argument, NULL, 'K'},
+                                         {"max-names", required_argument, NULL, 'N'},
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
@@ -247,6 +251,10 @@ int cmd_gen(int argc, char **argv)
         case 'K':
             if (!cli_parse_u64(optarg, &opt.conflicts) || opt.conflicts == 0)
                 die_usage("--conflicts needs a positive integer (got '%s')", optarg);
+            break;
+        case 'N':
+            if (!cli_parse_u64(optarg, &opt.max_names))
+                die_usage("--max-names needs a number, 0 for no limit (got '%s')", optarg);
             break;
         default:
             if (!cli_option(&o, c, optarg))

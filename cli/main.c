@@ -17,6 +17,8 @@ static const cli_command commands[] = {
     {"online", cmd_online,
      "play a forest online (events seen when their parent runs) and write the runs"},
     {"enum", cmd_enum, "list or count schedules: all, one per trace, or at most K preemptions"},
+    {"compare", cmd_compare,
+     "compare hitting families, samplers and enumeration: runs and guarantees"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

@@ -434,12 +434,18 @@ static hf_status check_names(const mpz_t size, uint32_t n, uint64_t max, hf_erro
         else
             snprintf(shown, sizeof shown, "about 10^%zu", mpz_sizeinbase(size, 10) - 1);
         /* about two bytes per name in text: a short name and a separator */
-        double gb = mpz_get_d(names) * 2 / 1e9;
+        double bytes = mpz_get_d(names) * 2;
+        static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB"};
+        unsigned u = 0;
+        while (bytes >= 1000 && u + 1 < sizeof unit / sizeof unit[0]) {
+            bytes /= 1000;
+            u++;
+        }
         st = hf_i_fail(err, HF_ETOOLARGE, 0, 0,
                        "the family would have %s schedules of %" PRIu32 " events, more than "
                        "max_names (%" PRIu64 " names, schedules x events; at least %.3g %s of "
                        "text)",
-                       shown, n, max, gb >= 1000 ? gb / 1000 : gb, gb >= 1000 ? "TB" : "GB");
+                       shown, n, max, bytes, unit[u]);
     }
     mpz_clear(names);
     return st;
