@@ -71,7 +71,7 @@ void hf_i_chains_free(hf_ctx *ctx, hf_i_chains *c)
     memset(c, 0, sizeof *c);
 }
 
-hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err)
+hf_status hf_i_chains_check_threads(const hf_poset *p, const char *why, hf_error *err)
 {
     if (!p->threads.of)
         return HF_OK;
@@ -90,11 +90,10 @@ hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err)
             char q1[96], q2[96], q3[96];
             st = hf_i_fail(err, HF_EINVAL, 0, 0,
                            "thread %s is not a chain: its events %s and %s are not ordered "
-                           "(method chains needs the events of a thread to happen one after "
-                           "another)",
+                           "(%s)",
                            hf_i_name_quote(hf_i_label_name(&p->threads, t), q1, sizeof q1),
                            hf_i_name_quote(hf_i_name(p, last[t]), q2, sizeof q2),
-                           hf_i_name_quote(hf_i_name(p, v), q3, sizeof q3));
+                           hf_i_name_quote(hf_i_name(p, v), q3, sizeof q3), why);
         }
         last[t] = v;
     }
@@ -354,7 +353,9 @@ hf_status hf_i_chains_decompose(const hf_poset *p, const uint8_t *in_set, bool u
     if (use_threads && p->threads.of)
         for (uint32_t v = 0; v < n && !threads; v++)
             threads = (!in_set || in_set[v]) && p->threads.of[v] != NONE;
-    if (threads && (st = hf_i_chains_check_threads(p, err)))
+    if (threads &&
+        (st = hf_i_chains_check_threads(
+             p, "method chains needs the events of a thread to happen one after another", err)))
         return st;
     size_t n1 = n ? n : 1;
     out->chain_of = hf_i_alloc_array(ctx, n1, sizeof *out->chain_of);
@@ -773,7 +774,8 @@ static hf_status chains_check(const hf_poset *p, const hf_gen_options *opt, hf_e
                          "method chains needs a forest, an in-forest or an order of at most %u "
                          "events",
                          HF_CLOSURE_MAX_EVENTS);
-    return hf_i_chains_check_threads(p, err);
+    return hf_i_chains_check_threads(
+        p, "method chains needs the events of a thread to happen one after another", err);
 }
 
 static hf_status chains_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,

@@ -46,7 +46,8 @@ void hf_i_chains_free(hf_ctx *ctx, hf_i_chains *c);
 hf_status hf_i_chains_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                uint64_t sigma_budget, hf_error *err);
 
-/* Validate the threads of p (each one a chain), as method chains does before using them. */
-hf_status hf_i_chains_check_threads(const hf_poset *p, hf_error *err);
+/* Validate the threads of p (each one a chain) before a method uses them; `why` ends the
+ * message ("method chains needs the events of a thread to happen one after another"). */
+hf_status hf_i_chains_check_threads(const hf_poset *p, const char *why, hf_error *err);
 
 #endif

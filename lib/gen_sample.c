@@ -241,34 +241,11 @@ static void sample_rw(hf_i_sampler *s, uint32_t *out)
 
 /* ---- pct ---- */
 
-/* Each named thread must be a chain: in topological order each of its events lies above the
- * one before. */
+/* Each named thread must be a chain (gen_chains.c checks it). */
 static hf_status pct_check_threads(const hf_poset *p, hf_error *err)
 {
-    if (!p->threads.of)
-        return HF_OK;
-    uint32_t *last = hf_i_alloc_array(p->ctx, p->threads.count, sizeof *last);
-    if (!last)
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    memset(last, 0xff, p->threads.count * sizeof *last);
-    hf_status st = HF_OK;
-    for (uint32_t i = 0; i < p->n && !st; i++) {
-        uint32_t v = p->topo[i], t = p->threads.of[v];
-        if (t == NONE)
-            continue;
-        if (last[t] != NONE && !hf_i_less(p, last[t], v)) {
-            char q1[96], q2[96], q3[96];
-            st = hf_i_fail(err, HF_EINVAL, 0, 0,
-                           "thread %s is not a chain: its events %s and %s are not ordered "
-                           "(method pct runs the events of a thread one after another)",
-                           hf_i_name_quote(hf_i_label_name(&p->threads, t), q1, sizeof q1),
-                           hf_i_name_quote(hf_i_name(p, last[t]), q2, sizeof q2),
-                           hf_i_name_quote(hf_i_name(p, v), q3, sizeof q3));
-        }
-        last[t] = v;
-    }
-    hf_i_free(p->ctx, last);
-    return st;
+    return hf_i_chains_check_threads(p, "method pct runs the events of a thread one after another",
+                                     err);
 }
 
 /* One PCT schedule from the initial priorities prio[t] (distinct) and the ncp change points
