@@ -311,6 +311,10 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         } else {
             hf_family_free(f);
         }
+        /* a check only asks whether auto has a method: the first that applies answers it,
+         * without running the costlier ones (greedy, exact) that could only be smaller */
+        if (!st && best && !size && !cache)
+            break;
     }
     if (size)
         mpz_set(size, best_size);

@@ -40,14 +40,27 @@ static uint64_t run_method(const hf_poset *p, unsigned d, hf_method method, cons
     hf_error err;
     if (hf_method_check(p, &opt, &err) != HF_OK)
         return 0;
-    uint64_t predicted;
-    hf_method chosen;
-    cr_assert_eq(hf_method_predict(p, &opt, &predicted, &chosen, &err), HF_OK, "%s", err.text);
+    /* auto's prediction reruns exact's budgeted search on small orders (a second time, as
+     * generating does): it is compared with the family on orders of up to 6 events; beyond,
+     * the size auto announces before the first schedule is */
+    bool predict = method != HF_METHOD_AUTO || hf_poset_size(p) <= 6;
+    uint64_t predicted = 0;
+    hf_method chosen = HF_METHOD_AUTO;
+    if (predict)
+        cr_assert_eq(hf_method_predict(p, &opt, &predicted, &chosen, &err), HF_OK, "%s", err.text);
     hf_family *f;
     cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
     hf_method used;
-    cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), &used, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(used, chosen);
+    hf_gen_info info;
+    cr_assert_eq(hf_generate_ex(p, &opt, NULL, NULL, hf_family_sink(f), &info, &err), HF_OK, "%s",
+                 err.text);
+    used = info.method;
+    if (predict) {
+        cr_assert_eq(used, chosen);
+    } else {
+        cr_assert(info.schedules_known, "auto announced no size");
+        predicted = info.schedules;
+    }
     if (method_used)
         *method_used = used;
     cr_assert_eq(hf_family_size(f), predicted, "%s: predicted %llu, emitted %zu",
