@@ -146,8 +146,7 @@ Test(gen_pattern_deep, long_chain_with_side_leaves)
         cr_assert_geq(m, len - (last + 1) + 1, "%zu schedules on a chain of %u", m, len);
         hf_poset_free(p);
     }
-    hf_poset *p;
-    p = chain_with_leaves(100, 4);
+    hf_poset *p = chain_with_leaves(100, 4);
     verified_size(p, 4, HF_PATTERN_CANONICAL, NULL);
     verified_size(p, 4, HF_PATTERN_REALISED, NULL);
     hf_poset_free(p);
