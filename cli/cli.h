@@ -75,6 +75,10 @@ const hf_allocator *cli_allocator(void);
 /* The one context of a command: every library object is made through it (the poset's, which
  * the family, writer and generators share). Exits with a message on failure. */
 hf_ctx *ctx_new(void);
+/* The progress line of cli/progress.c on the context's long computations (when standard error
+ * is a terminal, or HITFAM_PROGRESS says so), and its erasure before messages and at the end. */
+void progress_attach(hf_ctx *ctx);
+void progress_clear(void);
 /* The order in a DOT file, with a context of its own. Exits with a message on failure. */
 hf_poset *read_poset(const char *path);
 /* Free a poset from read_poset and its context. */

@@ -59,6 +59,7 @@ static void vsay(const char *fmt, va_list ap)
     else if (n >= (int)sizeof small)
         buf = small, n = (int)sizeof small - 1; /* no memory: the start of the message */
     va_end(again);
+    progress_clear();
     fputs("hitfam: ", stderr);
     const unsigned char *s = (const unsigned char *)buf;
     for (size_t i = 0, len; n > 0 && i < (size_t)n; i += len) {
@@ -177,6 +178,7 @@ hf_ctx *ctx_new(void)
         report(NULL, 0, "%s", hf_strerror(st));
         exit(EXIT_BAD);
     }
+    progress_attach(ctx);
     return ctx;
 }
 

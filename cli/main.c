@@ -45,6 +45,7 @@ static void usage(void)
  * for a result. Failed commands have reported already. */
 static int finish(int rc)
 {
+    progress_clear();
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (rc != EXIT_BAD)
