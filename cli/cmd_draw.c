@@ -97,7 +97,11 @@ static char *event_label(const hf_poset *p, uint32_t x, const uint32_t *pos, con
 
 /* Writes that fail leave the stream in error; output_close reports it. Every ID and value was
  * checked before (draw_refusal), so nothing else can fail here. */
-static void put_id(FILE *out, const char *name) { (void)hf_dot_write_name(out, name); }
+static void put_id(FILE *out, const char *name)
+{
+    if (hf_dot_write_name(out, name) != HF_OK)
+        return;
+}
 
 static void put_edge(FILE *out, const hf_poset *p, uint32_t a, uint32_t b, const char *attrs)
 {
@@ -167,7 +171,8 @@ void draw_order(FILE *out, const hf_poset *p, const draw_marks *marks)
         fputs("  ", out);
         put_id(out, hf_poset_name(p, x));
         fputs(" [label=", out);
-        (void)hf_dot_write_value(out, label);
+        if (hf_dot_write_value(out, label) != HF_OK) { /* see put_id */
+        }
         free(label);
         if (rank && rank[x])
             fputs(", fillcolor=\"#f4a3a3\", penwidth=2", out);

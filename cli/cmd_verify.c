@@ -53,18 +53,26 @@ static void parse_shard(const char *arg, uint32_t *index, uint32_t *count)
     *count = (uint32_t)k;
 }
 
+/* A name on stdout; a write error leaves the stream in error, which finish() in cli/main.c
+ * reports when the command ends. */
+static void put_name(const char *name)
+{
+    if (hf_name_write(stdout, name) != HF_OK)
+        return;
+}
+
 /* "not d-hitting: no schedule orders a before b", then the tuple alone. */
 static void print_uncovered(const hf_poset *p, unsigned d, const hf_verify_result *res)
 {
     printf("not %u-hitting: no schedule orders", d);
     for (unsigned i = 0; i < res->d; i++) {
         fputs(i ? " before " : " ", stdout);
-        hf_name_write(stdout, hf_poset_name(p, res->witness[i]));
+        put_name(hf_poset_name(p, res->witness[i]));
     }
     printf("\nuncovered:");
     for (unsigned i = 0; i < res->d; i++) {
         putchar(' ');
-        hf_name_write(stdout, hf_poset_name(p, res->witness[i]));
+        put_name(hf_poset_name(p, res->witness[i]));
     }
     putchar('\n');
 }

@@ -90,5 +90,6 @@ void progress_attach(hf_ctx *ctx)
         if (d && end != d && *end == '\0' && v >= 0 && v < 1e6)
             line.delay = v;
     }
-    hf_ctx_set_progress(ctx, show, NULL);
+    if (hf_ctx_set_progress(ctx, show, NULL) != HF_OK)
+        return; /* a NULL context: nothing to report on */
 }

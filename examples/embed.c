@@ -133,12 +133,13 @@ int main(int argc, char **argv)
         rc = 0;
     } else {
         printf("NOT %u-hitting; first uncovered tuple:", res.d);
-        for (unsigned i = 0; i < res.d; i++) {
+        rc = 1;
+        for (unsigned i = 0; i < res.d && rc == 1; i++) {
             putchar(' ');
-            hf_name_write(stdout, hf_poset_name(p, res.witness[i]));
+            if ((st = hf_name_write(stdout, hf_poset_name(p, res.witness[i]))) != HF_OK)
+                rc = fail("stdout", st, NULL);
         }
         putchar('\n');
-        rc = 1;
     }
 
 out:

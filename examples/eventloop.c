@@ -166,7 +166,10 @@ static void print_names(const hf_poset *p, const uint32_t *ids, uint32_t n, cons
     for (uint32_t i = 0; i < n; i++) {
         if (i > 0)
             fputs(sep, stdout);
-        hf_name_write(stdout, hf_poset_name(p, ids[i]));
+        if (hf_name_write(stdout, hf_poset_name(p, ids[i])) != HF_OK) {
+            fprintf(stderr, "eventloop: cannot write to standard output\n");
+            exit(1);
+        }
     }
 }
 

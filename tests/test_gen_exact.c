@@ -407,7 +407,7 @@ Test(gen_exact, start_family_and_remove_one)
     /* a budget of one conflict: nothing known, the family unchanged */
     eo.start = NULL;
     eo.conflicts = 1;
-    hf_family_remove(h, 0);
+    cr_assert_eq(hf_family_remove(h, 0), HF_OK);
     cr_assert_eq(hf_exact_remove_one(p, h, &eo, &v, &r, &err), HF_EMISMATCH);
     cr_assert(strstr(err.text, "not 3-hitting"), "%s", err.text);
     hf_family_free(h);

@@ -20,14 +20,16 @@ extern "C" {
  * work, any size. Other orders: dynamic programming over down-sets, O(#down-sets * n) time and
  * memory; HF_ETOOLARGE when there are more than HF_COUNT_MAX_IDEALS down-sets (never a wrong
  * number). */
-HF_API hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out,
+                                                         hf_error *err);
 
 /** The decimal logarithm of the number of linear extensions of @p p into @p out (0 for a single
  * extension), for printing a count of millions of digits without computing it. Forests and
  * in-forests: log10 n! - sum of log10(subtree size) in double arithmetic, O(n), accurate to
  * about 1e-9 for 10^6 events. Other orders: from hf_count_linear_extensions (its limits and
  * errors). */
-HF_API hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out,
+                                                               hf_error *err);
 
 /** Work (about word operations) hf_count_admissible may spend enumerating prefixes on orders
  * that are neither forests nor in-forests: some seconds. */
@@ -40,13 +42,15 @@ HF_API hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out
  * bitsets, O(#prefixes * n / 64), stopped with HF_ETOOLARGE (never a wrong number) when it
  * would pass HF_COUNT_DEFAULT_WORK, and refused beyond HF_CLOSURE_MAX_EVENTS events. If @p focus
  * is non-NULL only tuples of focus events are counted (always by enumeration). */
-HF_API hf_status hf_count_admissible(const hf_poset *p, unsigned d, const uint32_t *focus,
-                                     size_t focus_count, mpz_t out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_count_admissible(const hf_poset *p, unsigned d,
+                                                  const uint32_t *focus, size_t focus_count,
+                                                  mpz_t out, hf_error *err);
 /** hf_count_admissible with its own work limit @p max_work (0: none; the enumeration may then
  * take hours, e.g. 60 events at d = 8). */
-HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, const uint32_t *focus,
-                                             size_t focus_count, uint64_t max_work, mpz_t out,
-                                             hf_error *err);
+HF_API HF_NODISCARD hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d,
+                                                          const uint32_t *focus, size_t focus_count,
+                                                          uint64_t max_work, mpz_t out,
+                                                          hf_error *err);
 
 /** A lower bound on the size of every d-hitting family of @p p (1 <= d <= HF_MAX_D), the
  * largest of: 1 if n > 0; 2 if some pair is incomparable; for d >= 3 the chain-plus-free-event
@@ -54,16 +58,18 @@ HF_API hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, cons
  * antichain has d events; for d >= 3 the bound ceil(log2(w - 1)) from an antichain of w events.
  * Which antichains and chains are examined is documented in docs/bounds.md. Exact for the shapes
  * it was designed for (docs/math.md, section 1.4), but in general only a bound. */
-HF_API hf_status hf_count_lower_bound(const hf_poset *p, unsigned d, mpz_t out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_count_lower_bound(const hf_poset *p, unsigned d, mpz_t out,
+                                                   hf_error *err);
 
 /** The exact family size @p opt's method would produce (see hf_method_predict), as a big
  * integer. */
-HF_API hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                                       hf_method *chosen, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_method_predict_mpz(const hf_poset *p, const hf_gen_options *opt,
+                                                    mpz_t size, hf_method *chosen, hf_error *err);
 
 /** Number of admissible d-tuples not hit by @p f (after the same schedule checks as hf_verify). */
-HF_API hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
-                                           const hf_verify_options *opt, mpz_t out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
+                                                        const hf_verify_options *opt, mpz_t out,
+                                                        hf_error *err);
 
 #ifdef __cplusplus
 }

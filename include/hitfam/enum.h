@@ -74,8 +74,8 @@ typedef enum hf_enum_step {
  * taken here: O(n) words (plus the poset, which must outlive the enumeration). The caller owns
  * `*out` (free with hf_enum_free). Errors (`*out` NULL): HF_EINVAL (NULL @p p or @p out, a
  * mode that is not an hf_enum_mode), HF_ENOMEM. O(n + e). */
-HF_API hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o, hf_enum **out,
-                             hf_error *err);
+HF_API HF_NODISCARD hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o,
+                                          hf_enum **out, hf_error *err);
 
 /** Write the next schedule (n event ids) into @p schedule and return HF_ENUM_SCHEDULE, or say
  * that the enumeration is over (HF_ENUM_DONE, HF_ENUM_LIMIT; it then stays over). An order of no
@@ -99,8 +99,8 @@ HF_API void hf_enum_free(hf_enum *e);
  * is stored in `*given` (may be NULL), and `*more` (may be NULL) says whether the limit stopped
  * it before the end. Errors: as hf_enum_new, and the sink's own status (schedules given so far
  * are counted in `*given`). */
-HF_API hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
-                             uint64_t *given, bool *more, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
+                                          uint64_t *given, bool *more, hf_error *err);
 
 /** The exact number of schedules the options select, into @p out (initialised by the caller):
  * the number an enumeration without a limit gives (o->limit is ignored). HF_ENUM_ALL:
@@ -115,8 +115,8 @@ HF_API hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sin
  * phase takes some seconds at most (5 s for traces of 8 threads of 6 events on a loaded 2-core
  * machine). Errors: HF_EINVAL, HF_ENOMEM, HF_ETOOLARGE (with a message saying which bounds were
  * passed; never a wrong number). */
-HF_API hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out,
-                               hf_error *err);
+HF_API HF_NODISCARD hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out,
+                                            hf_error *err);
 
 /** The name of a mode for headers and tables: "enum", "traces", or "preemptions-K" (K from
  * @p o) written into @p buf (@p cap bytes, at least 32); returns @p buf, or NULL for a bad

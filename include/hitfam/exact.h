@@ -85,8 +85,9 @@ typedef struct hf_exact_result {
  * the C++ allocator, outside the context's; its running out of memory ends the process. Memory
  * O(M * (k^3 + T * d)) literals for k (focus) events and T tuples; time: NP-hard in general,
  * bounded by the budget (a conflict costs microseconds to milliseconds). */
-HF_API hf_status hf_exact_solve(const hf_poset *p, const hf_exact_options *o, hf_family **out,
-                                hf_exact_result *result, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_exact_solve(const hf_poset *p, const hf_exact_options *o,
+                                             hf_family **out, hf_exact_result *result,
+                                             hf_error *err);
 
 /** Outcome of hf_exact_remove_one. */
 typedef enum hf_exact_verdict {
@@ -104,9 +105,10 @@ typedef enum hf_exact_verdict {
  * is unchanged. The family is checked first as hf_verify does (HF_ESCHEDULE, HF_EMISMATCH when
  * it is not d-hitting). o->start is ignored. @p result may be NULL. Errors as hf_exact_solve;
  * on error @p f is unchanged. */
-HF_API hf_status hf_exact_remove_one(const hf_poset *p, hf_family *f, const hf_exact_options *o,
-                                     hf_exact_verdict *verdict, hf_exact_result *result,
-                                     hf_error *err);
+HF_API HF_NODISCARD hf_status hf_exact_remove_one(const hf_poset *p, hf_family *f,
+                                                  const hf_exact_options *o,
+                                                  hf_exact_verdict *verdict,
+                                                  hf_exact_result *result, hf_error *err);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,14 @@
 #define HF_API
 #endif
 
+/* On every call that returns an hf_status: GCC and Clang warn when the caller drops the status
+ * (a failed call must not pass for a successful one). */
+#if defined(__GNUC__)
+#define HF_NODISCARD __attribute__((warn_unused_result))
+#else
+#define HF_NODISCARD
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,7 +94,8 @@ typedef struct hf_ctx hf_ctx;
 
 /** Create a context. @p alloc may be NULL (the C allocator); it is copied. @p log may be NULL.
  * On success the caller owns `*out` (free with hf_ctx_free). */
-HF_API hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user, hf_ctx **out);
+HF_API HF_NODISCARD hf_status hf_ctx_new(const hf_allocator *alloc, hf_log_fn log, void *log_user,
+                                         hf_ctx **out);
 /** Free a context. NULL is a no-op. */
 HF_API void hf_ctx_free(hf_ctx *ctx);
 
@@ -108,7 +117,7 @@ typedef bool (*hf_progress_fn)(const hf_progress *progress, void *user);
 
 /** Set (or, with @p fn NULL, clear) the progress callback of @p ctx. Set it before the context is
  * shared between threads. HF_EINVAL for a NULL context. */
-HF_API hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn, void *user);
+HF_API HF_NODISCARD hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn, void *user);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Limits                                                                                     */
@@ -137,7 +146,7 @@ typedef struct hf_poset hf_poset;
 typedef struct hf_poset_builder hf_poset_builder;
 
 /** Create an empty builder. @p ctx may be NULL. Caller owns `*out`. */
-HF_API hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out);
+HF_API HF_NODISCARD hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out);
 /** Free a builder (whether or not it was finished). NULL is a no-op. */
 HF_API void hf_poset_builder_free(hf_poset_builder *b);
 
@@ -145,18 +154,21 @@ HF_API void hf_poset_builder_free(hf_poset_builder *b);
  * bytes; names are unique). Ids are dense and given in call order: the k-th added event has id k.
  * @p id may be NULL. Errors: HF_EDUPLICATE (the name exists; `*id` is then set to the existing
  * event's id), HF_ETOOLARGE, HF_ENOMEM, HF_ESTATE after finish. Amortised O(|name|). */
-HF_API hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint32_t *id);
+HF_API HF_NODISCARD hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name,
+                                                         uint32_t *id);
 
 /** Find an event by name in a builder. HF_ENOTFOUND when absent. */
-HF_API hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uint32_t *id);
+HF_API HF_NODISCARD hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name,
+                                                    uint32_t *id);
 
 /** Require that event @p before happens before event @p after. Duplicate and transitive
  * constraints are accepted and removed at finish. A self-loop is accepted here and reported by
  * finish (so that a reader can report it with the input's position). O(1) amortised. */
-HF_API hf_status hf_poset_builder_add_order(hf_poset_builder *b, uint32_t before, uint32_t after);
+HF_API HF_NODISCARD hf_status hf_poset_builder_add_order(hf_poset_builder *b, uint32_t before,
+                                                         uint32_t after);
 
 /** Mark event @p id as a focus event (see hf_poset_focus). */
-HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
+HF_API HF_NODISCARD hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
 
 /** Name the thread (a chain of events known to run in sequence, such as one process's or one
  * actor's steps) that event @p id belongs to; NULL or "" clears it. Any NUL-terminated string of
@@ -164,7 +176,8 @@ HF_API hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id);
  * checked here: method chains uses them as its chains and refuses a thread whose events are not
  * pairwise comparable. Errors: HF_EINVAL (NULL builder, id out of range), HF_ESTATE after
  * finish, HF_ENOMEM (the builder is then unchanged). Expected O(|thread|). */
-HF_API hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id, const char *thread);
+HF_API HF_NODISCARD hf_status hf_poset_builder_set_thread(hf_poset_builder *b, uint32_t id,
+                                                          const char *thread);
 
 /** How an event uses the object it touches (hf_poset_builder_set_object). Values are pinned. */
 typedef enum hf_access {
@@ -180,8 +193,8 @@ typedef enum hf_access {
  * Errors: HF_EINVAL (NULL builder, id out of range, an access that does not match: READ or
  * WRITE with an object, NONE without), HF_ETOOLARGE, HF_ESTATE after finish, HF_ENOMEM (the
  * builder is then unchanged). Expected O(|object|). */
-HF_API hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id, const char *object,
-                                             hf_access access);
+HF_API HF_NODISCARD hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id,
+                                                          const char *object, hf_access access);
 
 /** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
  * names its events in order), reduces the constraints to the Hasse diagram, computes the
@@ -190,7 +203,8 @@ HF_API hf_status hf_poset_builder_set_object(hf_poset_builder *b, uint32_t id, c
  * Time O(n + e) for forests and in-forests; O(n * e / 64) otherwise; memory O(n + e), plus n*n
  * bits for the closure when kept (transitive reduction of larger orders works in blocks of
  * columns, n * 4096 bits at a time). */
-HF_API hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out,
+                                                      hf_error *err);
 
 /** Free a poset. NULL is a no-op. */
 HF_API void hf_poset_free(hf_poset *p);
@@ -203,7 +217,7 @@ HF_API uint32_t hf_poset_size(const hf_poset *p);
 /** Name of event @p id (owned by the poset), or NULL if @p id is out of range. */
 HF_API const char *hf_poset_name(const hf_poset *p, uint32_t id);
 /** Find an event id by name. HF_ENOTFOUND when absent. Expected O(|name|). */
-HF_API hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id);
+HF_API HF_NODISCARD hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id);
 
 /** Number of edges of the Hasse diagram (covering pairs). */
 HF_API size_t hf_poset_hasse_edge_count(const hf_poset *p);
@@ -253,7 +267,7 @@ HF_API uint32_t hf_poset_subtree_size(const hf_poset *p, uint32_t id);
  * children split by a weight-balanced gadget of virtual events. The doubletree family has at
  * most 4 * this many schedules. HF_EUNSUPPORTED for orders that are neither forests nor
  * in-forests. O(n log n) time, O(n) memory. */
-HF_API hf_status hf_poset_tree_height(const hf_poset *p, uint32_t *height);
+HF_API HF_NODISCARD hf_status hf_poset_tree_height(const hf_poset *p, uint32_t *height);
 
 /** Events marked as focus events by hf_poset_builder_set_focus (DOT: `focus=true`), sorted by id.
  * NULL with `*count == 0` when none is marked (then every event is a focus event). */
@@ -310,18 +324,19 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * and error state are process-wide; hitfam serialises its own DOT reads with a lock and restores
  * libcgraph's error settings, but another thread calling libcgraph directly at the same time may
  * disturb them. libcgraph allocates with malloc, not through the context's allocator. */
-HF_API hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
-                                 hf_error *err);
+HF_API HF_NODISCARD hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len,
+                                              hf_poset **out, hf_error *err);
 /** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;
  * HF_EIO when reading fails. */
-HF_API hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out,
+                                               hf_error *err);
 /** Write @p p as a DOT digraph of its Hasse diagram to @p out: every event (with `focus=true`
  * and `thread=` when set), then every Hasse edge. Each name is written as hf_dot_write_name
  * does, so that Graphviz and hf_dot_read_mem read back exactly the same events. Errors:
  * HF_EINVAL (NULL argument), HF_EUNSUPPORTED (some name or thread cannot be written so that it
  * reads back as itself, see hf_dot_write_name; nothing is written then), HF_EIO, HF_ENOMEM.
  * O(n + e) plus the length of the names. */
-HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
+HF_API HF_NODISCARD hf_status hf_dot_write(const hf_poset *p, FILE *out);
 
 /** Write @p name as a DOT node ID that Graphviz reads back as exactly these bytes: bare when it
  * is a DOT identifier or numeral and no keyword, else in double quotes with `\"` for each quote
@@ -330,14 +345,14 @@ HF_API hf_status hf_dot_write(const hf_poset *p, FILE *out);
  * `%` (Graphviz renames such nodes), and, unless its angle brackets nest, an odd run of
  * backslashes before a quote, a newline or the end of the name, or a newline between a quote
  * or backslash pair and a quote or backslash. HF_EINVAL for NULL, HF_EIO, HF_ENOMEM. O(|name|). */
-HF_API hf_status hf_dot_write_name(FILE *out, const char *name);
+HF_API HF_NODISCARD hf_status hf_dot_write_name(FILE *out, const char *name);
 /** As hf_dot_write_name, for an attribute value (a leading `%` is allowed there). */
-HF_API hf_status hf_dot_write_value(FILE *out, const char *value);
+HF_API HF_NODISCARD hf_status hf_dot_write_value(FILE *out, const char *value);
 /** Whether hf_dot_write_name would write @p name: HF_OK, HF_EUNSUPPORTED (no DOT ID reads back
  * as it), HF_EINVAL (NULL), HF_ENOMEM. Writes nothing. O(|name|). */
-HF_API hf_status hf_dot_check_name(const char *name);
+HF_API HF_NODISCARD hf_status hf_dot_check_name(const char *name);
 /** The same for an attribute value (hf_dot_write_value). */
-HF_API hf_status hf_dot_check_value(const char *value);
+HF_API HF_NODISCARD hf_status hf_dot_check_value(const char *value);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Families and sinks                                                                         */
@@ -354,14 +369,14 @@ typedef struct hf_sink {
 typedef struct hf_family hf_family;
 
 /** Create an empty family over @p n events. Caller owns `*out`. */
-HF_API hf_status hf_family_new(hf_ctx *ctx, uint32_t n, hf_family **out);
+HF_API HF_NODISCARD hf_status hf_family_new(hf_ctx *ctx, uint32_t n, hf_family **out);
 /** Free a family. NULL is a no-op. */
 HF_API void hf_family_free(hf_family *f);
 /** Append a copy of @p schedule (n ids). Not validated here: hf_verify checks schedules. Amortised
  * O(n). */
-HF_API hf_status hf_family_append(hf_family *f, const uint32_t *schedule);
+HF_API HF_NODISCARD hf_status hf_family_append(hf_family *f, const uint32_t *schedule);
 /** Remove schedule @p index (later schedules move up by one). O(m * n). */
-HF_API hf_status hf_family_remove(hf_family *f, size_t index);
+HF_API HF_NODISCARD hf_status hf_family_remove(hf_family *f, size_t index);
 /** Number of schedules m. */
 HF_API size_t hf_family_size(const hf_family *f);
 /** Number of events n of each schedule. */
@@ -393,8 +408,8 @@ typedef struct hf_writer hf_writer;
 
 /** Create a writer of schedules of @p p to @p out (not closed by the writer). Writes the header.
  * Caller owns `*w`. */
-HF_API hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
-                               const hf_family_header *header, hf_writer **w);
+HF_API HF_NODISCARD hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
+                                            const hf_family_header *header, hf_writer **w);
 /** A sink writing to @p w. Each put checks that the schedule is a permutation of the events
  * (HF_ESCHEDULE otherwise) and writes it; HF_EIO when the stream fails. */
 HF_API hf_sink hf_writer_sink(hf_writer *w);
@@ -402,16 +417,16 @@ HF_API hf_sink hf_writer_sink(hf_writer *w);
 HF_API uint64_t hf_writer_count(const hf_writer *w);
 /** Finish the output (JSON closing brackets), flush, and free @p w. Returns HF_EIO if any write
  * failed. NULL is a no-op returning HF_OK. */
-HF_API hf_status hf_writer_close(hf_writer *w);
+HF_API HF_NODISCARD hf_status hf_writer_close(hf_writer *w);
 
 /** Write an event name as the family text format does: bare when it is a DOT identifier or
  * numeral (and no DOT keyword), otherwise in double quotes with \" \\ and \n escapes.
  * HF_EIO when the stream fails. */
-HF_API hf_status hf_name_write(FILE *out, const char *name);
+HF_API HF_NODISCARD hf_status hf_name_write(FILE *out, const char *name);
 
 /** Write a whole family. */
-HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_format format,
-                                 const hf_family_header *header);
+HF_API HF_NODISCARD hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out,
+                                              hf_format format, const hf_family_header *header);
 
 /** Read a family of schedules of @p p from memory: text or JSON, detected from the first
  * non-blank character (`{` is JSON). Every schedule must list each event exactly once, by name
@@ -423,11 +438,12 @@ HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *ou
  * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
  * there (method is set to NULL: the family keeps the header's method, see hf_family_method, and
  * where each schedule was read, see hf_family_schedule_line). Caller owns `*out`. */
-HF_API hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
-                                    hf_family **out, hf_family_header *header, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
+                                                 hf_family **out, hf_family_header *header,
+                                                 hf_error *err);
 /** Same from a stream read to its end. */
-HF_API hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
-                                     hf_family_header *header, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
+                                                  hf_family_header *header, hf_error *err);
 
 /** The method named by the header of the input @p f was read from (hf_family_read_mem): text
  * `method=NAME` (unquoted when it is one quoted name, as the writer quotes it) or JSON
@@ -461,8 +477,8 @@ HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
  * column of the name): HF_ENOTFOUND (a name that is no event of @p p, the message quotes it),
  * HF_EPARSE (an unterminated quoted name, text after a quoted name), HF_EINVAL (a NULL argument),
  * HF_ENOMEM. Time O(len) plus one name lookup per line; memory O(count). */
-HF_API hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uint32_t **ids,
-                                   size_t *count, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len,
+                                                uint32_t **ids, size_t *count, hf_error *err);
 
 /** Free ids from hf_focus_read_mem with the context of @p p, the order they were read for. NULL
  * @p ids is a no-op. */
@@ -522,14 +538,15 @@ typedef struct hf_verify_result {
  * only the tuples of shard @p opt->shard_index when @p opt->shard_count > 1 (see
  * hf_verify_options; witness: the shard's first uncovered tuple). HF_EINVAL for a shard index
  * out of range. */
-HF_API hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
-                           hf_verify_result *result, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_verify(const hf_poset *p, const hf_family *f,
+                                        const hf_verify_options *opt, hf_verify_result *result,
+                                        hf_error *err);
 
 /** Check that schedule @p s (n ids) is a linear extension of @p p. On failure returns
  * HF_ESCHEDULE and explains in @p err (the schedule is called "schedule @p index + 1"). O(n + e).
  */
-HF_API hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t index,
-                                   hf_error *err);
+HF_API HF_NODISCARD hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t index,
+                                                hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Minimisation                                                                               */
@@ -611,8 +628,9 @@ typedef struct hf_minimize_result {
  * when it is greedy, and O(m * d) per tuple whose count falls to or rises from one (to find the
  * schedule that alone hits it). For d = 3 and k = 500 an attempt takes about a tenth of a
  * second. */
-HF_API hf_status hf_family_minimize(const hf_poset *p, hf_family *f, const hf_minimize_options *o,
-                                    hf_minimize_result *r, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_family_minimize(const hf_poset *p, hf_family *f,
+                                                 const hf_minimize_options *o,
+                                                 hf_minimize_result *r, hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Generators                                                                                 */
@@ -650,7 +668,7 @@ typedef enum hf_method {
 /** The method's CLI name ("auto", "dfs", ...), or NULL for an unknown value. */
 HF_API const char *hf_method_name(hf_method m);
 /** Parse a method name. HF_ENOTFOUND for an unknown name. */
-HF_API hf_status hf_method_from_name(const char *name, hf_method *m);
+HF_API HF_NODISCARD hf_status hf_method_from_name(const char *name, hf_method *m);
 
 /** Which patterns method pattern enumerates (see lib/gen_pattern.h for the encoding). Every
  * mode gives a d-hitting family; they nest: canonical within realised within all. */
@@ -701,7 +719,8 @@ HF_API void hf_gen_options_init(hf_gen_options *opt);
 /** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a
  * message in @p err saying why and which method to use instead, or HF_EINVAL (bad d). For
  * HF_METHOD_AUTO: HF_OK iff some method applies. */
-HF_API hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_method_check(const hf_poset *p, const hf_gen_options *opt,
+                                              hf_error *err);
 
 /** True iff @p m is a sampling method (random, rw, pct, pos, basicpos): it streams random
  * schedules from hf_gen_options.seed, exactly hf_gen_options.count of them or, with count 0,
@@ -717,15 +736,15 @@ HF_API bool hf_method_predict_runs(hf_method m);
 /** The exact number of schedules hf_generate would produce, without generating. For auto, the
  * chosen method is stored in `*chosen` (may be NULL). Values beyond 2^64-1 give HF_ETOOLARGE
  * (the GMP interface in hitfam/count.h has the exact figure). */
-HF_API hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt, uint64_t *size,
-                                   hf_method *chosen, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_method_predict(const hf_poset *p, const hf_gen_options *opt,
+                                                uint64_t *size, hf_method *chosen, hf_error *err);
 
 /** Generate a d-hitting family of @p p with the chosen method, streaming each schedule to
  * @p sink. The method actually used is stored in `*used` (may be NULL). Errors as
  * hf_method_check, HF_ETOOLARGE (a family above opt->max_names, or a size too large to
  * predict), HF_ENOMEM, or the sink's own status. Each method documents its cost. */
-HF_API hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                             hf_method *used, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt,
+                                          hf_sink sink, hf_method *used, hf_error *err);
 
 /** What hf_generate_ex announces before the first schedule. */
 typedef struct hf_gen_info {
@@ -745,8 +764,9 @@ typedef hf_status (*hf_gen_begin_fn)(void *user, const hf_gen_info *info);
  * unknown (schedules_known false) for an explicit greedy or pattern, a sampler until covered, and
  * sizes beyond 2^64-1. This is what a writer needs for a header, without predicting first and
  * generating after. @p info (may be NULL) receives the same record. */
-HF_API hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_begin_fn begin,
-                                void *begin_user, hf_sink sink, hf_gen_info *info, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt,
+                                             hf_gen_begin_fn begin, void *begin_user, hf_sink sink,
+                                             hf_gen_info *info, hf_error *err);
 
 #ifdef __cplusplus
 }

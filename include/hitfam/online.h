@@ -39,7 +39,7 @@ typedef enum hf_online_strategy {
 /** The strategy's name ("auto", "dfs", "doubletree", "learn"), or NULL for an unknown value. */
 HF_API const char *hf_online_strategy_name(hf_online_strategy s);
 /** Parse a strategy name. HF_ENOTFOUND for an unknown name. */
-HF_API hf_status hf_online_strategy_from_name(const char *name, hf_online_strategy *s);
+HF_API HF_NODISCARD hf_status hf_online_strategy_from_name(const char *name, hf_online_strategy *s);
 
 /** Options of hf_online_new. Initialise with hf_online_options_init, then set fields. */
 typedef struct hf_online_options {
@@ -61,8 +61,8 @@ HF_API hf_online_strategy hf_online_strategy_for(unsigned d);
 /** Create a session. Errors: HF_EINVAL (NULL argument, d = 0 or above 4, unknown strategy),
  * HF_EUNSUPPORTED (the strategy does not apply to d: dfs needs d <= 2, doubletree d <= 3),
  * HF_ENOMEM. @p ctx may be NULL. Caller owns `*out` (free with hf_online_free). */
-HF_API hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out,
-                               hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o,
+                                            hf_online **out, hf_error *err);
 /** Free a session. NULL is a no-op. */
 HF_API void hf_online_free(hf_online *s);
 
@@ -71,7 +71,7 @@ HF_API hf_online_strategy hf_online_strategy_of(const hf_online *s);
 
 /** Start a run. HF_ESTATE if a run is open. The learn strategy chooses here which offline
  * schedule this run follows. O(1) for dfs and doubletree. */
-HF_API hf_status hf_online_begin_run(hf_online *s, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_begin_run(hf_online *s, hf_error *err);
 
 /** Post an event of the open run. @p parent is HF_NO_EVENT for a root (only before the run's
  * first hf_online_next), else the running event (the one hf_online_next returned last). @p label
@@ -83,14 +83,14 @@ HF_API hf_status hf_online_begin_run(hf_online *s, hf_error *err);
  * that ran and is done), HF_ETOOLARGE (HF_MAX_EVENTS events in the run or union), HF_ENOMEM.
  * Amortised O(1 + |label|) when the parent's children come in the same order as in earlier
  * runs, else O(number of the parent's children). */
-HF_API hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
-                                hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label,
+                                             uint32_t *event, hf_error *err);
 
 /** hf_online_post, also storing @p user with the event (hf_online_event_user returns it): what
  * an event loop needs to run the event (a callback's index or pointer bits), kept next to the
  * scheduler's own record of the event so that reading it after hf_online_next costs nothing. */
-HF_API hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label,
-                                     uint64_t user, uint32_t *event, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label,
+                                                  uint64_t user, uint32_t *event, hf_error *err);
 
 /** Number of posted events of the open run that have not been returned by hf_online_next (0 when
  * no run is open). */
@@ -100,7 +100,7 @@ HF_API uint32_t hf_online_pending(const hf_online *s);
  * was running becomes done. Errors: HF_ESTATE (no run open, or nothing pending: the run is over
  * and needs hf_online_end_run), HF_EINVAL (NULL argument), HF_ENOMEM. Amortised O(1) for dfs and
  * doubletree, O(log pending) for learn. */
-HF_API hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err);
 
 /** What hf_online_end_run reports. */
 typedef struct hf_online_run_result {
@@ -127,7 +127,8 @@ typedef struct hf_online_run_result {
  * for HF_ENOMEM (learn builds its plan again when the next run ends). @p r may be NULL. dfs and
  * doubletree: O(events); learn: the offline family of the union forest is generated again when
  * the forest changed, and every earlier run is replayed into the coverage bookkeeping. */
-HF_API hf_status hf_online_end_run(hf_online *s, hf_online_run_result *r, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_end_run(hf_online *s, hf_online_run_result *r,
+                                                hf_error *err);
 
 /** Largest coverage bitset the learn strategy allocates, in bits (as methods random and greedy:
  * n^(d-1) * 64 * ceil(n / 64) for n union events; at d = 3 about 2,000 events). */
@@ -173,7 +174,7 @@ HF_API size_t hf_online_node_name(const hf_online *s, uint32_t node, char *buf, 
 /** The union forest as a poset: event k is node k, named as hf_online_node_name, an edge from
  * each node's parent. Caller owns `*out`. Errors: HF_ENOMEM, HF_ETOOLARGE (a name longer than
  * HF_MAX_NAME). O(sum of the names' lengths). */
-HF_API hf_status hf_online_poset(const hf_online *s, hf_poset **out, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_poset(const hf_online *s, hf_poset **out, hf_error *err);
 
 /** What hf_online_simulate reports. */
 typedef struct hf_online_sim_result {
@@ -192,8 +193,9 @@ typedef struct hf_online_sim_result {
  * bound times the number of events exceeds HF_GEN_DEFAULT_MAX_NAMES, as hf_generate refuses such
  * families), errors of hf_online_new and of the session, the sink's status. @p r may be NULL. The
  * session is made with the poset's context. */
-HF_API hf_status hf_online_simulate(const hf_poset *p, const hf_online_options *o, hf_sink sink,
-                                    hf_online_sim_result *r, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_online_simulate(const hf_poset *p, const hf_online_options *o,
+                                                 hf_sink sink, hf_online_sim_result *r,
+                                                 hf_error *err);
 
 #ifdef __cplusplus
 }

@@ -97,9 +97,9 @@ typedef struct hf_hitprob_result {
  * samples, exact_only with estimate_only), HF_ETOOLARGE (exact_only where no exact value is within
  * the limits; more work than max_work), HF_EINVAL for a PCT thread that is not a chain (as gen),
  * HF_ENOMEM. Never prints. */
-HF_API hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
-                                  const hf_hitprob_options *o, mpq_t out, hf_hitprob_result *r,
-                                  hf_error *err);
+HF_API HF_NODISCARD hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
+                                               const hf_hitprob_options *o, mpq_t out,
+                                               hf_hitprob_result *r, hf_error *err);
 
 /** The smallest probability that one schedule of the sampler hits an admissible d-tuple of
  * @p p, the hardest tuple (in `r->tuple`) and the expected runs until it is hit. With fewer than
@@ -115,8 +115,9 @@ HF_API hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsi
  * close. Refused with HF_ETOOLARGE before the main work when it would pass max_work (the message
  * gives the number of tuples and the work). @p out, @p r may be NULL. Errors as hf_hitprob_tuple
  * (HF_EINVAL for d = 0 or above HF_MAX_D). */
-HF_API hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options *o,
-                                mpq_t out, hf_hitprob_result *r, hf_error *err);
+HF_API HF_NODISCARD hf_status hf_hitprob_min(const hf_poset *p, unsigned d,
+                                             const hf_hitprob_options *o, mpq_t out,
+                                             hf_hitprob_result *r, hf_error *err);
 
 #ifdef __cplusplus
 }

@@ -196,7 +196,9 @@ static void run_child(const shape *s, const char *path, run_result *r)
     getrusage(RUSAGE_SELF, &ru);
     r->rss_build_kib = ru.ru_maxrss;
     r->events = hf_poset_size(p);
-    hf_poset_tree_height(p, &r->bin_height);
+    hf_status st_h;
+    if ((st_h = hf_poset_tree_height(p, &r->bin_height)) != HF_OK)
+        die("tree height", st_h, NULL);
 
     hf_gen_options opt;
     hf_gen_options_init(&opt);
@@ -388,7 +390,9 @@ static void binarized(const hf_poset *p, hf_i_gadget g, uint32_t *height, uint64
         par[pre[v]] = t->parent[v] == HF_NO_EVENT ? HF_NO_EVENT : pre[t->parent[v]];
     hf_poset *q = bench_from_parents("bench_trees", t->n, par);
     uint32_t qh = 0;
-    hf_poset_tree_height(q, &qh);
+    hf_status st_h;
+    if ((st_h = hf_poset_tree_height(q, &qh)) != HF_OK)
+        die("tree height", st_h, NULL);
     if (qh != t->height)
         printf("  ! rebuilt binary tree has height %u, expected %u\n", (unsigned)qh,
                (unsigned)t->height);
@@ -414,7 +418,9 @@ static void wide_case(shape s, const char *desc)
     uint64_t dtw_reb, dtb;
     binarized(p, HF_I_GADGET_WEIGHTED, &hw, &dtw_reb);
     binarized(p, HF_I_GADGET_BALANCED, &hb, &dtb);
-    hf_poset_tree_height(p, &hpub);
+    hf_status st_h;
+    if ((st_h = hf_poset_tree_height(p, &hpub)) != HF_OK)
+        die("tree height", st_h, NULL);
     uint64_t dtw = predict_method(p, HF_METHOD_DOUBLETREE);
     uint64_t simple = predict_method(p, HF_METHOD_SIMPLE);
     printf("%s: %s\n", s.name, desc);
