@@ -6,28 +6,47 @@
 #include "hitfam/count.h"
 #include "sample.h"
 
-static const char *const method_names[] = {"auto",   "dfs",    "simple", "doubletree", "pattern",
-                                           "random", "greedy", "chains", "scramble",   "exact"};
-#define N_METHODS (sizeof method_names / sizeof method_names[0])
-/* The samplers beside random have the pinned ids 10 to 13 (lib/gen_sample.c). */
-static const char *const sampler_names[] = {"rw", "pct", "pos", "basicpos"};
-#define N_IDS (HF_METHOD_BASICPOS + 1u)
-
-/* The name of method id m, or NULL for an id no method has. */
-static const char *name_of(unsigned m)
-{
-    if (m < N_METHODS)
-        return method_names[m];
-    return m >= HF_METHOD_RW && m < N_IDS ? sampler_names[m - HF_METHOD_RW] : NULL;
-}
-
-/* Implemented methods, in the order auto prefers them on equal predicted size. */
+/* Implemented methods, in the order auto prefers them on equal predicted size. Each descriptor
+ * carries its name, its checks, its prediction and auto's rule for it; this file names none. */
 static const hf_i_method *const implemented[] = {
     &hf_i_method_dfs,      &hf_i_method_doubletree, &hf_i_method_simple, &hf_i_method_pattern,
     &hf_i_method_scramble, &hf_i_method_greedy,     &hf_i_method_chains, &hf_i_method_exact,
     &hf_i_method_random,   &hf_i_method_rw,         &hf_i_method_pct,    &hf_i_method_pos,
     &hf_i_method_basicpos};
 #define N_IMPLEMENTED (sizeof implemented / sizeof implemented[0])
+/* Method ids are below this (a bit set of ids fits an unsigned). */
+#define N_IDS 32u
+
+hf_i_auto_rule hf_i_auto_advise(const hf_poset *p, unsigned d)
+{
+    (void)p;
+    (void)d;
+    return HF_I_AUTO_ADVISE;
+}
+
+hf_i_auto_rule hf_i_auto_never(const hf_poset *p, unsigned d)
+{
+    (void)p;
+    (void)d;
+    return HF_I_AUTO_NEVER;
+}
+
+const hf_i_method *hf_i_method_of(hf_method m)
+{
+    for (unsigned i = 0; i < N_IMPLEMENTED; i++)
+        if (implemented[i]->id == m)
+            return implemented[i];
+    return NULL;
+}
+
+/* The name of method id m ("auto" for the choice), or NULL for an id no method has. */
+static const char *name_of(unsigned m)
+{
+    if (m == (unsigned)HF_METHOD_AUTO)
+        return "auto";
+    const hf_i_method *impl = m < N_IDS ? hf_i_method_of((hf_method)m) : NULL;
+    return impl ? impl->name : NULL;
+}
 
 const char *hf_method_name(hf_method m) { return name_of((unsigned)m); }
 
@@ -43,12 +62,12 @@ hf_status hf_method_from_name(const char *name, hf_method *m)
     return HF_ENOTFOUND;
 }
 
-static const hf_i_method *find_impl(hf_method m)
+static const hf_i_method *find_impl(hf_method m) { return hf_i_method_of(m); }
+
+bool hf_i_is_sampler(hf_method m)
 {
-    for (unsigned i = 0; i < N_IMPLEMENTED; i++)
-        if (implemented[i]->id == m)
-            return implemented[i];
-    return NULL;
+    const hf_i_method *impl = hf_i_method_of(m);
+    return impl && impl->sampler;
 }
 
 bool hf_method_is_sampler(hf_method m) { return hf_i_is_sampler(m); }
@@ -69,30 +88,6 @@ void hf_gen_options_init(hf_gen_options *opt)
     opt->max_names = HF_GEN_DEFAULT_MAX_NAMES;
 }
 
-static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    if (!p || !opt)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    if (opt->d < 1 || opt->d > HF_MAX_D)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D,
-                         opt->d);
-    if (!name_of((unsigned)opt->method))
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d", (int)opt->method);
-    if ((unsigned)opt->pattern_mode > HF_PATTERN_ALL)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown pattern mode %d", (int)opt->pattern_mode);
-    if (opt->count && !hf_i_is_sampler(opt->method))
-        return hf_i_fail(err, HF_EINVAL, 0, 0,
-                         "a schedule count is an option of the sampling methods only (random, "
-                         "rw, pct, pos and basicpos)");
-    if (opt->focus_count && !opt->focus)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
-    for (size_t i = 0; i < opt->focus_count; i++)
-        if (opt->focus[i] >= p->n)
-            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
-                             opt->focus[i]);
-    return HF_OK;
-}
-
 /* Method names of a bit set of method ids, "a, b and c", into buf. */
 static const char *name_list(unsigned set, char *buf, size_t cap)
 {
@@ -108,6 +103,35 @@ static const char *name_list(unsigned set, char *buf, size_t cap)
             k += w > 0 ? (size_t)w : 0;
         }
     return buf;
+}
+
+static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
+{
+    if (!p || !opt)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    if (opt->d < 1 || opt->d > HF_MAX_D)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D,
+                         opt->d);
+    if (!name_of((unsigned)opt->method))
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d", (int)opt->method);
+    if ((unsigned)opt->pattern_mode > HF_PATTERN_ALL)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown pattern mode %d", (int)opt->pattern_mode);
+    if (opt->count && !hf_i_is_sampler(opt->method)) {
+        unsigned samplers = 0;
+        for (unsigned i = 0; i < N_IMPLEMENTED; i++)
+            samplers |= implemented[i]->sampler ? 1u << implemented[i]->id : 0;
+        char names[96];
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "a schedule count is an option of the sampling methods only (%s)",
+                         name_list(samplers, names, sizeof names));
+    }
+    if (opt->focus_count && !opt->focus)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
+    for (size_t i = 0; i < opt->focus_count; i++)
+        if (opt->focus[i] >= p->n)
+            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
+                             opt->focus[i]);
+    return HF_OK;
 }
 
 /* Why nothing applies, and what to use: the advice auto gives. too_large: methods that apply
@@ -144,43 +168,16 @@ static hf_status no_method(const hf_poset *p, unsigned d, unsigned too_large, un
                      d);
 }
 
-/* Under focus_prefix only simple uses the focus set (as its prefixes); every other method
- * hits every tuple of the whole order, which includes the tuples asked for. */
+/* Under focus_prefix only a method that reads it (simple, as its prefixes) sees the focus set;
+ * every other method hits every tuple of the whole order, which includes the tuples asked for. */
 static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options *opt)
 {
     hf_gen_options o = *opt;
-    if (o.focus_prefix && m->id != HF_METHOD_SIMPLE) {
+    if (o.focus_prefix && !m->focus_prefix) {
         o.focus = NULL;
         o.focus_count = 0;
     }
     return o;
-}
-
-/* Largest orders on which auto runs a method whose size is known only by running it (greedy):
- * beyond these, such a method is left to an explicit --method, so that auto stays quick. On
- * forests and in-forests other than small antichains auto keeps to the tree methods: greedy can
- * beat them on small wide shallow trees too, but its local search spends a fixed budget even on
- * tiny orders, which the exhaustive tree tests would pay thousands of times (docs/ROADMAP.md). */
-static bool auto_affordable(const hf_i_method *m, const hf_poset *p, unsigned d)
-{
-    /* exact: small orders, where its budget (HF_EXACT_AUTO_CONFLICTS) mostly proves the
-     * minimum in milliseconds (docs/bounds.md) */
-    if (m->id == HF_METHOD_EXACT)
-        return d >= 2 && p->n >= 3 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
-    if (m->id != HF_METHOD_GREEDY)
-        return true;
-    /* dfs is optimal for d = 1 (one schedule) */
-    if (d == 1)
-        return false;
-    /* On antichains greedy reaches the best known sizes (6, 7, 8, 8, 8 for 4..8 events at
-     * d = 3) and stays 2 below scramble up to 64 events; auto runs it up to 32 events (4 s;
-     * 64 events take 25 s) and, at d = 4, 10 events (2 s). dfs is optimal for d = 2. */
-    if (p->shape & HF_SHAPE_ANTICHAIN)
-        return (d == 3 && p->n <= 32) || (d == 4 && p->n <= 10);
-    if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))
-        return false;
-    uint32_t limit = d == 2 ? 2000 : d == 3 ? 200 : 40;
-    return p->n <= limit;
 }
 
 /* The most schedules of a run-to-predict method auto considers (and holds in memory). Larger
@@ -243,25 +240,15 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     for (unsigned i = 0; i < N_IMPLEMENTED && !st; i++) {
         const hf_i_method *m = implemented[i];
         hf_gen_options o = method_options(m, opt);
-        /* For d = 3 doubletree was smaller than pattern on every tree measured
-         * (papers/chistikov2016/pattern_table.md): auto weighs pattern from d = 4 on. Random is
-         * a baseline, never auto's choice. */
-        if ((m->id == HF_METHOD_PATTERN && opt->d == 3) || m->id == HF_METHOD_RANDOM) {
-            skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
+        hf_i_auto_rule rule = m->auto_rule ? m->auto_rule(p, opt->d) : HF_I_AUTO_WEIGH;
+        if (rule == HF_I_AUTO_NEVER)
             continue;
-        }
-        /* the other samplers are baselines too; random speaks for them in auto's advice */
-        if (hf_i_is_sampler(m->id))
-            continue;
-        /* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w
-         * leaves) by far on every order measured, and predicting chains costs a run. */
-        if ((m->id == HF_METHOD_CHAINS && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))) ||
-            (m->predict_runs && !auto_affordable(m, p, opt->d))) {
+        if (rule == HF_I_AUTO_ADVISE) {
             skipped |= m->check(p, &o, NULL) == HF_OK ? 1u << m->id : 0;
             continue;
         }
         hf_status applies = m->check(p, &o, NULL);
-        if (applies == HF_ENOMEM) { /* exact's check counts tuples in memory */
+        if (applies == HF_ENOMEM) { /* a check that counts tuples in memory (exact) */
             st = applies;
             break;
         }
@@ -273,10 +260,10 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         cap = cap > AUTO_MAX_RUN_SCHEDULES ? AUTO_MAX_RUN_SCHEDULES : cap ? cap : 1;
         if (best && mpz_cmp_ui(best_size, (unsigned long)cap) <= 0)
             cap = mpz_get_ui(best_size) ? mpz_get_ui(best_size) - 1 : 0;
-        if (m->id == HF_METHOD_EXACT) {
-            /* exact looks for a family smaller than the best so far, which bounds its search */
+        if (m->auto_below) {
+            /* a search for a family smaller than the best so far, which bounds it */
             hf_family *g = NULL;
-            st = hf_i_exact_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, NULL);
+            st = m->auto_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, NULL);
             if (!st && !g)
                 continue; /* none smaller within its budget */
             if (!st)

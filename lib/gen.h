@@ -7,6 +7,14 @@
 
 #include "internal.h"
 
+/* How auto treats a method on an order: each method states its own rule (and the limits behind
+ * it) beside its code, so that lib/gen.c names no method. */
+typedef enum hf_i_auto_rule {
+    HF_I_AUTO_WEIGH,  /* auto predicts it (or runs it) and keeps it when it is the smallest */
+    HF_I_AUTO_ADVISE, /* not weighed on this order, but named in auto's advice when it applies */
+    HF_I_AUTO_NEVER,  /* never auto's choice nor in its advice (samplers that random speaks for) */
+} hf_i_auto_rule;
+
 typedef struct hf_i_method {
     hf_method id;
     const char *name;
@@ -18,7 +26,25 @@ typedef struct hf_i_method {
                           hf_error *err);
     /* predict() runs the construction (without emitting): as costly as generating */
     bool predict_runs;
+    /* A sampler: a seeded stream of schedules, with a count or until covered (lib/sample.h). */
+    bool sampler;
+    /* The method reads opt->focus_prefix; the others see no focus set under it (they hit every
+     * tuple of the whole order, which includes the tuples asked for). */
+    bool focus_prefix;
+    /* auto's rule on p for d; NULL: always weighed. */
+    hf_i_auto_rule (*auto_rule)(const hf_poset *p, unsigned d);
+    /* auto's search for a family of fewer than `upper` schedules (0: no bound known) within a
+     * budget, instead of a prediction: *out is NULL when it found none. NULL: auto predicts (or
+     * runs the method into memory, if predict_runs). */
+    hf_status (*auto_below)(const hf_poset *p, const hf_gen_options *opt, uint64_t upper,
+                            hf_family **out, bool *proved, hf_error *err);
 } hf_i_method;
+
+/* The rules of methods auto never weighs: named in its advice, or not at all. */
+hf_i_auto_rule hf_i_auto_advise(const hf_poset *p, unsigned d);
+hf_i_auto_rule hf_i_auto_never(const hf_poset *p, unsigned d);
+/* The registered method of id m, or NULL (HF_METHOD_AUTO is a choice, not a method). */
+const hf_i_method *hf_i_method_of(hf_method m);
 
 extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;

@@ -802,6 +802,14 @@ hf_status hf_i_chains_generate(const hf_poset *p, const hf_gen_options *opt, hf_
     return st ? st : run_chains(p, opt, sink, 0, sigma_budget, NULL, err);
 }
 
+/* On forests and in-forests the tree methods beat chains (w * n^(d-2) schedules for w leaves)
+ * by far on every order measured, and predicting chains costs a run. */
+static hf_i_auto_rule chains_auto_rule(const hf_poset *p, unsigned d)
+{
+    (void)d;
+    return p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST) ? HF_I_AUTO_ADVISE : HF_I_AUTO_WEIGH;
+}
+
 const hf_i_method hf_i_method_chains = {
     .id = HF_METHOD_CHAINS,
     .name = "chains",
@@ -809,4 +817,5 @@ const hf_i_method hf_i_method_chains = {
     .predict = chains_predict,
     .generate = chains_generate,
     .predict_runs = true,
+    .auto_rule = chains_auto_rule,
 };

@@ -1141,6 +1141,15 @@ static hf_status exact_generate(const hf_poset *p, const hf_gen_options *opt, hf
     return st;
 }
 
+/* auto weighs exact on small orders, where its budget (HF_EXACT_AUTO_CONFLICTS) mostly proves
+ * the minimum in milliseconds (docs/bounds.md); it looks for a family smaller than the best
+ * other method's (hf_i_exact_below). */
+static hf_i_auto_rule exact_auto_rule(const hf_poset *p, unsigned d)
+{
+    bool weigh = d >= 2 && p->n >= 3 && p->n <= (d == 2 ? 16u : d == 3 ? 12u : 8u);
+    return weigh ? HF_I_AUTO_WEIGH : HF_I_AUTO_ADVISE;
+}
+
 const hf_i_method hf_i_method_exact = {
     .id = HF_METHOD_EXACT,
     .name = "exact",
@@ -1148,4 +1157,6 @@ const hf_i_method hf_i_method_exact = {
     .predict = exact_predict,
     .generate = exact_generate,
     .predict_runs = true,
+    .auto_rule = exact_auto_rule,
+    .auto_below = hf_i_exact_below,
 };

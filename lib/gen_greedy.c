@@ -1122,6 +1122,28 @@ static hf_status greedy_generate(const hf_poset *p, const hf_gen_options *opt, h
     return hf_i_greedy_run(p, opt, &greedy_limits, sink, NULL, err);
 }
 
+/* The largest orders on which auto runs greedy, whose size is known only by running it: beyond
+ * these it is left to an explicit --method, so that auto stays quick. On forests and in-forests
+ * other than small antichains auto keeps to the tree methods: greedy can beat them on small
+ * wide shallow trees too, but its local search spends a fixed budget even on tiny orders, which
+ * the exhaustive tree tests would pay thousands of times (docs/ROADMAP.md). */
+static hf_i_auto_rule greedy_auto_rule(const hf_poset *p, unsigned d)
+{
+    bool weigh;
+    if (d == 1) /* dfs is optimal for d = 1 (one schedule) */
+        weigh = false;
+    else if (p->shape & HF_SHAPE_ANTICHAIN)
+        /* On antichains greedy reaches the best known sizes (6, 7, 8, 8, 8 for 4..8 events at
+         * d = 3) and stays 2 below scramble up to 64 events; auto runs it up to 32 events (4 s;
+         * 64 events take 25 s) and, at d = 4, 10 events (2 s). dfs is optimal for d = 2. */
+        weigh = (d == 3 && p->n <= 32) || (d == 4 && p->n <= 10);
+    else if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))
+        weigh = false;
+    else
+        weigh = p->n <= (d == 2 ? 2000u : d == 3 ? 200u : 40u);
+    return weigh ? HF_I_AUTO_WEIGH : HF_I_AUTO_ADVISE;
+}
+
 const hf_i_method hf_i_method_greedy = {
     .id = HF_METHOD_GREEDY,
     .name = "greedy",
@@ -1129,4 +1151,5 @@ const hf_i_method hf_i_method_greedy = {
     .predict = greedy_predict,
     .generate = greedy_generate,
     .predict_runs = true,
+    .auto_rule = greedy_auto_rule,
 };

@@ -1032,6 +1032,14 @@ static hf_status pattern_generate(const hf_poset *p, const hf_gen_options *opt, 
     return hf_i_pattern_run(p, opt, 0, &sink, NULL, err);
 }
 
+/* For d = 3 doubletree was smaller than pattern on every tree measured
+ * (papers/chistikov2016/pattern_table.md): auto weighs pattern from d = 4 on. */
+static hf_i_auto_rule pattern_auto_rule(const hf_poset *p, unsigned d)
+{
+    (void)p;
+    return d == 3 ? HF_I_AUTO_ADVISE : HF_I_AUTO_WEIGH;
+}
+
 const hf_i_method hf_i_method_pattern = {
     .id = HF_METHOD_PATTERN,
     .name = "pattern",
@@ -1039,4 +1047,5 @@ const hf_i_method hf_i_method_pattern = {
     .predict = pattern_predict,
     .generate = pattern_generate,
     .predict_runs = false,
+    .auto_rule = pattern_auto_rule,
 };

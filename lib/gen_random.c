@@ -470,4 +470,7 @@ const hf_i_method hf_i_method_random = {
     .predict = random_predict,
     .generate = random_generate,
     .predict_runs = true,
+    .sampler = true,
+    /* a baseline: never auto's choice, but named in its advice */
+    .auto_rule = hf_i_auto_advise,
 };

@@ -120,12 +120,6 @@ struct hf_i_sampler {
     void *refresh_user;
 };
 
-bool hf_i_is_sampler(hf_method m)
-{
-    return m == HF_METHOD_RANDOM || m == HF_METHOD_RW || m == HF_METHOD_PCT || m == HF_METHOD_POS ||
-           m == HF_METHOD_BASICPOS;
-}
-
 void hf_i_sampler_free(hf_i_sampler *s)
 {
     if (!s)
@@ -772,6 +766,8 @@ const hf_i_method hf_i_method_rw = {
     .predict = rw_predict,
     .generate = rw_generate,
     .predict_runs = true,
+    .sampler = true,
+    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
 };
 
 const hf_i_method hf_i_method_pct = {
@@ -781,6 +777,8 @@ const hf_i_method hf_i_method_pct = {
     .predict = pct_predict,
     .generate = pct_generate,
     .predict_runs = true,
+    .sampler = true,
+    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
 };
 
 const hf_i_method hf_i_method_pos = {
@@ -790,6 +788,8 @@ const hf_i_method hf_i_method_pos = {
     .predict = pos_predict,
     .generate = pos_generate,
     .predict_runs = true,
+    .sampler = true,
+    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
 };
 
 const hf_i_method hf_i_method_basicpos = {
@@ -799,4 +799,6 @@ const hf_i_method hf_i_method_basicpos = {
     .predict = basicpos_predict,
     .generate = basicpos_generate,
     .predict_runs = true,
+    .sampler = true,
+    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
 };

@@ -709,6 +709,7 @@ const hf_i_method hf_i_method_simple = {
     .check = simple_check,
     .predict = simple_predict,
     .generate = simple_generate,
+    .focus_prefix = true,
 };
 
 /* The registry checks its options before calling; the internal entry points check here. */
