@@ -911,7 +911,13 @@ static hf_status json_skip(reader *r, int depth)
             return HF_OK;
         }
         for (;;) {
-            if ((depth == 1 && (st = need(r, HF_I_NEED_VALUE))) || (st = json_skip(r, depth + 1)))
+            if (depth == 1) {
+                /* the blanks before the element may have gone beyond the window */
+                if ((st = need(r, HF_I_NEED_VALUE)))
+                    return st;
+                json_ws(r);
+            }
+            if ((st = json_skip(r, depth + 1)))
                 return st;
             json_ws(r);
             if (json_at(r, ']')) {
@@ -1066,6 +1072,7 @@ static hf_status json_schedules(reader *r)
     for (;;) {
         if ((st = need(r, HF_I_NEED_VALUE)))
             return st;
+        json_ws(r);
         size_t sched = r->f->m + 1;
         size_t sl = r->line, sc = column_of(r, r->pos);
         if (!json_at(r, '['))
@@ -1122,6 +1129,7 @@ static hf_status json_read(reader *r)
         for (;;) {
             if ((st = need(r, HF_I_NEED_VALUE)))
                 return st;
+            json_ws(r);
             size_t kl = r->line, kc = column_of(r, r->pos);
             if (!json_at(r, '"'))
                 return json_expected(r, "a key string");
