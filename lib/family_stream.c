@@ -11,6 +11,8 @@
 
 #include "family_stream_i.h"
 
+static int temp_fd(size_t bytes);
+
 /* ========================================================================================== */
 /* The window                                                                                 */
 
@@ -214,9 +216,13 @@ hf_status hf_i_window_rewindable(hf_i_window *w)
     if (!w->in || w->seekable)
         return HF_OK;
     /* called at the start, before anything was dropped: buf holds the input's first bytes */
-    FILE *t = tmpfile();
-    if (!t)
+    int fd = temp_fd(0);
+    FILE *t = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+    if (!t) {
+        if (fd >= 0)
+            close(fd);
         return HF_EIO;
+    }
     bool ok = fwrite(w->buf, 1, w->len, t) == w->len;
     char *chunk = hf_i_malloc(w->ctx, w->chunk);
     if (!chunk) {
