@@ -491,3 +491,57 @@ Test(stream, store_refuses_what_verify_refuses)
     fclose(in);
     hf_poset_free(p);
 }
+
+/* The store and its check under failing allocations, on the heap and mapped: HF_ENOMEM and
+ * nothing left allocated, or the answer of hf_verify. */
+Test(stream, store_out_of_memory_on_every_allocation)
+{
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *q = tu_complete_binary(3);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    uint32_t n = hf_poset_size(p);
+    uint64_t rng = 5;
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
+    uint32_t row[16];
+    for (int i = 0; i < 6; i++) {
+        tu_random_extension(q, &rng, row);
+        hf_family_append(f, row);
+    }
+    hf_verify_options o;
+    hf_verify_options_init(&o);
+    o.d = 3;
+    o.threads = 1;
+    hf_verify_result want, got;
+    cr_assert_eq(hf_verify(q, f, &o, &want, NULL), HF_OK);
+    for (int limit = 0; limit < 2; limit++) {
+        int failures = 0;
+        for (long k = 0;; k++) {
+            long live = c.live;
+            FILE *in = as_stream(q, f, (hf_format)limit);
+            hf_family_store *s = NULL;
+            hf_error err;
+            c.left = k;
+            hf_status st = hf_family_store_read(p, in, (size_t)limit, &s, NULL, &err);
+            o.memory_limit = (size_t)limit;
+            if (st == HF_OK)
+                st = hf_verify_store(p, s, &o, &got, &err);
+            c.left = -1;
+            fclose(in);
+            hf_family_store_free(s);
+            cr_assert_eq(c.live, live, "allocation %ld leaked", k);
+            if (st == HF_OK) {
+                same_result(&want, &got, "chaos");
+                break;
+            }
+            cr_assert_eq(st, HF_ENOMEM, "allocation %ld: %s", k, err.text);
+            failures++;
+        }
+        cr_assert_gt(failures, 5);
+    }
+    hf_family_free(f);
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
+}
