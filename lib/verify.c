@@ -1047,10 +1047,10 @@ hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
     return check_rows(p, family_rows(f, &r), opt, false, NULL, out, err);
 }
 
-hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, size_t m, size_t rows_bytes,
-                           const hf_verify_options *opt, hf_verify_result *result, mpz_t count,
-                           hf_error *err)
+hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
+                           size_t rows_bytes, const hf_verify_options *opt,
+                           hf_verify_result *result, mpz_t count, hf_error *err)
 {
-    struct rows r = {rows, p ? p->n : 0, m, rows_bytes};
-    return check_rows(p, p ? &r : NULL, opt, false, result, count, err);
+    struct rows r = {rows, n, m, rows_bytes};
+    return check_rows(p, &r, opt, false, result, count, err);
 }

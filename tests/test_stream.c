@@ -480,6 +480,10 @@ Test(stream, store_refuses_what_verify_refuses)
     cr_assert_eq(hf_verify_store(p, s, &o, &r, &err), HF_ESCHEDULE);
     cr_assert_eq(hf_verify(p, f, &o, &r, &err2), HF_ESCHEDULE);
     cr_assert_str_eq(err.text, err2.text);
+    /* a store read for another order */
+    hf_poset *p4 = tu_chain(4);
+    cr_assert_eq(hf_verify_store(p4, s, &o, &r, &err), HF_EMISMATCH);
+    hf_poset_free(p4);
     hf_family_store_free(s);
     hf_family_free(f);
     /* a parse error after the refused schedule comes first, as with the whole-input reader */
