@@ -389,7 +389,7 @@ static hf_status store_put(void *user, const uint32_t *row, uint32_t n, size_t i
             return sf->st = HF_EIO;
         }
         size_t have = s->m * (size_t)n;
-        if (fwrite(s->heap, sizeof *s->heap, have, sf->spill) != have)
+        if (have && fwrite(s->heap, sizeof *s->heap, have, sf->spill) != have)
             return sf->st = HF_EIO;
         hf_i_free(s->ctx, s->heap);
         s->heap = NULL;
