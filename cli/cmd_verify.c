@@ -4,7 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <unistd.h>
+
 #include <hitfam/count.h>
+#include <hitfam/stream.h>
 
 #include "cli.h"
 
@@ -29,6 +33,11 @@ static const char usage[] =
     "                       The family is d-hitting iff every shard reports d-hitting; the\n"
     "                       counts of --count add up; the first uncovered tuple is the least\n"
     "                       of the shards' (K machines can split one check)\n"
+    "  -m, --memory LIMIT   bytes (suffix K, M, G or T: powers of 1024) the schedules and\n"
+    "                       the check's tables may take on the heap; beyond it they go to\n"
+    "                       an unlinked temporary file in $TMPDIR (default /tmp) mapped into\n"
+    "                       memory. Default: half the physical memory; 0: no limit. The\n"
+    "                       family is read in chunks, never held whole\n"
     "  -h, --help           show this help\n"
     "\n"
     "Exit status: 0 d-hitting, 1 not d-hitting (one uncovered tuple is printed),\n"
@@ -59,6 +68,48 @@ static void put_name(const char *name)
 {
     if (hf_name_write(stdout, name) != HF_OK)
         return;
+}
+
+/* --memory LIMIT: a byte count with an optional K, M, G or T (powers of 1024), then an optional
+ * B or iB; exits with a usage message otherwise. */
+static size_t parse_memory(const char *arg)
+{
+    const char *end = arg;
+    while (*end >= '0' && *end <= '9')
+        end++;
+    char digits[32];
+    size_t len = (size_t)(end - arg);
+    uint64_t v = 0;
+    bool ok = len > 0 && len < sizeof digits;
+    if (ok) {
+        memcpy(digits, arg, len);
+        digits[len] = '\0';
+        ok = cli_parse_u64(digits, &v);
+    }
+    unsigned shift = 0;
+    const char *units = "KMGT", *u = *end ? strchr(units, *end & ~0x20) : NULL;
+    if (u && *u) {
+        shift = 10 * (unsigned)(u - units + 1);
+        end++;
+        if (*end == 'i' && end[1] == 'B')
+            end += 2;
+        else if (*end == 'B' || *end == 'b')
+            end++;
+    } else if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (!ok || *end || (shift && v > (UINT64_MAX >> shift)) || (v << shift) > SIZE_MAX)
+        die_usage("--memory needs a size such as 512M or 2G, or 0 for no limit (got '%s')", arg);
+    return (size_t)(v << shift);
+}
+
+/* The default --memory: half the physical memory, or no limit when it is not known. */
+static size_t default_memory(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || size <= 0 || (uint64_t)pages > SIZE_MAX / 2 / (uint64_t)size)
+        return 0;
+    return (size_t)pages / 2 * (size_t)size;
 }
 
 /* "not d-hitting: no schedule orders a before b", then the tuple alone. */
@@ -107,6 +158,7 @@ int cmd_verify(int argc, char **argv)
                                          {"explain", required_argument, NULL, 'e'},
                                          {"threads", required_argument, NULL, 't'},
                                          {"shard", required_argument, NULL, 'K'},
+                                         {"memory", required_argument, NULL, 'm'},
                                          CLI_OPT_HELP,
                                          {NULL, 0, NULL, 0}};
     cli_options o;
@@ -115,8 +167,9 @@ int cmd_verify(int argc, char **argv)
     const char *explain = NULL;
     uint64_t threads = 0;
     uint32_t shard_index = 0, shard_count = 1;
+    size_t memory = default_memory();
     int c;
-    while ((c = getopt_long(argc, argv, "d:f:cqe:t:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:f:cqe:t:m:h", opts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -133,6 +186,8 @@ int cmd_verify(int argc, char **argv)
                           HF_VERIFY_MAX_THREADS, optarg);
         } else if (c == 'K')
             parse_shard(optarg, &shard_index, &shard_count);
+        else if (c == 'm')
+            memory = parse_memory(optarg);
         else if (!cli_option(&o, c, optarg))
             die_usage("invalid option");
     }
@@ -142,17 +197,22 @@ int cmd_verify(int argc, char **argv)
     if (strcmp(poset_path, "-") == 0 && strcmp(family_path, "-") == 0)
         die_usage("the order and the family cannot both be read from standard input");
     hf_poset *p = read_poset(poset_path);
-    size_t len;
-    char *data = slurp(family_path, &len);
-    hf_family *f = NULL;
+    FILE *in = strcmp(family_path, "-") == 0 ? stdin : fopen(family_path, "rb");
+    if (!in) {
+        report(family_path, 0, "cannot open: %s", strerror(errno));
+        exit(EXIT_BAD);
+    }
+    /* the family is read in chunks into a store of ids (heap or mapped file, by --memory) */
+    hf_family_store *f = NULL;
     hf_family_header header;
     hf_error err;
     uint32_t *focus = NULL;
     mpz_t uncovered;
     mpz_init(uncovered);
     int rc = EXIT_BAD; /* every failure below has reported, then frees everything */
-    hf_status st = hf_family_read_mem(p, data, len, &f, &header, &err);
-    free(data);
+    hf_status st = hf_family_store_read(p, in, memory, &f, &header, &err);
+    if (in != stdin)
+        fclose(in);
     if (st) {
         report_error(family_path, st, &err);
         goto out;
@@ -170,16 +230,23 @@ int cmd_verify(int argc, char **argv)
     vopt.threads = (unsigned)threads;
     vopt.shard_index = shard_index;
     vopt.shard_count = shard_count;
+    vopt.memory_limit = memory;
     choose_focus(p, o.focus_path, &focus, &vopt.focus, &vopt.focus_count);
     hf_verify_result res;
-    st = unless_oom(hf_verify(p, f, &vopt, &res, &err));
+    st = unless_oom(hf_verify_store(p, f, &vopt, &res, &err));
     if (st) {
-        report(family_path, refused_schedule_line(p, f, st), "%s",
-               err.text[0] ? err.text : hf_strerror(st));
+        /* the line of the first schedule the order refuses */
+        size_t line = 0;
+        for (size_t k = 0; st == HF_ESCHEDULE && k < hf_family_store_size(f); k++)
+            if (unless_oom(hf_schedule_check(p, hf_family_store_schedule(f, k), k, NULL))) {
+                line = hf_family_store_schedule_line(f, k);
+                break;
+            }
+        report(family_path, family_line(line), "%s", err.text[0] ? err.text : hf_strerror(st));
         goto out;
     }
     /* counted before anything is printed: a failure leaves standard output empty */
-    if (count && (st = hf_verify_count_uncovered(p, f, &vopt, uncovered, &err))) {
+    if (count && (st = hf_verify_store_count_uncovered(p, f, &vopt, uncovered, &err))) {
         report_error(family_path, st, &err);
         goto out;
     }
@@ -201,17 +268,17 @@ int cmd_verify(int argc, char **argv)
             printf("shard %" PRIu32 "/%" PRIu32 ": %zu schedules hit every admissible %u-tuple "
                    "of %zu events%s whose first event is in the shard (%zu of them); the family "
                    "is %u-hitting iff every shard is\n",
-                   shard_index + 1, shard_count, hf_family_size(f), res.d, events,
+                   shard_index + 1, shard_count, hf_family_store_size(f), res.d, events,
                    vopt.focus ? " of the focus set" : "",
                    events / shard_count + (shard_index < events % shard_count), d);
         else if (!quiet && res.d < d)
             printf("%u-hitting: %zu schedules hit every admissible %u-tuple of the %zu "
                    "event%s%s (no %u-tuple exists)\n",
-                   d, hf_family_size(f), res.d, events, events == 1 ? "" : "s",
+                   d, hf_family_store_size(f), res.d, events, events == 1 ? "" : "s",
                    vopt.focus ? " of the focus set" : "", d);
         else if (!quiet)
             printf("%u-hitting: %zu schedules hit every admissible %u-tuple of %zu events%s\n", d,
-                   hf_family_size(f), d, events, vopt.focus ? " (focus set)" : "");
+                   hf_family_store_size(f), d, events, vopt.focus ? " (focus set)" : "");
         rc = EXIT_HIT;
     } else {
         rc = explain ? write_explanation(p, &res, explain) : EXIT_NOT_HIT;
@@ -226,7 +293,7 @@ int cmd_verify(int argc, char **argv)
 out:
     mpz_clear(uncovered);
     hf_focus_free(p, focus);
-    hf_family_free(f);
+    hf_family_store_free(f);
     poset_free(p);
     return rc;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "family_stream_i.h"
 #include "names.h"
 
 /* ========================================================================================== */
@@ -268,6 +269,14 @@ typedef struct reader {
     hf_family *f;
     size_t lines_cap; /* of f->lines */
     unsigned d;
+    /* Streaming (lib/family_stream.c): s holds the bytes [base, base + len) of the input, and
+     * need() extends it before each line or JSON value; each schedule goes to emit instead of
+     * into f (which then only counts them). NULL win: s is the whole input. */
+    hf_i_window *win;
+    uint64_t base;
+    hf_schedule_fn emit;
+    void *emit_user;
+    bool json;
 } reader;
 
 /* A saved position, to come back to a JSON value after the whole object is known. */
@@ -302,6 +311,18 @@ static hf_status fail_here(reader *r, hf_status st, const char *what)
 static hf_status fail_nomem(reader *r)
 {
     return hf_i_fail(r->err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+/* Streaming: make the window hold what the parser reads next (a no-op on a whole input). */
+static hf_status need(reader *r, hf_i_need kind)
+{
+    if (!r->win)
+        return HF_OK;
+    hf_status st =
+        hf_i_window_need(r->win, kind, &r->s, &r->len, &r->pos, &r->line_start, &r->base);
+    if (st == HF_ENOMEM)
+        return fail_nomem(r);
+    return st ? hf_i_fail(r->err, st, 0, 0, "reading the family failed") : HF_OK;
 }
 
 static void name_push(reader *r, char c) { hf_i_name_buf_push(&r->name, c); }
@@ -363,10 +384,15 @@ static hf_status row_end(reader *r, uint32_t k, size_t sched, size_t line, size_
                        "schedule %zu misses event %s (it lists %" PRIu32 " of %" PRIu32 " events)",
                        sched, hf_i_name_quote(hf_i_name(r->p, v), q, sizeof q), k, n);
     }
-    if (hf_family_append(r->f, r->row))
-        return fail_nomem(r);
     for (uint32_t i = 0; i < k; i++)
         hf_i_bit_clear(r->seen, r->row[i]);
+    if (r->emit) {
+        hf_status st = r->emit(r->emit_user, r->row, n, r->f->m, r->json ? 0 : line);
+        r->f->m++;
+        return st ? hf_i_fail(r->err, st, clamp_int(line), 0, "%s", hf_strerror(st)) : HF_OK;
+    }
+    if (hf_family_append(r->f, r->row))
+        return fail_nomem(r);
     return HF_OK;
 }
 
@@ -485,6 +511,10 @@ static hf_status text_schedule(reader *r)
     if (st)
         return st;
     hf_family *f = r->f;
+    if (r->emit) {
+        skip_eol(r);
+        return HF_OK;
+    }
     void *lines = f->lines;
     if (hf_i_grow(r->ctx, &lines, &r->lines_cap, f->lined + 1, sizeof *f->lines))
         return fail_nomem(r);
@@ -588,7 +618,12 @@ static hf_status text_read(reader *r)
     const size_t mlen = sizeof magic - 1;
     text_header th = {0, false, 0, 0, 0};
     bool first_comment = true, schedule_seen = false;
-    while (r->pos < r->len) {
+    for (;;) {
+        hf_status nst = need(r, HF_I_NEED_LINE);
+        if (nst)
+            return nst;
+        if (r->pos >= r->len)
+            break;
         skip_blanks(r);
         if (at_eol(r, r->pos)) {
             if (r->pos >= r->len)
@@ -868,12 +903,20 @@ static hf_status json_skip(reader *r, int depth)
         }
     case '[':
         r->pos++;
+        if (depth == 1 && (st = need(r, HF_I_NEED_WS1)))
+            return st;
         json_ws(r);
         if (json_at(r, ']')) {
             r->pos++;
             return HF_OK;
         }
         for (;;) {
+            if (depth == 1) {
+                /* the blanks before the element may have gone beyond the window */
+                if ((st = need(r, HF_I_NEED_VALUE)))
+                    return st;
+                json_ws(r);
+            }
             if ((st = json_skip(r, depth + 1)))
                 return st;
             json_ws(r);
@@ -900,25 +943,38 @@ static hf_status json_skip(reader *r, int depth)
     }
 }
 
+/* Offsets from the start of the input (r->base is 0 unless streaming; line_start may lie before
+ * the window, which the modular arithmetic of size_t keeps exact). */
 static void mark_here(const reader *r, mark *m)
 {
     m->set = true;
-    m->pos = r->pos;
+    m->pos = (size_t)r->base + r->pos;
     m->line = r->line;
-    m->line_start = r->line_start;
+    m->line_start = (size_t)r->base + r->line_start;
 }
 
-static void mark_go(reader *r, const mark *m)
+static hf_status mark_go(reader *r, const mark *m)
 {
-    r->pos = m->pos;
+    if (r->win) {
+        hf_status st = hf_i_window_seek(r->win, m->pos, &r->s, &r->len, &r->pos, &r->base);
+        if (st == HF_ENOMEM)
+            return fail_nomem(r);
+        if (st)
+            return hf_i_fail(r->err, st, 0, 0, "reading the family failed");
+    }
+    r->pos = m->pos - (size_t)r->base;
     r->line = m->line;
-    r->line_start = m->line_start;
+    r->line_start = m->line_start - (size_t)r->base;
+    return HF_OK;
 }
 
 /* "events": every event of the poset, each once; index i of the array becomes map[i]. */
 static hf_status json_events(reader *r)
 {
     uint32_t n = r->p->n;
+    hf_status st = need(r, HF_I_NEED_VALUE);
+    if (st)
+        return st;
     size_t al = r->line, ac = column_of(r, r->pos);
     if (!json_at(r, '['))
         return fail_here(r, HF_EPARSE, "\"events\" must be an array of event names");
@@ -928,7 +984,6 @@ static hf_status json_events(reader *r)
         return fail_nomem(r);
     r->have_map = true;
     uint32_t count = 0;
-    hf_status st;
     json_ws(r);
     if (json_at(r, ']'))
         r->pos++;
@@ -1001,16 +1056,23 @@ static hf_status json_entry(reader *r, uint32_t *id)
 
 static hf_status json_schedules(reader *r)
 {
+    hf_status st = need(r, HF_I_NEED_WS1);
+    if (st)
+        return st;
     if (!json_at(r, '['))
         return fail_here(r, HF_EPARSE, "\"schedules\" must be an array of schedules");
     r->pos++;
-    hf_status st;
+    if ((st = need(r, HF_I_NEED_WS1)))
+        return st;
     json_ws(r);
     if (json_at(r, ']')) {
         r->pos++;
         return HF_OK;
     }
     for (;;) {
+        if ((st = need(r, HF_I_NEED_VALUE)))
+            return st;
+        json_ws(r);
         size_t sched = r->f->m + 1;
         size_t sl = r->line, sc = column_of(r, r->pos);
         if (!json_at(r, '['))
@@ -1055,15 +1117,19 @@ static hf_status json_read(reader *r)
     hf_status st;
     mark events = {0}, schedules = {0};
     bool have_d = false, have_method = false;
+    r->json = true;
     json_ws(r);
     size_t ol = r->line, oc = column_of(r, r->pos);
-    if ((st = json_expect(r, '{', "'{'")))
+    if ((st = json_expect(r, '{', "'{'")) || (st = need(r, HF_I_NEED_WS1)))
         return st;
     json_ws(r);
     if (json_at(r, '}'))
         r->pos++;
     else
         for (;;) {
+            if ((st = need(r, HF_I_NEED_VALUE)))
+                return st;
+            json_ws(r);
             size_t kl = r->line, kc = column_of(r, r->pos);
             if (!json_at(r, '"'))
                 return json_expected(r, "a key string");
@@ -1075,9 +1141,12 @@ static hf_status json_read(reader *r)
                       : name_is(r, "method")    ? 4
                                                 : 0;
             json_ws(r);
-            if ((st = json_expect(r, ':', "':'")))
+            if ((st = json_expect(r, ':', "':'")) || (st = need(r, HF_I_NEED_WS1)))
                 return st;
+            /* the schedules are read one at a time (json_skip), anything else whole */
             json_ws(r);
+            if ((key != 3 || !json_at(r, '[')) && (st = need(r, HF_I_NEED_VALUE)))
+                return st;
             if ((key == 1 && have_d) || (key == 2 && events.set) || (key == 3 && schedules.set) ||
                 (key == 4 && have_method))
                 return fail_at(r, HF_EPARSE, kl, kc, "duplicate key \"%s\"", r->name.text);
@@ -1113,6 +1182,8 @@ static hf_status json_read(reader *r)
                 if ((st = json_skip(r, 1)))
                     return st;
             }
+            if ((st = need(r, HF_I_NEED_WS1)))
+                return st;
             json_ws(r);
             if (json_at(r, '}')) {
                 r->pos++;
@@ -1122,17 +1193,19 @@ static hf_status json_read(reader *r)
                 return st;
             json_ws(r);
         }
+    if ((st = need(r, HF_I_NEED_WS1)))
+        return st;
     json_ws(r);
     if (r->pos < r->len)
         return fail_here(r, HF_EPARSE, "unexpected data after the JSON object");
     if (!schedules.set)
         return fail_at(r, HF_EPARSE, ol, oc, "the JSON object has no \"schedules\"");
     if (events.set) {
-        mark_go(r, &events);
-        if ((st = json_events(r)))
+        if ((st = mark_go(r, &events)) || (st = json_events(r)))
             return st;
     }
-    mark_go(r, &schedules);
+    if ((st = mark_go(r, &schedules)))
+        return st;
     return json_schedules(r);
 }
 
@@ -1149,21 +1222,39 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
         *header = (hf_family_header){0, NULL, false, 0};
     if (!p || !out || (!data && len > 0))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    return hf_i_family_read(p, data, len, NULL, NULL, NULL, out, header, err);
+}
+
+hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i_window *win,
+                           hf_schedule_fn emit, void *user, hf_family **out,
+                           hf_family_header *header, hf_error *err)
+{
     reader r = {.p = p, .ctx = p->ctx, .s = data, .len = len, .line = 1, .err = err};
+    r.win = win;
+    r.emit = emit;
+    r.emit_user = user;
     hf_status st = HF_OK;
     r.name.text = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
     r.row = hf_i_alloc_array(r.ctx, p->n, sizeof *r.row);
     r.seen = hf_i_calloc(r.ctx, hf_i_words(p->n), sizeof *r.seen);
     if (!r.name.text || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
         st = fail_nomem(&r);
+    if (!st)
+        st = need(&r, HF_I_NEED_START);
     if (!st) {
         /* A UTF-8 byte order mark is not part of the first line's text. */
-        if (len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0)
+        if (r.len >= 3 && memcmp(r.s, "\xef\xbb\xbf", 3) == 0)
             r.pos = r.line_start = 3;
         size_t i = r.pos;
-        while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n'))
+        while (i < r.len && (r.s[i] == ' ' || r.s[i] == '\t' || r.s[i] == '\r' || r.s[i] == '\n'))
             i++;
-        st = (i < len && data[i] == '{') ? json_read(&r) : text_read(&r);
+        bool json = i < r.len && r.s[i] == '{';
+        /* JSON is read twice (its syntax, then events and schedules): a pipe is kept aside */
+        if (json && win && (st = hf_i_window_rewindable(win)))
+            st = st == HF_ENOMEM ? fail_nomem(&r)
+                                 : hf_i_fail(err, st, 0, 0, "reading the family failed");
+        if (!st)
+            st = json ? json_read(&r) : text_read(&r);
     }
     hf_i_free(r.ctx, r.name.text);
     hf_i_free(r.ctx, r.row);

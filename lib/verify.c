@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "family_stream_i.h"
 #include "hitfam/count.h"
 #include "internal.h"
 #include "verify_focus.h"
@@ -101,6 +102,17 @@ struct ver {
     bool tree;
     bool reference; /* settle every prefix as before the greedy order (the benchmark's
                        reference, hf_i_verify_reference) */
+    /* Where pos, by_pos, by_pos_at and ck live: the heap, or a mapped temporary file when
+     * opt->memory_limit is exceeded (lib/family_stream.c); the check reads them the same way. */
+    hf_i_big pos_big, by_pos_big, by_pos_at_big, ck_big;
+};
+
+/* The schedules to check: m rows of n ids, of which heap bytes are on the heap. */
+struct rows {
+    const uint32_t *rows;
+    uint32_t n;
+    size_t m;
+    size_t heap;
 };
 
 /* What one thread of the enumeration owns (allocated before any thread starts). */
@@ -124,10 +136,12 @@ struct worker {
 static void ver_free(struct ver *v)
 {
     hf_i_free(v->ctx, v->orig);
-    hf_i_free(v->ctx, v->pos);
-    hf_i_free(v->ctx, v->by_pos);
-    hf_i_free(v->ctx, v->by_pos_at);
-    hf_i_free(v->ctx, v->ck);
+    hf_i_big_free(v->ctx, &v->pos_big);
+    hf_i_big_free(v->ctx, &v->by_pos_big);
+    hf_i_big_free(v->ctx, &v->by_pos_at_big);
+    hf_i_big_free(v->ctx, &v->ck_big);
+    v->pos = v->by_pos = v->by_pos_at = NULL;
+    v->ck = NULL;
     hf_i_free(v->ctx, v->focus);
 }
 
@@ -175,7 +189,7 @@ static size_t checkpoint_words(size_t m, uint32_t n, uint32_t B, size_t W)
 }
 
 /* Arguments, d, event counts, focus ids, then every schedule; the first problem is reported. */
-static hf_status validate(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+static hf_status validate(const hf_poset *p, const struct rows *f, const hf_verify_options *opt,
                           hf_error *err)
 {
     if (!p || !f || !opt)
@@ -270,7 +284,7 @@ static hf_status distinct_schedules(struct ver *v, size_t m)
 }
 
 /* Everything but the enumeration levels' content. Needs a validated input. */
-static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
+static hf_status ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
                           const hf_verify_options *opt, hf_error *err)
 {
     memset(v, 0, sizeof *v);
@@ -321,12 +335,18 @@ static hf_status ver_init(struct ver *v, const hf_poset *p, const hf_family *f,
     if (ckw == SIZE_MAX || (m && n > SIZE_MAX / m))
         goto nomem;
 
+    /* the tables go to a mapped file when they and the rows on the heap exceed the limit */
+    uint64_t ids = (uint64_t)n * m, bytes = (v->d >= 3 ? 3 : 2) * ids * sizeof(uint32_t);
+    bool mapped =
+        opt->memory_limit && bytes + (uint64_t)ckw * sizeof(hf_word) + f->heap > opt->memory_limit;
     /* positions by schedule are needed only to order two prefix entries */
-    if (v->d >= 3 && !(v->pos = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->pos)))
+    if (v->d >= 3 &&
+        !(v->pos = hf_i_big_alloc(ctx, (size_t)n * m, sizeof *v->pos, mapped, &v->pos_big)))
         goto nomem;
-    v->by_pos = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->by_pos);
-    v->by_pos_at = hf_i_alloc_array(ctx, (size_t)n * m, sizeof *v->by_pos_at);
-    v->ck = hf_i_alloc_array(ctx, ckw, sizeof *v->ck);
+    v->by_pos = hf_i_big_alloc(ctx, (size_t)n * m, sizeof *v->by_pos, mapped, &v->by_pos_big);
+    v->by_pos_at =
+        hf_i_big_alloc(ctx, (size_t)n * m, sizeof *v->by_pos_at, mapped, &v->by_pos_at_big);
+    v->ck = hf_i_big_alloc(ctx, ckw, sizeof *v->ck, mapped, &v->ck_big);
     v->tree = v->p->tin && !v->p->closure && (v->p->dual || v->p->parent);
     /* the running suffix set of the checkpoints below */
     hf_word *run = hf_i_calloc(ctx, W, sizeof *run);
@@ -889,7 +909,7 @@ static hf_status enumerate(const struct ver *v, const hf_verify_options *opt, bo
 /* With a focus set of fewer events than the order, *pr = the order and the family restricted
  * to it (lib/verify_focus.c), which the check then works on at the focus set's cost; otherwise
  * pr->p = NULL. */
-static hf_status project(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+static hf_status project(const hf_poset *p, const struct rows *f, const hf_verify_options *opt,
                          struct hf_i_projection *pr, hf_error *err)
 {
     memset(pr, 0, sizeof *pr);
@@ -908,7 +928,7 @@ static hf_status project(const hf_poset *p, const hf_family *f, const hf_verify_
     hf_i_free(p->ctx, seen);
     if (k == p->n)
         return HF_OK;
-    return hf_i_focus_project(p, f, opt->focus, opt->focus_count, pr, err);
+    return hf_i_focus_project(p, f->rows, f->m, opt->focus, opt->focus_count, pr, err);
 }
 
 void hf_verify_options_init(hf_verify_options *o)
@@ -929,18 +949,20 @@ static hf_verify_options unfocused(const hf_verify_options *opt)
     return sub;
 }
 
-hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
-                    hf_verify_result *result, hf_error *err)
+/* The rows of a family (NULL: none, which validate refuses). */
+static const struct rows *family_rows(const hf_family *f, struct rows *r)
 {
-    return hf_i_verify_reference(p, f, opt, false, result, err);
+    if (!f)
+        return NULL;
+    *r = (struct rows){f->rows, f->n, f->m, f->m * (size_t)f->n * sizeof *f->rows};
+    return r;
 }
 
-hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
-                                bool reference, hf_verify_result *result, hf_error *err)
+/* The whole check: with result, the first uncovered tuple (hf_verify); otherwise the number of
+ * uncovered tuples into out (hf_verify_count_uncovered). */
+static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_verify_options *opt,
+                            bool reference, hf_verify_result *result, mpz_t out, hf_error *err)
 {
-    hf_i_error_clear(err);
-    if (!result)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     hf_status st = validate(p, f, opt, err);
     if (st)
         return st;
@@ -950,8 +972,10 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
     if (pr.p) {
         /* the same check on the focus events alone; the witness renamed back */
         hf_verify_options sub = unfocused(opt);
-        st = hf_i_verify_reference(pr.p, pr.f, &sub, reference, result, err);
-        for (unsigned i = 0; i < HF_MAX_D && !st; i++)
+        struct rows pf = {pr.f->rows, pr.f->n, pr.f->m, 0};
+        pf.heap = f->heap + pr.f->m * (size_t)pr.f->n * sizeof *pr.f->rows;
+        st = check_rows(pr.p, &pf, &sub, reference, result, out, err);
+        for (unsigned i = 0; result && i < HF_MAX_D && !st; i++)
             if (result->witness[i] != HF_NO_EVENT)
                 result->witness[i] = pr.ids[result->witness[i]];
         hf_i_projection_free(p->ctx, &pr);
@@ -961,6 +985,20 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
     if ((st = ver_init(&v, p, f, opt, err)))
         return st;
     v.reference = reference;
+    if (!result) {
+        mpz_set_ui(out, 0);
+        if (v.d == 0) {
+            /* no (focus) event */
+        } else if (v.d == 1) {
+            if (v.m == 0)
+                mpz_set_ui(out, shard_events(&v, opt));
+        } else {
+            bool found;
+            st = enumerate(&v, opt, false, NULL, out, &found, err);
+        }
+        ver_free(&v);
+        return st;
+    }
     result->d = v.d;
     result->hitting = true;
     for (unsigned i = 0; i < HF_MAX_D; i++)
@@ -983,37 +1021,36 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
     return st;
 }
 
+hf_status hf_verify(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                    hf_verify_result *result, hf_error *err)
+{
+    return hf_i_verify_reference(p, f, opt, false, result, err);
+}
+
+hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                                bool reference, hf_verify_result *result, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!result)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    struct rows r;
+    return check_rows(p, family_rows(f, &r), opt, reference, result, NULL, err);
+}
+
 hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
                                     const hf_verify_options *opt, mpz_t out, hf_error *err)
 {
     hf_i_error_clear(err);
     if (!out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    hf_status st = validate(p, f, opt, err);
-    if (st)
-        return st;
-    struct hf_i_projection pr;
-    if ((st = project(p, f, opt, &pr, err)))
-        return st;
-    if (pr.p) {
-        hf_verify_options sub = unfocused(opt);
-        st = hf_verify_count_uncovered(pr.p, pr.f, &sub, out, err);
-        hf_i_projection_free(p->ctx, &pr);
-        return st;
-    }
-    struct ver v;
-    if ((st = ver_init(&v, p, f, opt, err)))
-        return st;
-    mpz_set_ui(out, 0);
-    if (v.d == 0) {
-        /* no (focus) event */
-    } else if (v.d == 1) {
-        if (v.m == 0)
-            mpz_set_ui(out, shard_events(&v, opt));
-    } else {
-        bool found;
-        st = enumerate(&v, opt, false, NULL, out, &found, err);
-    }
-    ver_free(&v);
-    return st;
+    struct rows r;
+    return check_rows(p, family_rows(f, &r), opt, false, NULL, out, err);
+}
+
+hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
+                           size_t rows_bytes, const hf_verify_options *opt,
+                           hf_verify_result *result, mpz_t count, hf_error *err)
+{
+    struct rows r = {rows, n, m, rows_bytes};
+    return check_rows(p, &r, opt, false, result, count, err);
 }

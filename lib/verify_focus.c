@@ -32,8 +32,9 @@ static int ranked_cmp(const void *x, const void *y)
     return (a->rank > b->rank) - (a->rank < b->rank);
 }
 
-hf_status hf_i_focus_project(const hf_poset *p, const hf_family *f, const uint32_t *focus,
-                             size_t focus_count, struct hf_i_projection *out, hf_error *err)
+hf_status hf_i_focus_project(const hf_poset *p, const uint32_t *rows, size_t m,
+                             const uint32_t *focus, size_t focus_count, struct hf_i_projection *out,
+                             hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     memset(out, 0, sizeof *out);
@@ -125,8 +126,8 @@ hf_status hf_i_focus_project(const hf_poset *p, const hf_family *f, const uint32
         st = HF_ENOMEM;
         goto fail;
     }
-    for (size_t s = 0; s < f->m && !st; s++) {
-        const uint32_t *src = f->rows + s * (size_t)n;
+    for (size_t s = 0; s < m && !st; s++) {
+        const uint32_t *src = rows + s * (size_t)n;
         uint32_t q = 0;
         for (uint32_t t = 0; t < n; t++)
             if (local[src[t]] != HF_NO_EVENT)
@@ -148,7 +149,7 @@ fail:
     if (st == HF_ENOMEM)
         return hf_i_fail(err, HF_ENOMEM, 0, 0,
                          "out of memory projecting a family of %zu schedules onto its focus set",
-                         f->m);
+                         m);
     return st;
 }
 

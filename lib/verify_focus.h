@@ -12,11 +12,12 @@ struct hf_i_projection {
     uint32_t k;    /* distinct focus events */
 };
 
-/* Project @p p and @p f (valid: every schedule a linear extension) onto the distinct events of
- * focus[0..focus_count). Focus events keep their relative id order. On failure *out is
- * empty. */
-hf_status hf_i_focus_project(const hf_poset *p, const hf_family *f, const uint32_t *focus,
-                             size_t focus_count, struct hf_i_projection *out, hf_error *err);
+/* Project @p p and the m schedules of @p rows (valid: every schedule a linear extension) onto the
+ * distinct events of focus[0..focus_count). Focus events keep their relative id order. On failure
+ * *out is empty. */
+hf_status hf_i_focus_project(const hf_poset *p, const uint32_t *rows, size_t m,
+                             const uint32_t *focus, size_t focus_count, struct hf_i_projection *out,
+                             hf_error *err);
 void hf_i_projection_free(hf_ctx *ctx, struct hf_i_projection *pr);
 
 #endif

@@ -506,6 +506,10 @@ typedef struct hf_verify_options {
                                 The family is d-hitting iff every shard is; the whole count of
                                 uncovered tuples is the sum of the shards'; the whole witness is
                                 the least of the shards' witnesses (lexicographic order) */
+    size_t memory_limit;   /**< bytes the check's tables (and a store's rows on the heap) may
+                                take on the heap, 0 (the default): no limit. Beyond it the
+                                tables go to an unlinked temporary file of $TMPDIR mapped into
+                                memory (hitfam/stream.h); the answer never depends on it */
 } hf_verify_options;
 
 /** Largest number of threads hf_verify starts. */
