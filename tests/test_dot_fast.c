@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hitfam/order.h>
+
 #include "io_dot_fast.h"
 #include "util.h"
 
@@ -72,6 +74,36 @@ static void mask_anonymous(const char *msg, char *out, size_t cap)
     out[k] = '\0';
 }
 
+/* p in the compact order format: malloc'd, exactly *len bytes. */
+static char *compact_bytes(const hf_poset *p, size_t *len)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&buf, &size);
+    cr_assert_eq(hf_order_write(p, mem), HF_OK);
+    fclose(mem);
+    char *exact = malloc(size ? size : 1);
+    memcpy(exact, buf, size);
+    free(buf);
+    *len = size;
+    return exact;
+}
+
+/* p written in the compact format reads back as the same poset. */
+static void round_trip(const hf_poset *p, const char *what)
+{
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    cr_assert(hf_order_is_compact(bytes, len));
+    hf_poset *q = NULL;
+    hf_error err;
+    cr_assert_eq(hf_order_read_mem(NULL, bytes, len, &q, &err), HF_OK, "%s: %s", what, err.text);
+    const char *diff = poset_difference(p, q);
+    cr_assert_null(diff, "%s: the compact format reads back with other %s", what, diff);
+    hf_poset_free(q);
+    free(bytes);
+}
+
 typedef struct tally {
     size_t fast, fell_back, refused;
 } tally;
@@ -105,6 +137,7 @@ static void compare(const char *text, size_t len, const char *what, tally *t)
     if (sc == HF_OK) {
         const char *diff = poset_difference(pa, pc);
         cr_assert_null(diff, "%s: readings differ in %s", what, diff);
+        round_trip(pc, what);
     } else {
         char ma[sizeof ea.text], mc[sizeof ec.text];
         mask_anonymous(ea.text, ma, sizeof ma);
@@ -503,4 +536,117 @@ Test(dot_fast, every_allocation_failure_is_reported)
         c.left = -1;
         hf_ctx_free(ctx);
     }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The compact order format                                                                   */
+
+static const char labelled[] =
+    "digraph { node [thread=t1]; a -> b -> c; a -> d [color=red]; node [thread=t2]; e -> c;\n"
+    " b [focus=true, obj=x]; c [obj=y, access=r]; d [obj=x, access=read, focus=1];\n"
+    " \"\" -> \"q\\\"r\" }";
+
+static hf_poset *read_labelled(void)
+{
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_dot_read_mem(NULL, labelled, strlen(labelled), &p, &err), HF_OK, "%s",
+                 err.text);
+    cr_assert_geq(hf_poset_thread_count(p), 2);
+    cr_assert_geq(hf_poset_object_count(p), 2);
+    return p;
+}
+
+Test(dot_fast, compact_format_round_trips)
+{
+    hf_poset *p = read_labelled();
+    round_trip(p, "labelled");
+    hf_poset_free(p);
+    uint64_t rng = 16;
+    for (int i = 0; i < 60; i++) {
+        hf_poset *q = i % 3 == 0   ? tu_random_dag(1 + tu_below(&rng, 40), 1, 4, &rng)
+                      : i % 3 == 1 ? tu_random_forest(1 + tu_below(&rng, 60), 1 + i % 4, &rng)
+                                   : tu_random_inforest(1 + tu_below(&rng, 60), 2, &rng);
+        round_trip(q, "random order");
+        hf_poset_free(q);
+    }
+}
+
+Test(dot_fast, damaged_compact_files_are_refused)
+{
+    hf_poset *p = read_labelled();
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    /* every prefix, and the whole with a byte more */
+    for (size_t cut = 0; cut <= len + 1; cut++) {
+        char *copy = malloc(cut ? cut : 1);
+        memcpy(copy, bytes, cut < len ? cut : len);
+        if (cut > len)
+            copy[len] = 0;
+        hf_poset *q = NULL;
+        hf_error err;
+        hf_status st = hf_order_read_mem(NULL, copy, cut, &q, &err);
+        if (cut == len) {
+            cr_assert_eq(st, HF_OK, "%s", err.text);
+        } else {
+            cr_assert_neq(st, HF_OK, "a file of %zu bytes out of %zu reads", cut, len);
+            cr_assert_null(q);
+            cr_assert(err.text[0] != '\0');
+        }
+        hf_poset_free(q);
+        free(copy);
+    }
+    /* every byte changed: refused, or read as some well-formed poset (under the sanitizers) */
+    size_t refused = 0;
+    for (size_t i = 0; i < len; i++)
+        for (int delta = 1; delta < 256; delta += 127) {
+            char *copy = malloc(len);
+            memcpy(copy, bytes, len);
+            copy[i] = (char)(copy[i] + delta);
+            hf_poset *q = NULL;
+            hf_error err;
+            hf_status st = hf_order_read_mem(NULL, copy, len, &q, &err);
+            if (st == HF_OK)
+                cr_assert_geq(hf_poset_size(q), 1);
+            else
+                refused++;
+            hf_poset_free(q);
+            free(copy);
+        }
+    cr_assert_geq(refused, len / 2);
+    free(bytes);
+    hf_poset_free(p);
+    hf_poset *q = NULL;
+    hf_error err;
+    cr_assert_eq(hf_order_read_mem(NULL, "digraph{a}", 10, &q, &err), HF_EPARSE);
+    cr_assert_eq(hf_order_read_mem(NULL, NULL, 0, NULL, &err), HF_EINVAL);
+}
+
+Test(dot_fast, compact_format_allocation_failures)
+{
+    hf_poset *p = read_labelled();
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    hf_poset_free(p);
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *q = NULL;
+    hf_error err;
+    c.calls = 0;
+    cr_assert_eq(hf_order_read_mem(ctx, bytes, len, &q, &err), HF_OK);
+    hf_poset_free(q);
+    q = NULL;
+    long total = c.calls;
+    for (long n = 1; n <= total; n++) {
+        c.left = n - 1;
+        long live = c.live;
+        hf_status st = hf_order_read_mem(ctx, bytes, len, &q, &err);
+        cr_assert_eq(st, HF_ENOMEM, "allocation %ld of %ld: %s", n, total, hf_strerror(st));
+        cr_assert_null(q);
+        cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+        cr_assert_eq(c.live, live, "allocation %ld: leak", n);
+    }
+    c.left = -1;
+    hf_ctx_free(ctx);
+    free(bytes);
 }
