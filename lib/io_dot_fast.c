@@ -348,9 +348,21 @@ typedef struct reader {
     lexer lx;
     hf_poset_builder *b;
     uint32_t n;
-    /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract) */
+    /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract); when it is
+     * one token whose bytes are the name's, where they are in the input */
     char text[2 * HF_MAX_NAME + 2];
     size_t text_len;
+    bool in_input;
+    size_t input_at;
+    /* Where each event's name is in the input (length UINT32_MAX: nowhere as is), and the last
+     * event named first in a statement and after an edge operator: an ID is compared with that
+     * event and the next before the builder's table is asked, as DOT written out in id order
+     * names the same or the next event again and again. */
+    struct place {
+        uint32_t at, len;
+    } * place;
+    size_t place_cap;
+    uint32_t last[2];
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
@@ -400,6 +412,7 @@ static hf_status id(reader *r, bool keep)
     lexer *lx = &r->lx;
     r->text_len = 0;
     r->text[0] = '\0';
+    r->in_input = false;
     if (lx->tok == TK_ID) {
         size_t n = lx->end - lx->start;
         if (n > HF_MAX_NAME)
@@ -408,19 +421,26 @@ static hf_status id(reader *r, bool keep)
             memcpy(r->text, lx->s + lx->start, n);
             r->text[n] = '\0';
             r->text_len = n;
+            r->in_input = true;
+            r->input_at = lx->start;
         }
         lex(lx);
         return HF_OK;
     }
     if (lx->tok != TK_QSTR)
         return GIVE_UP;
-    for (;;) {
+    size_t start = lx->start;
+    bool plain = !lx->escaped && !(lx->end == start + 1 && lx->s[start] == '\n');
+    for (bool first = true;; first = false) {
         hf_status st;
         if (keep && (st = take_quoted(r)))
             return st;
         lex(lx);
-        if (lx->tok != TK_PLUS)
+        if (lx->tok != TK_PLUS) {
+            r->in_input = keep && first && plain;
+            r->input_at = start;
             return HF_OK;
+        }
         lex(lx);
         if (lx->tok != TK_QSTR)
             return GIVE_UP;
@@ -451,16 +471,40 @@ static hf_status declare(reader *r, int a)
     return HF_OK;
 }
 
-/* The event named by text, made (with the current node defaults) when new. */
-static hf_status event(reader *r, uint32_t *id_out)
+/* Whether event v (< n) is named by text. */
+static bool named(const reader *r, uint32_t v)
+{
+    const struct place *pl = &r->place[v];
+    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->text[0]) &&
+           memcmp(r->lx.s + pl->at, r->text, r->text_len) == 0;
+}
+
+/* The event named by text, made (with the current node defaults) when new; role 0 for the
+ * first ID of a statement, 1 after an edge operator. */
+static hf_status event(reader *r, int role, uint32_t *id_out)
 {
     if (r->text[0] == '%')
         return GIVE_UP; /* libcgraph keeps such names as anonymous ids */
+    uint32_t guess[2] = {r->last[role], r->last[role] + 1};
+    for (int k = 0; k < 2; k++)
+        if (guess[k] < r->n && named(r, guess[k])) {
+            *id_out = r->last[role] = guess[k];
+            return HF_OK;
+        }
     hf_status st = hf_poset_builder_add_event(r->b, r->text, id_out);
-    if (st == HF_EDUPLICATE)
+    if (st == HF_EDUPLICATE) {
+        r->last[role] = *id_out;
         return HF_OK;
+    }
     if (st)
         return st == HF_ENOMEM ? st : GIVE_UP;
+    if ((st = hf_i_grow(r->ctx, (void **)&r->place, &r->place_cap, (size_t)r->n + 1,
+                        sizeof *r->place)))
+        return st;
+    bool at = r->in_input && r->input_at <= UINT32_MAX;
+    r->place[r->n] =
+        (struct place){at ? (uint32_t)r->input_at : 0, at ? (uint32_t)r->text_len : UINT32_MAX};
+    r->last[role] = r->n;
     for (int a = 0; a < ATTR_COUNT; a++)
         if (r->of[a]) {
             if ((st = hf_i_grow(r->ctx, (void **)&r->of[a], &r->of_cap[a], (size_t)r->n + 1,
@@ -531,14 +575,14 @@ static hf_status attr_lists(reader *r, int owner)
 }
 
 /* A node list `a, b, ...` into list[k]; the first ID is already in text. */
-static hf_status node_list(reader *r, int k)
+static hf_status node_list(reader *r, int k, int role)
 {
     lexer *lx = &r->lx;
     hf_status st;
     r->list_len[k] = 0;
     for (;;) {
         uint32_t v;
-        if ((st = event(r, &v)) ||
+        if ((st = event(r, role, &v)) ||
             (st = push(r->ctx, &r->list[k], &r->list_len[k], &r->list_cap[k], v)))
             return st;
         if (lx->tok != TK_COMMA)
@@ -575,7 +619,7 @@ static hf_status statement(reader *r)
                 return st;
         } else {
             int cur = 0;
-            if ((st = node_list(r, cur)))
+            if ((st = node_list(r, cur, 0)))
                 return st;
             unsigned arrows = 0;
             while (lx->tok == TK_ARROW) {
@@ -584,7 +628,7 @@ static hf_status statement(reader *r)
                 lex(lx);
                 if (!is_id(lx->tok))
                     return GIVE_UP; /* a subgraph, or a syntax error */
-                if ((st = id(r, true)) || (st = node_list(r, !cur)))
+                if ((st = id(r, true)) || (st = node_list(r, !cur, 1)))
                     return st;
                 for (size_t i = 0; i < r->list_len[cur]; i++)
                     for (size_t j = 0; j < r->list_len[!cur]; j++) {
@@ -707,6 +751,7 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     hf_i_free(ctx, r->list[0]);
     hf_i_free(ctx, r->list[1]);
     hf_i_free(ctx, r->assign);
+    hf_i_free(ctx, r->place);
     hf_i_free(ctx, r);
     if (st == HF_ENOMEM)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
