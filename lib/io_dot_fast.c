@@ -295,7 +295,7 @@ static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n,
         if (k == UINT32_MAX)
             break;
         const char *v = vt->data + vt->off[k];
-        if (memcmp(v, s, n) == 0 && v[n] == '\0') {
+        if (strncmp(v, s, n) == 0 && v[n] == '\0') { /* (s holds no NUL byte) */
             *index = k;
             return HF_OK;
         }

@@ -171,6 +171,8 @@ Test(dot_fast, plain_forms_take_the_fast_path)
         "digraph { a; node [focus=1]; b -> c; a [focus=0] }",
         "digraph { a [focus=perhaps]; a [focus=no] }",
         "digraph { a [access=r]; a [obj=o] }",
+        "digraph { a [thread=t1]; b [thread=\"t1 and a long name after it\"] }",
+        "digraph { a [focus=\"VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV\"] }",
         "digraph { rankdir = LR; graph [splines=true]; edge [color=blue]; a -> b [key2=1] }",
         "digraph { /* c */ a // d\n -> # e\n b }\n// after\n# after\n/* after */",
         "\xEF\xBB\xBF"
