@@ -6,7 +6,7 @@
  * reset after that through /proc/self/clear_refs, else measured from the resident size then).
  * Prints, per order: the three readings, fast / compact and libcgraph / fast ratios, and bytes
  * per event. Targets: fast DOT within 1.5x of the compact read, at most 150 bytes per event.
- * Usage: bench_dot [EVENTS] (default 1,000,000; the tree takes the largest 2^h - 1 <= EVENTS). */
+ * Usage: bench_dot [EVENTS] (default 1,000,000; the tree has the smallest 2^h - 1 >= EVENTS). */
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -188,8 +188,8 @@ int main(int argc, char **argv)
     uint32_t events = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000000u;
     if (events < 3)
         events = 3;
-    uint32_t tree = 1;
-    while (2 * tree + 1 <= events)
+    uint32_t tree = 1; /* the smallest 2^h - 1 >= events: 2^20 - 1 for 10^6 */
+    while (tree < events)
         tree = 2 * tree + 1;
     uint32_t *parent = malloc((events > tree ? events : tree) * sizeof *parent);
     if (!parent)
