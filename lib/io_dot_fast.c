@@ -94,10 +94,16 @@ static void lex(lexer *lx)
             continue;
         }
         if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
-            /* to the end of the line (a `#` line may be a line directive: only line numbers,
-             * which no message of this reader uses) */
+            /* to the end of the line. A `#` line may be a line directive, which changes only
+             * line numbers (no message of this reader has one), but the libcgraph path refuses
+             * one naming a file of more than a kilobyte: long `#` lines are left to it. */
             const char *nl = memchr(s + i, '\n', len - i);
-            i = nl ? (size_t)(nl - s) : len;
+            size_t e = nl ? (size_t)(nl - s) : len;
+            if (c == '#' && e - i > 1000) {
+                lx->tok = TK_BAD;
+                return;
+            }
+            i = e;
             continue;
         }
         if (c == '/' && i + 1 < len && s[i + 1] == '*') {

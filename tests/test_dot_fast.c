@@ -237,8 +237,17 @@ Test(dot_fast, nul_bytes_and_long_ids_fall_back)
             k += (size_t)sprintf(long_text + k, "%s -> b }", quoted ? "\"" : "");
             compare(long_text, k, "long name", &t);
         }
+    /* a line directive naming a long file (refused by the libcgraph path), and a long comment */
+    for (int directive = 0; directive < 2; directive++)
+        for (size_t n = 900; n <= 1300; n += 100) {
+            size_t k = (size_t)sprintf(long_text, "%s", directive ? "# 1 \"" : "#");
+            memset(long_text + k, 'f', n);
+            k += n;
+            k += (size_t)sprintf(long_text + k, "%s\ndigraph { a }", directive ? "\"" : "");
+            compare(long_text, k, "long # line", &t);
+        }
     free(long_text);
-    cr_assert_eq(t.fast, 4);
+    cr_assert_eq(t.fast, 4 + 2);
 }
 
 Test(dot_fast, long_chains_stay_within_libcgraphs_limits)
