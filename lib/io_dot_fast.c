@@ -369,6 +369,21 @@ typedef struct reader {
     } * place;
     size_t place_cap;
     uint32_t last[2];
+    int score[2]; /* how the guesses of each place did lately: skipped (mostly) when low */
+    unsigned tick;
+    /* Events by name hash, made once names seen before mostly escape the guesses (random
+     * references), while every event's name is in the input as is (tab_off once one is not): a
+     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout,
+     * a second scanner running ahead of the reader, prefetches the slots of the names to come.
+     * The builder's table is still told of every event, but no longer asked about names seen
+     * before. */
+    struct slot {
+        uint32_t at, len, id;
+    } * tab;
+    size_t tab_mask, tab_count;
+    bool tab_off;
+    size_t misses; /* names seen before that no guess found (the table starts when many) */
+    lexer scout;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
@@ -477,6 +492,47 @@ static hf_status declare(reader *r, int a)
     return HF_OK;
 }
 
+#define EMPTY_SLOT  UINT32_MAX
+#define SCOUT_AHEAD 1024u /* bytes */
+
+static hf_status tab_resize(reader *r, size_t size)
+{
+    struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
+    if (!tab)
+        return HF_ENOMEM;
+    for (size_t i = 0; i < size; i++)
+        tab[i].id = EMPTY_SLOT;
+    for (uint32_t v = 0; v < r->n; v++) {
+        const struct place *pl = &r->place[v];
+        size_t i = (size_t)hash_bytes(r->lx.s + pl->at, pl->len) & (size - 1);
+        while (tab[i].id != EMPTY_SLOT)
+            i = (i + 1) & (size - 1);
+        tab[i] = (struct slot){pl->at, pl->len, v};
+    }
+    hf_i_free(r->ctx, r->tab);
+    r->tab = tab;
+    r->tab_mask = size - 1;
+    return HF_OK;
+}
+
+/* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
+ * passes. */
+static void scout(reader *r)
+{
+    lexer *sc = &r->scout;
+    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD) {
+        lex(sc);
+        bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
+                                          !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
+        if (plain) {
+            size_t i = (size_t)hash_bytes(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
+#if defined(__GNUC__)
+            __builtin_prefetch(&r->tab[i]);
+#endif
+        }
+    }
+}
+
 /* Whether event v (< n) is named by text. */
 static bool named(const reader *r, uint32_t v)
 {
@@ -491,15 +547,44 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
 {
     if (r->text[0] == '%')
         return GIVE_UP; /* libcgraph keeps such names as anonymous ids */
-    uint32_t guess[2] = {r->last[role], r->last[role] + 1};
-    for (int k = 0; k < 2; k++)
-        if (guess[k] < r->n && named(r, guess[k])) {
-            *id_out = r->last[role] = guess[k];
-            return HF_OK;
-        }
+    /* a failed guess costs cache misses (a random reference): where they mostly fail they are
+     * tried only now and then */
+    if (r->score[role] > -32 || (++r->tick & 63) == 0) {
+        uint32_t guess[2] = {r->last[role], r->last[role] + 1};
+        for (int k = 0; k < 2; k++)
+            if (guess[k] < r->n && named(r, guess[k])) {
+                *id_out = r->last[role] = guess[k];
+                r->score[role] = r->score[role] < 32 ? r->score[role] + 4 : 35;
+                return HF_OK;
+            }
+        if (r->score[role] > -64)
+            r->score[role]--;
+    }
+    uint64_t h = 0;
+    if (r->tab) {
+        scout(r);
+        h = hash_bytes(r->text, r->text_len);
+        for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
+             i = (i + 1) & r->tab_mask)
+            if (r->tab[i].len == r->text_len &&
+                memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+                *id_out = r->last[role] = r->tab[i].id;
+                return HF_OK;
+            }
+    }
     hf_status st = hf_poset_builder_add_event(r->b, r->text, id_out);
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
+        if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
+            size_t size = 1024;
+            while (size < 2 * ((size_t)r->n + 1))
+                size *= 2;
+            if ((st = tab_resize(r, size)))
+                return st;
+            r->tab_count = r->n;
+            r->scout = r->lx;
+            r->scout.tok = TK_ID; /* (not at its end) */
+        }
         return HF_OK;
     }
     if (st)
@@ -511,6 +596,23 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     r->place[r->n] =
         (struct place){at ? (uint32_t)r->input_at : 0, at ? (uint32_t)r->text_len : UINT32_MAX};
     r->last[role] = r->n;
+    if (!at && !r->tab_off) {
+        r->tab_off = true; /* the table cannot hold this name: it answers no more */
+        hf_i_free(r->ctx, r->tab);
+        r->tab = NULL;
+    }
+    if (r->tab) {
+        if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
+            if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
+                return st;
+            h = hash_bytes(r->text, r->text_len);
+        }
+        size_t i = (size_t)h & r->tab_mask;
+        while (r->tab[i].id != EMPTY_SLOT)
+            i = (i + 1) & r->tab_mask;
+        r->tab[i] = (struct slot){(uint32_t)r->input_at, (uint32_t)r->text_len, r->n};
+        r->tab_count++;
+    }
     for (int a = 0; a < ATTR_COUNT; a++)
         if (r->of[a]) {
             if ((st = hf_i_grow(r->ctx, (void **)&r->of[a], &r->of_cap[a], (size_t)r->n + 1,
@@ -758,6 +860,7 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     hf_i_free(ctx, r->list[1]);
     hf_i_free(ctx, r->assign);
     hf_i_free(ctx, r->place);
+    hf_i_free(ctx, r->tab);
     hf_i_free(ctx, r);
     if (st == HF_ENOMEM)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");

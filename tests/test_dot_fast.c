@@ -661,3 +661,89 @@ Test(dot_fast, compact_format_allocation_failures)
     hf_ctx_free(ctx);
     free(bytes);
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Many references to names seen before, in random order (the reader's own name table)       */
+
+/* Event v's name n<v>: bare, quoted, joined with '+', or split by a backslash-newline. */
+static void spelling(char *buf, size_t cap, uint32_t v, uint32_t form)
+{
+    if (form == 0)
+        snprintf(buf, cap, "n%u", v);
+    else if (form == 1)
+        snprintf(buf, cap, "\"n%u\"", v);
+    else if (form == 2)
+        snprintf(buf, cap, "\"n\" + \"%u\"", v);
+    else
+        snprintf(buf, cap, "\"n\\\n%u\"", v);
+}
+
+/* A random recursive tree on n events: node statements in id order (event 0 named by the
+ * spelling `first0`), then its edges in random order, each name in one of several spellings. */
+static char *random_references(uint32_t n, uint64_t *rng, const char *first0, size_t *len)
+{
+    text t = {0};
+    char piece[96];
+    put(&t, "digraph {\n");
+    for (uint32_t v = 0; v < n; v++) {
+        if (v == 0)
+            snprintf(piece, sizeof piece, " %s\n", first0);
+        else
+            snprintf(piece, sizeof piece, v % 3 ? " n%u\n" : " \"n%u\"\n", v);
+        put(&t, piece);
+    }
+    uint32_t *order = tu_random_perm(n - 1, rng);
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        uint32_t v = order[k] + 1, u = tu_below(rng, v);
+        char a[32], b[32];
+        spelling(a, sizeof a, u, tu_below(rng, 4));
+        spelling(b, sizeof b, v, tu_below(rng, 4));
+        snprintf(piece, sizeof piece, " %s -> %s%s\n", a, b, k % 7 ? "" : " [color=red]");
+        put(&t, piece);
+    }
+    put(&t, "}\n");
+    free(order);
+    *len = t.len;
+    return t.s;
+}
+
+Test(dot_fast, many_references_to_known_names)
+{
+    uint64_t rng = 1616;
+    const char *firsts[] = {"n0", "\"n0\"", "\"n\" + \"0\""};
+    for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++) {
+        size_t len;
+        char *dot = random_references(6000, &rng, firsts[k], &len);
+        tally t = {0};
+        compare(dot, len, firsts[k], &t);
+        cr_assert_eq(t.fast, 1, "%s", firsts[k]);
+        free(dot);
+    }
+}
+
+Test(dot_fast, many_references_allocation_failures)
+{
+    uint64_t rng = 1617;
+    size_t len;
+    char *dot = random_references(5000, &rng, "n0", &len);
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = NULL;
+    hf_error err;
+    c.calls = 0;
+    cr_assert_eq(hf_i_dot_read_fast(ctx, dot, len, &p, &err), HF_OK);
+    hf_poset_free(p);
+    p = NULL;
+    long total = c.calls;
+    for (long n = 1; n <= total; n++) {
+        c.left = n - 1;
+        long live = c.live;
+        hf_status st = hf_i_dot_read_fast(ctx, dot, len, &p, &err);
+        cr_assert_eq(st, HF_ENOMEM, "allocation %ld of %ld: %s", n, total, hf_strerror(st));
+        cr_assert_null(p);
+        cr_assert_eq(c.live, live, "allocation %ld: leak", n);
+    }
+    c.left = -1;
+    hf_ctx_free(ctx);
+    free(dot);
+}
