@@ -37,6 +37,7 @@ int cmd_draw(int argc, char **argv);
 int cmd_online(int argc, char **argv);
 int cmd_enum(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <hitfam/order.h>
+
 #include "cli.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -196,7 +198,9 @@ hf_poset *read_poset(const char *path)
     hf_ctx *ctx = ctx_new();
     hf_poset *p = NULL;
     hf_error err;
-    hf_status st = hf_dot_read_mem(ctx, data, len, &p, &err);
+    /* hitfam's compact order format (hitfam convert) wherever DOT is taken */
+    hf_status st = hf_order_is_compact(data, len) ? hf_order_read_mem(ctx, data, len, &p, &err)
+                                                  : hf_dot_read_mem(ctx, data, len, &p, &err);
     free(data);
     if (st) {
         report_error(path, st, &err);

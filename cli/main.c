@@ -19,6 +19,7 @@ static const cli_command commands[] = {
     {"enum", cmd_enum, "list or count schedules: all, one per trace, or at most K preemptions"},
     {"compare", cmd_compare,
      "compare hitting families, samplers and enumeration: runs and guarantees"},
+    {"convert", cmd_convert, "write an order in hitfam's compact order format (or as DOT)"},
 };
 #define COMMAND_COUNT (sizeof commands / sizeof commands[0])
 

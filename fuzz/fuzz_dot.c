@@ -1,13 +1,17 @@
 /* Fuzz target: the DOT reader (hf_dot_read_mem) on arbitrary bytes.
  * A poset that reads back is compared with libcgraph's own reading of the same text (the same
  * nodes, byte for byte and in the same order, and the same order relation), and queried, so that
- * its views are walked under the sanitizers. */
+ * its views are walked under the sanitizers. Whenever the fast reader of the plain subset
+ * (lib/io_dot_fast.c) accepts the text, its poset must be the libcgraph path's in every respect,
+ * and hf_dot_read_mem (fast path first) must give the status the libcgraph path alone gives. */
 #include <graphviz/cgraph.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <hitfam/hitfam.h>
+
+#include "../lib/io_dot_fast.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -67,11 +71,69 @@ static void compare_with_libcgraph(const hf_poset *p, const uint8_t *data, size_
     agclose(g);
 }
 
+static bool same_labels(const hf_poset *a, const hf_poset *b, uint32_t v)
+{
+    return hf_poset_thread(a, v) == hf_poset_thread(b, v) &&
+           hf_poset_object(a, v) == hf_poset_object(b, v) &&
+           hf_poset_access(a, v) == hf_poset_access(b, v);
+}
+
+/* The fast reader against the libcgraph path: equal posets when it accepts. */
+static void compare_paths(const uint8_t *data, size_t size)
+{
+    hf_poset *pf = NULL, *pc = NULL;
+    hf_error ef, ec;
+    hf_status sf = hf_i_dot_read_path(NULL, (const char *)data, size, HF_I_DOT_FAST, &pf, &ef);
+    if (sf == HF_EUNSUPPORTED) {
+        if (pf)
+            abort();
+        return;
+    }
+    if (sf != HF_OK)
+        abort();
+    if (hf_i_dot_read_path(NULL, (const char *)data, size, HF_I_DOT_CGRAPH, &pc, &ec) != HF_OK)
+        abort(); /* the fast reader took what the libcgraph path refuses */
+    uint32_t n = hf_poset_size(pf);
+    if (n != hf_poset_size(pc) || hf_poset_shape(pf) != hf_poset_shape(pc))
+        abort();
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t cf, cc;
+        const uint32_t *sf_ = hf_poset_hasse_succ(pf, v, &cf),
+                       *sc_ = hf_poset_hasse_succ(pc, v, &cc);
+        if (strcmp(hf_poset_name(pf, v), hf_poset_name(pc, v)) != 0 || cf != cc ||
+            (cf && memcmp(sf_, sc_, cf * sizeof *sf_) != 0) || !same_labels(pf, pc, v))
+            abort();
+    }
+    uint32_t ff, fc;
+    const uint32_t *focus_f = hf_poset_focus(pf, &ff), *focus_c = hf_poset_focus(pc, &fc);
+    if (ff != fc || (ff && memcmp(focus_f, focus_c, ff * sizeof *focus_f) != 0))
+        abort();
+    if (hf_poset_thread_count(pf) != hf_poset_thread_count(pc) ||
+        hf_poset_object_count(pf) != hf_poset_object_count(pc))
+        abort();
+    for (uint32_t k = 0; k < hf_poset_thread_count(pf); k++)
+        if (strcmp(hf_poset_thread_name(pf, k), hf_poset_thread_name(pc, k)) != 0)
+            abort();
+    for (uint32_t k = 0; k < hf_poset_object_count(pf); k++)
+        if (strcmp(hf_poset_object_name(pf, k), hf_poset_object_name(pc, k)) != 0)
+            abort();
+    hf_poset_free(pf);
+    hf_poset_free(pc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     hf_poset *p = NULL;
     hf_error err;
-    if (hf_dot_read_mem(NULL, (const char *)data, size, &p, &err) != HF_OK) {
+    compare_paths(data, size);
+    hf_poset *alone = NULL;
+    hf_status st_alone =
+        hf_i_dot_read_path(NULL, (const char *)data, size, HF_I_DOT_CGRAPH, &alone, &err);
+    hf_poset_free(alone);
+    hf_status st = hf_dot_read_mem(NULL, (const char *)data, size, &p, &err);
+    if (st != st_alone)
+        abort();
+    if (st != HF_OK) {
         /* A failed read must leave no object behind. */
         if (p != NULL)
             abort();

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "io_dot_fast.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Limits that keep libcgraph (Graphviz 2.4x) on its safe paths                               */
@@ -54,7 +55,7 @@ static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
 /* ASCII case-insensitive equality of s[0..len) and the lowercase word w (DOT keywords and
  * truth values are case-independent). */
-static bool word_is(const char *s, size_t len, const char *w)
+bool hf_i_dot_word_is(const char *s, size_t len, const char *w)
 {
     size_t i = 0;
     for (; i < len && w[i]; i++) {
@@ -287,7 +288,7 @@ static hf_status prescan(const char *s, size_t len, dot_scan *sc, chain_state *c
                 static const char *const kw[] = {"graph",    "digraph", "strict",
                                                  "subgraph", "node",    "edge"};
                 for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-                    if (word_is(w, word, kw[k])) {
+                    if (hf_i_dot_word_is(w, word, kw[k])) {
                         keyword = true;
                         kind = k == 3 ? TOK_SUBGRAPH : TOK_OTHER;
                     }
@@ -310,9 +311,9 @@ static hf_status prescan(const char *s, size_t len, dot_scan *sc, chain_state *c
         }
         if (header_tokens < 2) {
             header_tokens++;
-            if (keyword && word_is(w, word, "graph"))
+            if (keyword && hf_i_dot_word_is(w, word, "graph"))
                 sc->undirected = true;
-            if (!(keyword && word_is(w, word, "strict")))
+            if (!(keyword && hf_i_dot_word_is(w, word, "strict")))
                 header_tokens = 2;
         }
         if (first_closed && sc->second_line == 0)
@@ -573,14 +574,16 @@ static hf_status explain(char *msg, bool warning, hf_error *err)
     return hf_i_fail(err, HF_EPARSE, line, 0, "%s%s", warning ? "Graphviz warns: " : "", text);
 }
 
-static bool truth_value(const char *v, bool *on)
+bool hf_i_dot_truth_value(const char *v, bool *on)
 {
     size_t n = strlen(v);
-    if (n == 0 || word_is(v, n, "false") || word_is(v, n, "0") || word_is(v, n, "no")) {
+    if (n == 0 || hf_i_dot_word_is(v, n, "false") || hf_i_dot_word_is(v, n, "0") ||
+        hf_i_dot_word_is(v, n, "no")) {
         *on = false;
         return true;
     }
-    if (word_is(v, n, "true") || word_is(v, n, "1") || word_is(v, n, "yes")) {
+    if (hf_i_dot_word_is(v, n, "true") || hf_i_dot_word_is(v, n, "1") ||
+        hf_i_dot_word_is(v, n, "yes")) {
         *on = true;
         return true;
     }
@@ -591,8 +594,8 @@ static bool truth_value(const char *v, bool *on)
  * @p value (0 if none): attribute values come from libcgraph without a position, so a message
  * about a bad one finds it again. Comments, quoted and <...> strings are skipped as the
  * scanner skips them. */
-static hf_status attr_find(hf_ctx *ctx, const char *s, size_t len, const char *key,
-                           const char *value, int *line_out, char *owner, size_t owner_cap)
+hf_status hf_i_dot_attr_find(hf_ctx *ctx, const char *s, size_t len, const char *key,
+                             const char *value, int *line_out, char *owner, size_t owner_cap)
 {
     char *buf = hf_i_malloc(ctx, 2 * len + 2);
     *line_out = 0;
@@ -688,8 +691,8 @@ static hf_status attr_find(hf_ctx *ctx, const char *s, size_t len, const char *k
         if (!is_id && buf[0] == '[' && !in_brackets) {
             /* the attributes of a node, or of every node: not of edges or graphs */
             in_brackets = true;
-            node_list = !edge_statement && !word_is(last, last_len, "edge") &&
-                        !word_is(last, last_len, "graph");
+            node_list = !edge_statement && !hf_i_dot_word_is(last, last_len, "edge") &&
+                        !hf_i_dot_word_is(last, last_len, "graph");
             if (owner_cap)
                 snprintf(owner, owner_cap, "%s", last);
         } else if (!is_id && (buf[0] == ']' || buf[0] == ';' || buf[0] == '{' || buf[0] == '}')) {
@@ -720,7 +723,7 @@ static hf_status attr_fail(hf_ctx *ctx, const char *text, size_t text_len, const
                            const char *value, hf_error *err, const char *fmt, ...)
 {
     int line;
-    if (attr_find(ctx, text, text_len, key, value, &line, NULL, 0))
+    if (hf_i_dot_attr_find(ctx, text, text_len, key, value, &line, NULL, 0))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     char msg[sizeof err->text];
     va_list ap;
@@ -739,9 +742,9 @@ static hf_status read_object(hf_ctx *ctx, hf_poset_builder *b, uint32_t id, cons
     hf_access access = HF_ACCESS_WRITE;
     if (av && av[0]) {
         size_t n = strlen(av);
-        if (word_is(av, n, "r") || word_is(av, n, "read"))
+        if (hf_i_dot_word_is(av, n, "r") || hf_i_dot_word_is(av, n, "read"))
             access = HF_ACCESS_READ;
-        else if (!word_is(av, n, "w") && !word_is(av, n, "write"))
+        else if (!hf_i_dot_word_is(av, n, "w") && !hf_i_dot_word_is(av, n, "write"))
             return attr_fail(ctx, text, text_len, "access", av, err,
                              "event %s: access=%s is not r or w (read or write)",
                              hf_i_name_quote(name, q, sizeof q),
@@ -792,17 +795,19 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, const char *text, si
          * text tells them apart */
         char owner[80];
         int line;
-        if ((st = attr_find(ctx, text, text_len, "obj", "", &line, owner, sizeof owner))) {
+        if ((st = hf_i_dot_attr_find(ctx, text, text_len, "obj", "", &line, owner, sizeof owner))) {
             hf_i_fail(err, st, 0, 0, "out of memory");
             goto done;
         }
         if (line) {
-            st = hf_i_fail(
-                err, HF_EPARSE, line, 0,
-                "%s%s: obj= is empty (name the object the event touches, or leave "
-                "the attribute out)",
-                word_is(owner, strlen(owner), "node") ? "node defaults" : "event ",
-                word_is(owner, strlen(owner), "node") ? "" : hf_i_name_quote(owner, q, sizeof q));
+            st = hf_i_fail(err, HF_EPARSE, line, 0,
+                           "%s%s: obj= is empty (name the object the event touches, or leave "
+                           "the attribute out)",
+                           hf_i_dot_word_is(owner, strlen(owner), "node") ? "node defaults"
+                                                                          : "event ",
+                           hf_i_dot_word_is(owner, strlen(owner), "node")
+                               ? ""
+                               : hf_i_name_quote(owner, q, sizeof q));
             goto done;
         }
     }
@@ -841,7 +846,7 @@ static hf_status build_from_graph(hf_ctx *ctx, Agraph_t *g, const char *text, si
         if (focus) {
             const char *v = agxget(n, focus);
             bool on = false;
-            if (v && !truth_value(v, &on)) {
+            if (v && !hf_i_dot_truth_value(v, &on)) {
                 st = attr_fail(ctx, text, text_len, "focus", v, err,
                                "event %s: focus=%s is not a truth value (use true, false, yes, "
                                "no, 1 or 0)",
@@ -954,6 +959,18 @@ restore:
 
 hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **out, hf_error *err)
 {
+    hf_i_dot_path path = HF_I_DOT_AUTO;
+    const char *env = getenv("HITFAM_DOT_READER");
+    if (env && strcmp(env, "fast") == 0)
+        path = HF_I_DOT_FAST;
+    else if (env && strcmp(env, "libcgraph") == 0)
+        path = HF_I_DOT_CGRAPH;
+    return hf_i_dot_read_path(ctx, data, len, path, out, err);
+}
+
+hf_status hf_i_dot_read_path(hf_ctx *ctx, const char *data, size_t len, hf_i_dot_path path,
+                             hf_poset **out, hf_error *err)
+{
     hf_i_error_clear(err);
     if (out)
         *out = NULL;
@@ -966,7 +983,23 @@ hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len, hf_poset **
         data += 3;
         len -= 3;
     }
+    if (path != HF_I_DOT_CGRAPH) {
+        /* the plain subset in one pass; libcgraph reads (and explains) everything else */
+        hf_status st = hf_i_dot_read_fast(ctx, data, len, out, err);
+        if (st != HF_EUNSUPPORTED)
+            return st;
+        if (path == HF_I_DOT_FAST)
+            return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                             "the input is not in the plain DOT subset of the fast reader");
+    }
+    return hf_i_dot_read_cgraph(ctx, data, len, out, err);
+}
 
+hf_status hf_i_dot_read_cgraph(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
+                               hf_error *err)
+{
+    hf_i_error_clear(err);
+    *out = NULL;
     dot_scan sc;
     chain_state *cs = hf_i_malloc(ctx, sizeof *cs);
     if (!cs)

@@ -45,7 +45,7 @@ root="$dest$prefix"
 step "installed under $root (libdir $libdir)"
 
 # What a package must ship.
-for f in include/hitfam/hitfam.h include/hitfam/count.h include/hitfam/enum.h include/hitfam/version.h \
+for f in include/hitfam/hitfam.h include/hitfam/count.h include/hitfam/enum.h include/hitfam/version.h include/hitfam/order.h \
          share/man/man1/hitfam.1 bin/hitfam; do
     [ -f "$root/$f" ] || fail "not installed: $prefix/$f"
 done

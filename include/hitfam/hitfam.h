@@ -323,7 +323,11 @@ HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
  * 2,200 deep, beyond which Graphviz's parser overflows its fixed stack. Limits: libcgraph's parser
  * and error state are process-wide; hitfam serialises its own DOT reads with a lock and restores
  * libcgraph's error settings, but another thread calling libcgraph directly at the same time may
- * disturb them. libcgraph allocates with malloc, not through the context's allocator. */
+ * disturb them. libcgraph allocates with malloc, not through the context's allocator.
+ * Plain DOT (one digraph of node and edge statements, node lists and chains, attribute lists and
+ * defaults, bare, numeral and quoted IDs, comments) is read without libcgraph, in one pass, with
+ * the same result, without the lock, and through the context's allocator; any other input is
+ * read by libcgraph from the start (README, "Reading DOT fast"). */
 HF_API HF_NODISCARD hf_status hf_dot_read_mem(hf_ctx *ctx, const char *data, size_t len,
                                               hf_poset **out, hf_error *err);
 /** Read DOT from a stream (read to its end first). Same behaviour as hf_dot_read_mem;

@@ -1,0 +1,873 @@
+/* The fast DOT reader: the plain subset of DOT in one pass over the text, giving exactly the
+ * poset that libcgraph's reading gives (lib/io_dot.c), and giving up on everything else.
+ *
+ * The subset: one `digraph` or `strict digraph` with an optional name; node statements and node
+ * lists (`a, b`), edge statements and chains (`a -> b, c -> d`), attribute lists on both, `node`,
+ * `edge` and `graph` default attribute statements and `key = value` graph attributes; IDs bare,
+ * numerals and double-quoted (with `+` concatenation); comments and `;` `,` separators. Node
+ * attributes focus, thread, obj and access are read as the libcgraph path reads them (a node
+ * default applies to the nodes made after it; an attribute list applies to every node of its
+ * statement; the last value wins); every other attribute is ignored.
+ *
+ * It gives up (HF_EUNSUPPORTED, and the caller reads the text with libcgraph) on anything else:
+ * subgraphs and braces, ports, <...> strings, undirected graphs, several graphs, attribute
+ * macros, an edge `key`, NUL bytes, numbers run into letters (which Graphviz warns about), names
+ * starting with '%', self-loops, IDs longer than HF_MAX_NAME, very long edge chains, and every
+ * input that the libcgraph path would refuse (bad attribute values, no events, cycles...), so
+ * that messages stay those of the libcgraph path.
+ *
+ * Events are numbered by first appearance in the text, which is libcgraph's node creation order.
+ * Names are resolved by guesses (the event named last in the same place, and the next one), then
+ * by the reader's own table once references are random, then by the builder's table. Memory: the
+ * builder's tables, where each name is in the input (8 bytes per event), the reader's table
+ * (24 bytes per event, only for random references), the per-event values of the attributes that
+ * occur, and the node lists of the statement being read; no allocation per event. */
+#include <string.h>
+
+#include "io_dot_fast.h"
+
+/* ---------------------------------------------------------------------------------------- */
+/* Scanner (the rules of libcgraph's scanner, restricted to the subset)                     */
+
+enum {
+    TK_END,
+    TK_ID,   /* a bare name or numeral: text [start, end) */
+    TK_QSTR, /* a quoted string: raw text between the quotes [start, end) */
+    TK_ARROW,
+    TK_LBRACE,
+    TK_RBRACE,
+    TK_LBRACK,
+    TK_RBRACK,
+    TK_EQ,
+    TK_SEMI,
+    TK_COMMA,
+    TK_PLUS,
+    TK_NODE,
+    TK_EDGE,
+    TK_GRAPH,
+    TK_DIGRAPH,
+    TK_STRICT,
+    TK_BAD /* outside the subset: give up */
+};
+
+typedef struct lexer {
+    const char *s;
+    size_t len, i;
+    int tok;
+    size_t start, end;
+    bool escaped; /* TK_QSTR holds a backslash */
+} lexer;
+
+static inline bool is_letter(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
+
+static int keyword(const char *w, size_t n)
+{
+    static const struct {
+        const char *word;
+        int tok;
+    } kw[] = {{"node", TK_NODE},       {"edge", TK_EDGE},     {"graph", TK_GRAPH},
+              {"digraph", TK_DIGRAPH}, {"strict", TK_STRICT}, {"subgraph", TK_BAD}};
+    if (n < 4 || n > 8)
+        return TK_ID;
+    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
+        if (hf_i_dot_word_is(w, n, kw[k].word))
+            return kw[k].tok;
+    return TK_ID;
+}
+
+/* The next token into lx->tok. */
+static void lex(lexer *lx)
+{
+    const char *s = lx->s;
+    size_t len = lx->len, i = lx->i;
+    for (;;) {
+        if (i >= len) {
+            lx->i = i;
+            lx->tok = TK_END;
+            return;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            i++;
+            continue;
+        }
+        if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
+            /* to the end of the line. A `#` line may be a line directive, which changes only
+             * line numbers (no message of this reader has one), but the libcgraph path refuses
+             * one naming a file of more than a kilobyte: long `#` lines are left to it. */
+            const char *nl = memchr(s + i, '\n', len - i);
+            size_t e = nl ? (size_t)(nl - s) : len;
+            if (c == '#' && e - i > 1000) {
+                lx->tok = TK_BAD;
+                return;
+            }
+            i = e;
+            continue;
+        }
+        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            size_t j = i + 2;
+            for (;;) {
+                const char *star = j < len ? memchr(s + j, '*', len - j) : NULL;
+                if (!star) {
+                    lx->tok = TK_BAD; /* unterminated */
+                    return;
+                }
+                j = (size_t)(star - s) + 1;
+                if (j < len && s[j] == '/')
+                    break;
+            }
+            i = j + 1;
+            continue;
+        }
+        break;
+    }
+    unsigned char c = (unsigned char)s[i];
+    lx->start = i;
+    if (is_letter(c)) {
+        size_t j = i + 1;
+        while (j < len && (is_letter((unsigned char)s[j]) || is_digit((unsigned char)s[j])))
+            j++;
+        if (j - i == 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0) {
+            lx->i = j; /* a byte order mark alone is skipped like a blank */
+            lex(lx);
+            return;
+        }
+        lx->end = lx->i = j;
+        lx->tok = keyword(s + i, j - i);
+        return;
+    }
+    if (c == '-' && i + 1 < len && s[i + 1] == '>') {
+        lx->i = i + 2;
+        lx->tok = TK_ARROW;
+        return;
+    }
+    if (is_digit(c) || c == '.' || c == '-') {
+        /* [-]?(digits(.digits*)?|.digits); a '.' or letter right after is Graphviz's "badly
+         * delimited number" warning */
+        size_t j = i + (c == '-');
+        size_t d = j;
+        while (j < len && is_digit((unsigned char)s[j]))
+            j++;
+        if (j > d) {
+            if (j < len && s[j] == '.') {
+                j++;
+                while (j < len && is_digit((unsigned char)s[j]))
+                    j++;
+            }
+        } else {
+            if (!(j + 1 < len && s[j] == '.' && is_digit((unsigned char)s[j + 1]))) {
+                lx->tok = TK_BAD;
+                return;
+            }
+            j++;
+            while (j < len && is_digit((unsigned char)s[j]))
+                j++;
+        }
+        if (j < len && (s[j] == '.' || is_letter((unsigned char)s[j]))) {
+            lx->tok = TK_BAD;
+            return;
+        }
+        lx->end = lx->i = j;
+        lx->tok = TK_ID;
+        return;
+    }
+    if (c == '"') {
+        size_t j = i + 1;
+        const char *q = memchr(s + j, '"', len - j);
+        if (q && !memchr(s + j, '\\', (size_t)(q - s) - j)) {
+            lx->escaped = false;
+            lx->start = j;
+            lx->end = (size_t)(q - s);
+            lx->i = lx->end + 1;
+            lx->tok = TK_QSTR;
+            return;
+        }
+        /* \" and \\ pairs, backslash-newline, a lone backslash */
+        while (j < len && s[j] != '"') {
+            if (s[j] == '\\' && j + 1 < len &&
+                (s[j + 1] == '"' || s[j + 1] == '\\' || s[j + 1] == '\n'))
+                j += 2;
+            else
+                j++;
+        }
+        if (j >= len) {
+            lx->tok = TK_BAD;
+            return;
+        }
+        lx->escaped = true;
+        lx->start = i + 1;
+        lx->end = j;
+        lx->i = j + 1;
+        lx->tok = TK_QSTR;
+        return;
+    }
+    lx->i = i + 1;
+    switch (c) {
+    case '{':
+        lx->tok = TK_LBRACE;
+        return;
+    case '}':
+        lx->tok = TK_RBRACE;
+        return;
+    case '[':
+        lx->tok = TK_LBRACK;
+        return;
+    case ']':
+        lx->tok = TK_RBRACK;
+        return;
+    case '=':
+        lx->tok = TK_EQ;
+        return;
+    case ';':
+        lx->tok = TK_SEMI;
+        return;
+    case ',':
+        lx->tok = TK_COMMA;
+        return;
+    case '+':
+        lx->tok = TK_PLUS;
+        return;
+    default:
+        lx->tok = TK_BAD; /* '<', ':', '@', '--' and every other byte */
+        return;
+    }
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Attribute values: interned, index 0 is ""                                                 */
+
+typedef struct values {
+    char *data;
+    size_t data_len, data_cap;
+    size_t *off;
+    size_t off_cap;
+    uint32_t count;
+    uint32_t *slots;
+    size_t mask;
+} values;
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603u;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211u;
+    }
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdu;
+    return h ^ (h >> 29);
+}
+
+static hf_status values_rehash(hf_ctx *ctx, values *vt, size_t size)
+{
+    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
+    if (!slots)
+        return HF_ENOMEM;
+    memset(slots, 0xff, size * sizeof *slots);
+    for (uint32_t k = 0; k < vt->count; k++) {
+        const char *v = vt->data + vt->off[k];
+        size_t i = (size_t)hash_bytes(v, strlen(v)) & (size - 1);
+        while (slots[i] != UINT32_MAX)
+            i = (i + 1) & (size - 1);
+        slots[i] = k;
+    }
+    hf_i_free(ctx, vt->slots);
+    vt->slots = slots;
+    vt->mask = size - 1;
+    return HF_OK;
+}
+
+/* The index of s[0..n) (n <= HF_MAX_NAME), added when new. */
+static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n, uint32_t *index)
+{
+    hf_status st;
+    if (!vt->slots) {
+        if ((st = values_rehash(ctx, vt, 16)) ||
+            (st = hf_i_grow(ctx, (void **)&vt->data, &vt->data_cap, 1, 1)) ||
+            (st = hf_i_grow(ctx, (void **)&vt->off, &vt->off_cap, 1, sizeof *vt->off)))
+            return st;
+        vt->data[0] = '\0';
+        vt->off[0] = 0;
+        vt->data_len = 1;
+        vt->count = 1;
+        size_t i = (size_t)hash_bytes("", 0) & vt->mask;
+        vt->slots[i] = 0;
+    }
+    size_t i = (size_t)hash_bytes(s, n) & vt->mask;
+    for (;; i = (i + 1) & vt->mask) {
+        uint32_t k = vt->slots[i];
+        if (k == UINT32_MAX)
+            break;
+        const char *v = vt->data + vt->off[k];
+        if (strncmp(v, s, n) == 0 && v[n] == '\0') { /* (s holds no NUL byte) */
+            *index = k;
+            return HF_OK;
+        }
+    }
+    if ((st = hf_i_grow(ctx, (void **)&vt->data, &vt->data_cap, vt->data_len + n + 1, 1)) ||
+        (st = hf_i_grow(ctx, (void **)&vt->off, &vt->off_cap, (size_t)vt->count + 1,
+                        sizeof *vt->off)))
+        return st;
+    if (2 * ((size_t)vt->count + 1) > vt->mask + 1) {
+        if ((st = values_rehash(ctx, vt, 2 * (vt->mask + 1))))
+            return st;
+        i = (size_t)hash_bytes(s, n) & vt->mask;
+        while (vt->slots[i] != UINT32_MAX)
+            i = (i + 1) & vt->mask;
+    }
+    memcpy(vt->data + vt->data_len, s, n);
+    vt->data[vt->data_len + n] = '\0';
+    vt->off[vt->count] = vt->data_len;
+    vt->data_len += n + 1;
+    vt->slots[i] = vt->count;
+    *index = vt->count++;
+    return HF_OK;
+}
+
+static void values_free(hf_ctx *ctx, values *vt)
+{
+    hf_i_free(ctx, vt->data);
+    hf_i_free(ctx, vt->off);
+    hf_i_free(ctx, vt->slots);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Reader                                                                                     */
+
+/* The node attributes hitfam reads; every other key is ignored. */
+enum { ATTR_FOCUS, ATTR_THREAD, ATTR_OBJ, ATTR_ACCESS, ATTR_COUNT, ATTR_OTHER, ATTR_KEY };
+
+/* Edge chains longer than this are left to the libcgraph path, which checks its parser's stack
+ * (lib/io_dot.c, PARSER_STACK_BUDGET: about 2,200 arrows in one statement). */
+#define MAX_ARROWS 2000u
+
+/* A statement's node attribute assignments, applied once the statement is read. */
+typedef struct assignment {
+    int attr;
+    uint32_t value;
+} assignment;
+
+typedef struct reader {
+    hf_ctx *ctx;
+    lexer lx;
+    hf_poset_builder *b;
+    uint32_t n;
+    /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract); when it is
+     * one token whose bytes are the name's, where they are in the input */
+    char text[2 * HF_MAX_NAME + 2];
+    size_t text_len;
+    bool in_input;
+    size_t input_at;
+    /* Where each event's name is in the input (length UINT32_MAX: nowhere as is), and the last
+     * event named first in a statement and after an edge operator: an ID is compared with that
+     * event and the next before the builder's table is asked, as DOT written out in id order
+     * names the same or the next event again and again. */
+    struct place {
+        uint32_t at, len;
+    } * place;
+    size_t place_cap;
+    uint32_t last[2];
+    int score[2]; /* how the guesses of each place did lately: skipped (mostly) when low */
+    unsigned tick;
+    /* Events by name hash, made once names seen before mostly escape the guesses (random
+     * references), while every event's name is in the input as is (tab_off once one is not): a
+     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout,
+     * a second scanner running ahead of the reader, prefetches the slots of the names to come.
+     * The builder's table is still told of every event, but no longer asked about names seen
+     * before. */
+    struct slot {
+        uint32_t at, len, id;
+    } * tab;
+    size_t tab_mask, tab_count;
+    bool tab_off;
+    size_t misses; /* names seen before that no guess found (the table starts when many) */
+    lexer scout;
+    /* node attributes: the value of each event (NULL until the attribute occurs) and the
+     * current node default */
+    uint32_t *of[ATTR_COUNT];
+    size_t of_cap[ATTR_COUNT];
+    uint32_t dflt[ATTR_COUNT];
+    values vals;
+    /* the node lists on both sides of the edge operator being read */
+    uint32_t *list[2];
+    size_t list_len[2], list_cap[2];
+    assignment *assign;
+    size_t assign_len, assign_cap;
+} reader;
+
+/* Statuses inside the reader: HF_OK, GIVE_UP, HF_ENOMEM. */
+#define GIVE_UP HF_EUNSUPPORTED
+
+/* Append the value of the current quoted token to text. */
+static hf_status take_quoted(reader *r)
+{
+    const lexer *lx = &r->lx;
+    size_t raw = lx->end - lx->start;
+    if (raw > HF_MAX_NAME)
+        return GIVE_UP; /* (backslash-newlines could make it shorter: rare, left to libcgraph) */
+    size_t n;
+    if (!lx->escaped) {
+        /* one run of plain bytes: the scanner drops it when it is a newline alone */
+        n = raw == 1 && lx->s[lx->start] == '\n' ? 0 : raw;
+        if (r->text_len + n > HF_MAX_NAME)
+            return GIVE_UP;
+        memcpy(r->text + r->text_len, lx->s + lx->start, n);
+    } else {
+        char piece[2 * HF_MAX_NAME + 2];
+        size_t used = hf_i_dot_quoted_value(lx->s + lx->start, raw + 1, piece, &n);
+        if (used != raw + 1 || r->text_len + n > HF_MAX_NAME)
+            return GIVE_UP;
+        memcpy(r->text + r->text_len, piece, n);
+    }
+    r->text_len += n;
+    r->text[r->text_len] = '\0';
+    return HF_OK;
+}
+
+/* The ID at the current token (a bare name or numeral, or quoted strings joined by '+') into
+ * text when @p keep, skipped otherwise; the token after it is current. */
+static hf_status id(reader *r, bool keep)
+{
+    lexer *lx = &r->lx;
+    r->text_len = 0;
+    r->text[0] = '\0';
+    r->in_input = false;
+    if (lx->tok == TK_ID) {
+        size_t n = lx->end - lx->start;
+        if (n > HF_MAX_NAME)
+            return GIVE_UP;
+        if (keep) {
+            memcpy(r->text, lx->s + lx->start, n);
+            r->text[n] = '\0';
+            r->text_len = n;
+            r->in_input = true;
+            r->input_at = lx->start;
+        }
+        lex(lx);
+        return HF_OK;
+    }
+    if (lx->tok != TK_QSTR)
+        return GIVE_UP;
+    size_t start = lx->start;
+    bool plain = !lx->escaped && !(lx->end == start + 1 && lx->s[start] == '\n');
+    for (bool first = true;; first = false) {
+        hf_status st;
+        if (keep && (st = take_quoted(r)))
+            return st;
+        lex(lx);
+        if (lx->tok != TK_PLUS) {
+            r->in_input = keep && first && plain;
+            r->input_at = start;
+            return HF_OK;
+        }
+        lex(lx);
+        if (lx->tok != TK_QSTR)
+            return GIVE_UP;
+    }
+}
+
+static bool is_id(int tok) { return tok == TK_ID || tok == TK_QSTR; }
+
+static hf_status push(hf_ctx *ctx, uint32_t **a, size_t *len, size_t *cap, uint32_t v)
+{
+    hf_status st = hf_i_grow(ctx, (void **)a, cap, *len + 1, sizeof **a);
+    if (st)
+        return st;
+    (*a)[(*len)++] = v;
+    return HF_OK;
+}
+
+/* Give events 0..n-1 a value for attribute a ("" for those already made). */
+static hf_status declare(reader *r, int a)
+{
+    if (r->of[a])
+        return HF_OK;
+    size_t cap = r->n ? r->n : 16;
+    r->of[a] = hf_i_calloc(r->ctx, cap, sizeof *r->of[a]);
+    if (!r->of[a])
+        return HF_ENOMEM;
+    r->of_cap[a] = cap;
+    return HF_OK;
+}
+
+#define EMPTY_SLOT  UINT32_MAX
+#define SCOUT_AHEAD 1024u /* bytes */
+
+static hf_status tab_resize(reader *r, size_t size)
+{
+    struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
+    if (!tab)
+        return HF_ENOMEM;
+    for (size_t i = 0; i < size; i++)
+        tab[i].id = EMPTY_SLOT;
+    for (uint32_t v = 0; v < r->n; v++) {
+        const struct place *pl = &r->place[v];
+        size_t i = (size_t)hash_bytes(r->lx.s + pl->at, pl->len) & (size - 1);
+        while (tab[i].id != EMPTY_SLOT)
+            i = (i + 1) & (size - 1);
+        tab[i] = (struct slot){pl->at, pl->len, v};
+    }
+    hf_i_free(r->ctx, r->tab);
+    r->tab = tab;
+    r->tab_mask = size - 1;
+    return HF_OK;
+}
+
+/* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
+ * passes. */
+static void scout(reader *r)
+{
+    lexer *sc = &r->scout;
+    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD) {
+        lex(sc);
+        bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
+                                          !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
+        if (plain) {
+            size_t i = (size_t)hash_bytes(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
+#if defined(__GNUC__)
+            __builtin_prefetch(&r->tab[i]);
+#endif
+        }
+    }
+}
+
+/* Whether event v (< n) is named by text. */
+static bool named(const reader *r, uint32_t v)
+{
+    const struct place *pl = &r->place[v];
+    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->text[0]) &&
+           memcmp(r->lx.s + pl->at, r->text, r->text_len) == 0;
+}
+
+/* The event named by text, made (with the current node defaults) when new; role 0 for the
+ * first ID of a statement, 1 after an edge operator. */
+static hf_status event(reader *r, int role, uint32_t *id_out)
+{
+    if (r->text[0] == '%')
+        return GIVE_UP; /* libcgraph keeps such names as anonymous ids */
+    /* a failed guess costs cache misses (a random reference): where they mostly fail they are
+     * tried only now and then */
+    if (r->score[role] > -32 || (++r->tick & 63) == 0) {
+        uint32_t guess[2] = {r->last[role], r->last[role] + 1};
+        for (int k = 0; k < 2; k++)
+            if (guess[k] < r->n && named(r, guess[k])) {
+                *id_out = r->last[role] = guess[k];
+                r->score[role] = r->score[role] < 32 ? r->score[role] + 4 : 35;
+                return HF_OK;
+            }
+        if (r->score[role] > -64)
+            r->score[role]--;
+    }
+    uint64_t h = 0;
+    if (r->tab) {
+        scout(r);
+        h = hash_bytes(r->text, r->text_len);
+        for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
+             i = (i + 1) & r->tab_mask)
+            if (r->tab[i].len == r->text_len &&
+                memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+                *id_out = r->last[role] = r->tab[i].id;
+                return HF_OK;
+            }
+    }
+    hf_status st = hf_poset_builder_add_event(r->b, r->text, id_out);
+    if (st == HF_EDUPLICATE) {
+        r->last[role] = *id_out;
+        if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
+            size_t size = 1024;
+            while (size < 2 * ((size_t)r->n + 1))
+                size *= 2;
+            if ((st = tab_resize(r, size)))
+                return st;
+            r->tab_count = r->n;
+            r->scout = r->lx;
+            r->scout.tok = TK_ID; /* (not at its end) */
+        }
+        return HF_OK;
+    }
+    if (st)
+        return st == HF_ENOMEM ? st : GIVE_UP;
+    if ((st = hf_i_grow(r->ctx, (void **)&r->place, &r->place_cap, (size_t)r->n + 1,
+                        sizeof *r->place)))
+        return st;
+    bool at = r->in_input && r->input_at <= UINT32_MAX;
+    r->place[r->n] =
+        (struct place){at ? (uint32_t)r->input_at : 0, at ? (uint32_t)r->text_len : UINT32_MAX};
+    r->last[role] = r->n;
+    if (!at && !r->tab_off) {
+        r->tab_off = true; /* the table cannot hold this name: it answers no more */
+        hf_i_free(r->ctx, r->tab);
+        r->tab = NULL;
+    }
+    if (r->tab) {
+        if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
+            if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
+                return st;
+            h = hash_bytes(r->text, r->text_len);
+        }
+        size_t i = (size_t)h & r->tab_mask;
+        while (r->tab[i].id != EMPTY_SLOT)
+            i = (i + 1) & r->tab_mask;
+        r->tab[i] = (struct slot){(uint32_t)r->input_at, (uint32_t)r->text_len, r->n};
+        r->tab_count++;
+    }
+    for (int a = 0; a < ATTR_COUNT; a++)
+        if (r->of[a]) {
+            if ((st = hf_i_grow(r->ctx, (void **)&r->of[a], &r->of_cap[a], (size_t)r->n + 1,
+                                sizeof *r->of[a])))
+                return st;
+            r->of[a][r->n] = r->dflt[a];
+        }
+    r->n++;
+    return HF_OK;
+}
+
+static int attr_of(const char *key)
+{
+    static const char *const names[] = {"focus", "thread", "obj", "access"};
+    for (int a = 0; a < ATTR_COUNT; a++)
+        if (strcmp(key, names[a]) == 0)
+            return a;
+    return strcmp(key, "key") == 0 ? ATTR_KEY : ATTR_OTHER;
+}
+
+enum { OF_NODES, OF_NODE_DEFAULTS, OF_EDGES, OF_GRAPH };
+
+/* One or more attribute lists `[k = v, ...]` (the current token is '['), for the nodes of the
+ * statement (kept in assign), the node defaults, edges or the graph. */
+static hf_status attr_lists(reader *r, int owner)
+{
+    lexer *lx = &r->lx;
+    hf_status st;
+    r->assign_len = 0;
+    while (lx->tok == TK_LBRACK) {
+        lex(lx);
+        while (lx->tok != TK_RBRACK) {
+            if (!is_id(lx->tok))
+                return GIVE_UP;
+            if ((st = id(r, true)))
+                return st;
+            int a = attr_of(r->text);
+            if (lx->tok != TK_EQ)
+                return GIVE_UP;
+            lex(lx);
+            if (!is_id(lx->tok))
+                return GIVE_UP;
+            bool node = owner == OF_NODES || owner == OF_NODE_DEFAULTS;
+            if (a == ATTR_KEY && owner == OF_EDGES)
+                return GIVE_UP; /* an edge's identity: left to libcgraph */
+            if ((st = id(r, node && a < ATTR_COUNT)))
+                return st;
+            if (node && a < ATTR_COUNT) {
+                uint32_t v;
+                if ((st = declare(r, a)) ||
+                    (st = values_intern(r->ctx, &r->vals, r->text, r->text_len, &v)))
+                    return st;
+                if (owner == OF_NODE_DEFAULTS) {
+                    r->dflt[a] = v;
+                } else {
+                    if ((st = hf_i_grow(r->ctx, (void **)&r->assign, &r->assign_cap,
+                                        r->assign_len + 1, sizeof *r->assign)))
+                        return st;
+                    r->assign[r->assign_len++] = (assignment){a, v};
+                }
+            }
+            if (lx->tok == TK_SEMI || lx->tok == TK_COMMA)
+                lex(lx);
+        }
+        lex(lx);
+    }
+    return HF_OK;
+}
+
+/* A node list `a, b, ...` into list[k]; the first ID is already in text. */
+static hf_status node_list(reader *r, int k, int role)
+{
+    lexer *lx = &r->lx;
+    hf_status st;
+    r->list_len[k] = 0;
+    for (;;) {
+        uint32_t v;
+        if ((st = event(r, role, &v)) ||
+            (st = push(r->ctx, &r->list[k], &r->list_len[k], &r->list_cap[k], v)))
+            return st;
+        if (lx->tok != TK_COMMA)
+            return HF_OK;
+        lex(lx);
+        if (!is_id(lx->tok))
+            return GIVE_UP;
+        if ((st = id(r, true)))
+            return st;
+    }
+}
+
+static hf_status statement(reader *r)
+{
+    lexer *lx = &r->lx;
+    hf_status st;
+    int t = lx->tok;
+    if (t == TK_NODE || t == TK_EDGE || t == TK_GRAPH) {
+        lex(lx);
+        if (lx->tok != TK_LBRACK)
+            return GIVE_UP; /* (a macro name, or nothing) */
+        if ((st = attr_lists(r, t == TK_NODE   ? OF_NODE_DEFAULTS
+                                : t == TK_EDGE ? OF_EDGES
+                                               : OF_GRAPH)))
+            return st;
+    } else if (is_id(t)) {
+        if ((st = id(r, true)))
+            return st;
+        if (lx->tok == TK_EQ) { /* a graph attribute */
+            lex(lx);
+            if (!is_id(lx->tok))
+                return GIVE_UP;
+            if ((st = id(r, false)))
+                return st;
+        } else {
+            int cur = 0;
+            if ((st = node_list(r, cur, 0)))
+                return st;
+            unsigned arrows = 0;
+            while (lx->tok == TK_ARROW) {
+                if (++arrows > MAX_ARROWS)
+                    return GIVE_UP;
+                lex(lx);
+                if (!is_id(lx->tok))
+                    return GIVE_UP; /* a subgraph, or a syntax error */
+                if ((st = id(r, true)) || (st = node_list(r, !cur, 1)))
+                    return st;
+                for (size_t i = 0; i < r->list_len[cur]; i++)
+                    for (size_t j = 0; j < r->list_len[!cur]; j++) {
+                        uint32_t u = r->list[cur][i], v = r->list[!cur][j];
+                        if (u == v)
+                            return GIVE_UP; /* a self-loop: the libcgraph path explains */
+                        if ((st = hf_poset_builder_add_order(r->b, u, v)))
+                            return st == HF_ENOMEM ? st : GIVE_UP;
+                    }
+                cur = !cur;
+            }
+            if (lx->tok == TK_LBRACK) {
+                if ((st = attr_lists(r, arrows ? OF_EDGES : OF_NODES)))
+                    return st;
+                if (!arrows)
+                    for (size_t i = 0; i < r->list_len[cur]; i++)
+                        for (size_t k = 0; k < r->assign_len; k++)
+                            r->of[r->assign[k].attr][r->list[cur][i]] = r->assign[k].value;
+            }
+        }
+    } else {
+        return GIVE_UP;
+    }
+    if (lx->tok == TK_SEMI)
+        lex(lx);
+    return HF_OK;
+}
+
+static const char *value_of(const reader *r, int a, uint32_t v)
+{
+    return r->of[a] ? r->vals.data + r->vals.off[r->of[a][v]] : NULL;
+}
+
+/* The labels, as lib/io_dot.c's build_from_graph reads them; any value it refuses gives up. */
+static hf_status labels(reader *r)
+{
+    hf_status st;
+    for (uint32_t v = 0; v < r->n; v++) {
+        const char *fv = value_of(r, ATTR_FOCUS, v);
+        bool on = false;
+        if (fv && !hf_i_dot_truth_value(fv, &on))
+            return GIVE_UP;
+        if (on && (st = hf_poset_builder_set_focus(r->b, v)))
+            return st == HF_ENOMEM ? st : GIVE_UP;
+        const char *tv = value_of(r, ATTR_THREAD, v);
+        if (tv && tv[0] && (st = hf_poset_builder_set_thread(r->b, v, tv)))
+            return st == HF_ENOMEM ? st : GIVE_UP;
+        const char *ov = value_of(r, ATTR_OBJ, v), *av = value_of(r, ATTR_ACCESS, v);
+        hf_access access = HF_ACCESS_WRITE;
+        if (av && av[0]) {
+            size_t n = strlen(av);
+            if (hf_i_dot_word_is(av, n, "r") || hf_i_dot_word_is(av, n, "read"))
+                access = HF_ACCESS_READ;
+            else if (!hf_i_dot_word_is(av, n, "w") && !hf_i_dot_word_is(av, n, "write"))
+                return GIVE_UP;
+            if (!ov || !ov[0])
+                return GIVE_UP;
+        }
+        if (ov && ov[0] && (st = hf_poset_builder_set_object(r->b, v, ov, access)))
+            return st == HF_ENOMEM ? st : GIVE_UP;
+    }
+    if (r->of[ATTR_OBJ]) {
+        /* the libcgraph path refuses an empty obj= found in the text */
+        int line;
+        if ((st = hf_i_dot_attr_find(r->ctx, r->lx.s, r->lx.len, "obj", "", &line, NULL, 0)))
+            return st;
+        if (line)
+            return GIVE_UP;
+    }
+    return HF_OK;
+}
+
+static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
+{
+    lexer *lx = &r->lx;
+    hf_status st;
+    lex(lx);
+    if (lx->tok == TK_STRICT)
+        lex(lx);
+    if (lx->tok != TK_DIGRAPH)
+        return GIVE_UP;
+    lex(lx);
+    if (is_id(lx->tok) && (st = id(r, false)))
+        return st;
+    if (lx->tok != TK_LBRACE)
+        return GIVE_UP;
+    lex(lx);
+    while (lx->tok != TK_RBRACE)
+        if ((st = statement(r)))
+            return st;
+    lex(lx);
+    if (lx->tok != TK_END || r->n == 0)
+        return GIVE_UP; /* more after the graph, or no events */
+    if ((st = labels(r)))
+        return st;
+    st = hf_poset_builder_finish(r->b, out, err);
+    if (st && st != HF_ENOMEM)
+        return GIVE_UP; /* a cycle or a size limit: the libcgraph path explains */
+    return st;
+}
+
+hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset **out,
+                             hf_error *err)
+{
+    *out = NULL;
+    if (!data || memchr(data, '\0', len))
+        return GIVE_UP;
+    reader *r = hf_i_calloc(ctx, 1, sizeof *r);
+    if (!r)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    r->ctx = ctx;
+    r->lx = (lexer){.s = data, .len = len};
+    hf_status st = hf_poset_builder_new(ctx, &r->b);
+    if (!st)
+        st = read_graph(r, out, err);
+    hf_poset_builder_free(r->b);
+    for (int a = 0; a < ATTR_COUNT; a++)
+        hf_i_free(ctx, r->of[a]);
+    values_free(ctx, &r->vals);
+    hf_i_free(ctx, r->list[0]);
+    hf_i_free(ctx, r->list[1]);
+    hf_i_free(ctx, r->assign);
+    hf_i_free(ctx, r->place);
+    hf_i_free(ctx, r->tab);
+    hf_i_free(ctx, r);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    if (st)
+        hf_i_error_clear(err);
+    return st;
+}

@@ -1,0 +1,749 @@
+/* The fast DOT reader (lib/io_dot_fast.c) against the libcgraph path it stands in for: whenever
+ * the fast reader accepts a text, its poset is the one libcgraph's reading gives (events in the
+ * same order, the same name bytes, Hasse diagram, focus marks, threads, objects and accesses),
+ * and hf_dot_read_mem (fast path first) answers every text exactly as libcgraph alone does:
+ * the same status, message and line. Checked on every DOT file of the project and on thousands
+ * of random texts mixing the plain subset with what it leaves to libcgraph. */
+#define _XOPEN_SOURCE 700 /* nftw */
+#include <criterion/criterion.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <hitfam/order.h>
+
+#include "io_dot_fast.h"
+#include "util.h"
+
+TU_SUITE(dot_fast);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Comparison                                                                                 */
+
+/* Why two posets differ, or NULL. */
+static const char *poset_difference(const hf_poset *a, const hf_poset *b)
+{
+    uint32_t n = hf_poset_size(a);
+    if (n != hf_poset_size(b))
+        return "event count";
+    for (uint32_t v = 0; v < n; v++) {
+        if (strcmp(hf_poset_name(a, v), hf_poset_name(b, v)) != 0)
+            return "names";
+        uint32_t ca, cb;
+        const uint32_t *sa = hf_poset_hasse_succ(a, v, &ca), *sb = hf_poset_hasse_succ(b, v, &cb);
+        if (ca != cb || (ca && memcmp(sa, sb, ca * sizeof *sa) != 0))
+            return "Hasse successors";
+        if (hf_poset_thread(a, v) != hf_poset_thread(b, v))
+            return "threads";
+        if (hf_poset_object(a, v) != hf_poset_object(b, v))
+            return "objects";
+        if (hf_poset_access(a, v) != hf_poset_access(b, v))
+            return "accesses";
+    }
+    uint32_t fa, fb;
+    const uint32_t *focus_a = hf_poset_focus(a, &fa), *focus_b = hf_poset_focus(b, &fb);
+    if (fa != fb || (fa && memcmp(focus_a, focus_b, fa * sizeof *focus_a) != 0))
+        return "focus";
+    if (hf_poset_thread_count(a) != hf_poset_thread_count(b))
+        return "thread count";
+    for (uint32_t k = 0; k < hf_poset_thread_count(a); k++)
+        if (strcmp(hf_poset_thread_name(a, k), hf_poset_thread_name(b, k)) != 0)
+            return "thread names";
+    if (hf_poset_object_count(a) != hf_poset_object_count(b))
+        return "object count";
+    for (uint32_t k = 0; k < hf_poset_object_count(a); k++)
+        if (strcmp(hf_poset_object_name(a, k), hf_poset_object_name(b, k)) != 0)
+            return "object names";
+    if (hf_poset_shape(a) != hf_poset_shape(b) || hf_poset_height(a) != hf_poset_height(b))
+        return "shape";
+    return NULL;
+}
+
+/* A message with the numbers libcgraph gives '%' names masked: they come from a counter of its
+ * own that every read advances. */
+static void mask_anonymous(const char *msg, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; msg[i] && k + 1 < cap; i++) {
+        out[k++] = msg[i];
+        if (msg[i] == '%')
+            while (msg[i + 1] >= '0' && msg[i + 1] <= '9')
+                i++;
+    }
+    out[k] = '\0';
+}
+
+/* p in the compact order format: malloc'd, exactly *len bytes. */
+static char *compact_bytes(const hf_poset *p, size_t *len)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&buf, &size);
+    cr_assert_eq(hf_order_write(p, mem), HF_OK);
+    fclose(mem);
+    char *exact = malloc(size ? size : 1);
+    memcpy(exact, buf, size);
+    free(buf);
+    *len = size;
+    return exact;
+}
+
+/* p written in the compact format reads back as the same poset. */
+static void round_trip(const hf_poset *p, const char *what)
+{
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    cr_assert(hf_order_is_compact(bytes, len));
+    hf_poset *q = NULL;
+    hf_error err;
+    cr_assert_eq(hf_order_read_mem(NULL, bytes, len, &q, &err), HF_OK, "%s: %s", what, err.text);
+    const char *diff = poset_difference(p, q);
+    cr_assert_null(diff, "%s: the compact format reads back with other %s", what, diff);
+    hf_poset_free(q);
+    free(bytes);
+}
+
+typedef struct tally {
+    size_t fast, fell_back, refused;
+} tally;
+
+/* Read `text` every way and check the promises; `what` names it in failures. */
+static void compare(const char *text, size_t len, const char *what, tally *t)
+{
+    char *copy = malloc(len ? len : 1); /* exact size: ASan sees any read past the end */
+    memcpy(copy, text, len);
+    hf_poset *pf = NULL, *pc = NULL, *pa = NULL;
+    hf_error ef, ec, ea;
+    hf_status sf = hf_i_dot_read_path(NULL, copy, len, HF_I_DOT_FAST, &pf, &ef);
+    hf_status sc = hf_i_dot_read_path(NULL, copy, len, HF_I_DOT_CGRAPH, &pc, &ec);
+    hf_status sa = hf_i_dot_read_path(NULL, copy, len, HF_I_DOT_AUTO, &pa, &ea);
+    cr_assert(sf == HF_OK || sf == HF_EUNSUPPORTED, "%s: fast reader: %s (%s)", what,
+              hf_strerror(sf), ef.text);
+    if (sf == HF_OK) {
+        cr_assert_eq(sc, HF_OK, "%s: the fast reader accepts what libcgraph's path refuses: %s",
+                     what, ec.text);
+        const char *diff = poset_difference(pf, pc);
+        cr_assert_null(diff, "%s: fast and libcgraph readings differ in %s", what, diff);
+        t->fast++;
+    } else {
+        cr_assert_null(pf);
+        if (sc == HF_OK)
+            t->fell_back++;
+        else
+            t->refused++;
+    }
+    cr_assert_eq(sa, sc, "%s: %s, but libcgraph alone: %s", what, hf_strerror(sa), hf_strerror(sc));
+    if (sc == HF_OK) {
+        const char *diff = poset_difference(pa, pc);
+        cr_assert_null(diff, "%s: readings differ in %s", what, diff);
+        round_trip(pc, what);
+    } else {
+        char ma[sizeof ea.text], mc[sizeof ec.text];
+        mask_anonymous(ea.text, ma, sizeof ma);
+        mask_anonymous(ec.text, mc, sizeof mc);
+        cr_assert_str_eq(ma, mc, "%s: %s / %s", what, ea.text, ec.text);
+        cr_assert_eq(ea.line, ec.line, "%s: %s", what, ec.text);
+    }
+    hf_poset_free(pf);
+    hf_poset_free(pc);
+    hf_poset_free(pa);
+    free(copy);
+}
+
+static void compare_str(const char *text, tally *t) { compare(text, strlen(text), text, t); }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Chosen texts                                                                               */
+
+Test(dot_fast, plain_forms_take_the_fast_path)
+{
+    static const char *const texts[] = {
+        "digraph { a -> b -> c }",
+        "strict digraph G { a -> b; a -> b; b -> a -> c }",
+        "DiGraph \"x\" + \"y\" { \"a\" + \"b\" -> c }",
+        "digraph { a, b -> c, d [color=red]; e }",
+        "digraph { 1 -> -2.5 -> .5 -> 3. -> -7 }",
+        "digraph { \"a b\" -> \"\" -> \"q\\\"x\" -> \"back\\\\slash\" -> \"cont\\\ninued\" }",
+        "digraph { \"\n\" -> \"\\\n\" -> \"a\\\\\" }",
+        "digraph { a [focus=true]; b [focus=YES, thread=t1]; c [thread=t1; obj=x access=r] }",
+        "digraph { node [thread=t]; a; node [thread=\"\"]; b; a -> b }",
+        "digraph { a; node [focus=1]; b -> c; a [focus=0] }",
+        "digraph { a [focus=perhaps]; a [focus=no] }",
+        "digraph { a [access=r]; a [obj=o] }",
+        "digraph { a [thread=t1]; b [thread=\"t1 and a long name after it\"] }",
+        "digraph { a [focus=\"VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV\"] }",
+        "digraph { rankdir = LR; graph [splines=true]; edge [color=blue]; a -> b [key2=1] }",
+        "digraph { /* c */ a // d\n -> # e\n b }\n// after\n# after\n/* after */",
+        "\xEF\xBB\xBF"
+        "digraph { a -> b }",
+        "digraph { \xEF\xBB\xBF a -> \xC3\xA9 }",
+        "digraph { a [][x=1,][y=2;] }",
+        "digraph { a-1 }",
+        "digraph{a->b;b->c;}",
+        "digraph { node -> b }",
+        "digraph { a -> b -> a }",
+        "digraph { a -> a }",
+        "digraph { a [focus=maybe] }",
+        "digraph { a [access=q, obj=o] }",
+        "digraph { a [access=r] }",
+        "digraph { a [obj=\"\"] }",
+        "digraph { a [obj=x]; b [ # obj=\"\"\n ] }",
+        "digraph { %1 -> b }",
+        "digraph { \"%1\" -> b }",
+        "digraph { }",
+        "digraph { a } digraph { b }",
+        "digraph { a } ;",
+        "graph { a -- b }",
+        "digraph { subgraph s { a } -> b }",
+        "digraph { a:p -> b }",
+        "digraph { <a> -> b }",
+        "digraph { 1a -> b }",
+        "digraph { 1.2.3 }",
+        "digraph { a -> b [key=k] }",
+        "digraph { node x = [a=b] }",
+        "digraph { a \x0b b }",
+        "digraph { a ; ; b }",
+        "digraph { \"unterminated }",
+        "digraph { a /* unterminated }",
+        "digraph { a -- b }",
+        "digraph { a - b }",
+        "digraph { \"a\" + b }",
+        "digraph { a @ b }",
+        "digraph { a } @",
+        "# 5 \"file\"\ndigraph { a -> }",
+        "digraph { a -> b -> }",
+        "",
+        "   ",
+    };
+    tally t = {0};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        compare_str(texts[k], &t);
+    cr_assert_geq(t.fast, 15, "only %zu texts took the fast path", t.fast);
+    cr_assert_geq(t.fell_back, 3);
+    cr_assert_geq(t.refused, 20);
+}
+
+Test(dot_fast, nul_bytes_and_long_ids_fall_back)
+{
+    tally t = {0};
+    compare("digraph { a\0 -> b }", 19, "NUL", &t);
+    char *long_text = malloc(3 * HF_MAX_NAME);
+    for (int quoted = 0; quoted < 2; quoted++)
+        for (size_t n = HF_MAX_NAME - 1; n <= HF_MAX_NAME + 1; n++) {
+            size_t k = (size_t)sprintf(long_text, "digraph { %s", quoted ? "\"" : "");
+            memset(long_text + k, 'x', n);
+            k += n;
+            k += (size_t)sprintf(long_text + k, "%s -> b }", quoted ? "\"" : "");
+            compare(long_text, k, "long name", &t);
+        }
+    /* a line directive naming a long file (refused by the libcgraph path), and a long comment */
+    for (int directive = 0; directive < 2; directive++)
+        for (size_t n = 900; n <= 1300; n += 100) {
+            size_t k = (size_t)sprintf(long_text, "%s", directive ? "# 1 \"" : "#");
+            memset(long_text + k, 'f', n);
+            k += n;
+            k += (size_t)sprintf(long_text + k, "%s\ndigraph { a }", directive ? "\"" : "");
+            compare(long_text, k, "long # line", &t);
+        }
+    free(long_text);
+    cr_assert_eq(t.fast, 4 + 2);
+}
+
+Test(dot_fast, long_chains_stay_within_libcgraphs_limits)
+{
+    tally t = {0};
+    for (size_t arrows = 1990; arrows <= 2260; arrows += 30) {
+        char *text = malloc(16 * arrows + 64);
+        size_t k = (size_t)sprintf(text, "digraph { v0");
+        for (size_t i = 1; i <= arrows; i++)
+            k += (size_t)sprintf(text + k, " -> v%zu", i);
+        k += (size_t)sprintf(text + k, " }");
+        compare(text, k, "chain", &t);
+        free(text);
+    }
+    cr_assert_geq(t.fast, 1);
+    cr_assert_geq(t.refused, 1);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The project's DOT files                                                                    */
+
+static tally files_tally;
+
+static bool is_dot_file(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 4 && strcmp(path + n - 4, ".dot") == 0) || strstr(path, "/fuzz/corpus/dot/");
+}
+
+static int visit(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type != FTW_F || !is_dot_file(path))
+        return 0;
+    FILE *in = fopen(path, "rb");
+    cr_assert_not_null(in, "%s", path);
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while ((got = fread(buf + len, 1, cap - len, in)) > 0) {
+        len += got;
+        if (len == cap)
+            buf = realloc(buf, cap *= 2);
+    }
+    fclose(in);
+    compare(buf, len, path, &files_tally);
+    free(buf);
+    return 0;
+}
+
+Test(dot_fast, every_dot_file_of_the_project)
+{
+    const char *root = getenv("HITFAM_SOURCE_ROOT");
+    cr_assert_not_null(root, "HITFAM_SOURCE_ROOT is not set");
+    static const char *const dirs[] = {"tests/data", "examples", "fuzz/corpus/dot", "papers"};
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", root, dirs[k]);
+        cr_assert_eq(nftw(path, visit, 16, FTW_PHYS), 0, "%s", path);
+    }
+    size_t total = files_tally.fast + files_tally.fell_back + files_tally.refused;
+    cr_log_info("%zu DOT files: %zu fast, %zu through libcgraph, %zu refused", total,
+                files_tally.fast, files_tally.fell_back, files_tally.refused);
+    cr_assert_geq(total, 150);
+    cr_assert_geq(files_tally.fast, 40);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Random texts                                                                               */
+
+typedef struct text {
+    char *s;
+    size_t len, cap;
+} text;
+
+static void put(text *t, const char *s)
+{
+    size_t n = strlen(s);
+    if (t->len + n + 1 > t->cap) {
+        t->cap = 2 * (t->len + n + 1);
+        t->s = realloc(t->s, t->cap);
+    }
+    memcpy(t->s + t->len, s, n + 1);
+    t->len += n;
+}
+
+static const char *pick(uint64_t *rng, const char *const *items, size_t count)
+{
+    return items[tu_below(rng, (uint32_t)count)];
+}
+#define PICK(rng, items) pick(rng, items, sizeof items / sizeof items[0])
+
+/* Blanks and comments between tokens. */
+static void gap(text *t, uint64_t *rng)
+{
+    static const char *const gaps[] = {
+        " ", " ", " ", "\n", "", "\t", " /* c\n */ ", " // c\n", "\n# c\n", "\n#line 7\n", "\r\n"};
+    put(t, PICK(rng, gaps));
+}
+
+/* Plain IDs in groups of spellings of one name; edge statements go from earlier groups to later
+ * ones, so that most random orders have no cycle. */
+static const char *const plain_ids[][3] = {
+    {"a", "\"a\"", "\"a\" + \"\""},
+    {"b", "\"b\"", "\"\" + \"b\""},
+    {"c", "c", "\"c\""},
+    {"_x1", "\"_x1\"", "_x1"},
+    {"B", "B", "\"B\""},
+    {"12", "\"12\"", "12"},
+    {"-3.5", "\"-3.5\"", "-3.5"},
+    {".5", ".5", "\".5\""},
+    {"7.", "\"7.\"", "7."},
+    {"\"a b\"", "\"a\" + \" b\"", "\"a b\""},
+    {"\"\"", "\"\n\"", "\"\\\n\""},
+    {"\"\\n\"", "\"\\n\"", "\"\\\n\\n\""},
+    {"\"q\\\"x\"", "\"q\" + \"\\\"x\"", "\"q\\\"x\""},
+    {"\"\\\\\"", "\"\\\\\"", "\"\\\\\""},
+    {"\"c\\\nd\"", "\"cd\"", "cd"},
+    {"\"x\" + \"y\"", "xy", "\"xy\""},
+    {"\xC3\xA9", "\"\xC3\xA9\"", "\xC3\xA9"},
+    {"\"node\"", "\"node\"", "\"no\" + \"de\""},
+    {"\"Edge\"", "\"Edge\"", "\"Edge\""},
+    {"f9", "f9", "\"f9\""},
+    {"g", "g", "\"g\""},
+};
+#define PLAIN_IDS (sizeof plain_ids / sizeof plain_ids[0])
+
+/* An ID: plain ones from plain_ids[lo, hi), or (odd texts) now and then one outside the subset. */
+static void node_id(text *t, uint64_t *rng, bool odd, uint32_t lo, uint32_t hi)
+{
+    static const char *const other_ids[] = {
+        "a:p", "<h>", "subgraph { a }", "{ b c }", "b:p:n", "<<i>x</i>>", "subgraph s { c -> d }"};
+    static const char *const bad_ids[] = {"node", "%1", "1a",     "\"a\" + b",
+                                          "-",    "@",  "\"open", "\"%\"x"};
+    uint32_t r = odd ? tu_below(rng, 32) : 32;
+    if (r < 6)
+        put(t, PICK(rng, other_ids));
+    else if (r < 7)
+        put(t, PICK(rng, bad_ids));
+    else
+        put(t, plain_ids[lo + tu_below(rng, hi - lo)][tu_below(rng, 3)]);
+}
+
+static void attr_list(text *t, uint64_t *rng, bool odd)
+{
+    static const char *const keys[] = {"focus", "thread", "obj", "access", "color", "label"};
+    static const char *const good[][5] = {
+        {"true", "false", "YES", "1", "\"no\""},  {"t1", "t2", "\"t\" + \"1\"", "\"\"", "x"},
+        {"o1", "o2", "\"o\" + \"1\"", "x", "o1"}, {"r", "w", "read", "WRITE", "\"\""},
+        {"red", "\"\"", "1", "x", "\"a b\""},     {"\"a\nb\"", "x", "\"\"", "2", "t1"}};
+    static const char *const bad[] = {"perhaps", "\"\"", "q", "\"\\\"\""};
+    static const char *const seps[] = {"", ",", ";", " "};
+    put(t, "[");
+    uint32_t k = tu_below(rng, 4);
+    for (uint32_t i = 0; i < k; i++) {
+        uint32_t key = tu_below(rng, 6);
+        if (key == 3 && tu_below(rng, 2)) /* access mostly with an object */
+            put(t, "obj=o3, ");
+        put(t, odd && tu_below(rng, 20) == 0 ? "key" : keys[key]);
+        gap(t, rng);
+        put(t, "=");
+        put(t, odd && tu_below(rng, 10) == 0 ? PICK(rng, bad) : good[key][tu_below(rng, 5)]);
+        put(t, PICK(rng, seps));
+        gap(t, rng);
+    }
+    put(t, "]");
+}
+
+static void node_list(text *t, uint64_t *rng, bool odd, uint32_t lo, uint32_t hi)
+{
+    node_id(t, rng, odd, lo, hi);
+    while (tu_below(rng, 4) == 0) {
+        put(t, ",");
+        gap(t, rng);
+        node_id(t, rng, odd, lo, hi);
+    }
+}
+
+static void statement(text *t, uint64_t *rng, bool odd)
+{
+    static const char *const kinds[] = {"node", "edge", "graph"};
+    switch (tu_below(rng, 8)) {
+    case 0:
+        put(t, PICK(rng, kinds));
+        gap(t, rng);
+        attr_list(t, rng, odd);
+        break;
+    case 1:
+        node_id(t, rng, odd, 0, PLAIN_IDS);
+        put(t, " = ");
+        node_id(t, rng, odd, 0, PLAIN_IDS);
+        break;
+    case 2:
+    case 3:
+        node_list(t, rng, odd, 0, PLAIN_IDS);
+        if (tu_below(rng, 2) == 0)
+            attr_list(t, rng, odd);
+        break;
+    default: {
+        /* each node list of the chain from later plain IDs than the one before */
+        uint32_t lists = 2 + tu_below(rng, 3), span = 1 + tu_below(rng, 3);
+        uint32_t lo = tu_below(rng, (uint32_t)PLAIN_IDS - lists * span + 1);
+        node_list(t, rng, odd, lo, lo + span);
+        for (uint32_t k = 1; k < lists; k++) {
+            lo += span;
+            gap(t, rng);
+            put(t, odd && tu_below(rng, 30) == 0 ? "--" : "->");
+            gap(t, rng);
+            node_list(t, rng, odd, lo, lo + span);
+        }
+        if (tu_below(rng, 3) == 0)
+            attr_list(t, rng, odd);
+    }
+    }
+    if (tu_below(rng, 2) == 0)
+        put(t, ";");
+    gap(t, rng);
+}
+
+static void random_text(text *t, uint64_t *rng)
+{
+    static const char *const heads[] = {"digraph",         "strict digraph", "DIGRAPH",
+                                        "digraph G",       "digraph \"g\"",  "digraph 12",
+                                        "strict Digraph x"};
+    static const char *const odd_heads[] = {"graph", "strict graph", "subgraph", "digraph -"};
+    static const char *const tails[] = {"",  "\n",     "// end", "\n#end", ";", "digraph { z }",
+                                        "x", "/* open"};
+    bool odd = tu_below(rng, 2) == 0;
+    t->len = 0;
+    put(t, "");
+    if (tu_below(rng, 20) == 0)
+        put(t, "\xEF\xBB\xBF");
+    gap(t, rng);
+    put(t, odd && tu_below(rng, 10) == 0 ? PICK(rng, odd_heads) : PICK(rng, heads));
+    gap(t, rng);
+    put(t, "{");
+    gap(t, rng);
+    for (uint32_t k = 1 + tu_below(rng, 8); k > 0; k--)
+        statement(t, rng, odd);
+    put(t, "}");
+    gap(t, rng);
+    if (odd && tu_below(rng, 3) == 0)
+        put(t, PICK(rng, tails));
+}
+
+Test(dot_fast, random_texts_read_alike)
+{
+    uint64_t rng = 0x5eed0016u;
+    text t = {0};
+    tally tl = {0};
+    char what[64];
+    for (int i = 0; i < 3000; i++) {
+        random_text(&t, &rng);
+        snprintf(what, sizeof what, "random text %d", i);
+        compare(t.s, t.len, what, &tl);
+    }
+    free(t.s);
+    cr_log_info("random texts: %zu fast, %zu through libcgraph, %zu refused", tl.fast, tl.fell_back,
+                tl.refused);
+    cr_assert_geq(tl.fast, 600);
+    cr_assert_geq(tl.fell_back, 100);
+    cr_assert_geq(tl.refused, 300);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Out of memory                                                                              */
+
+Test(dot_fast, every_allocation_failure_is_reported)
+{
+    const char *inputs[] = {
+        "digraph { node [thread=t]; a -> b, c [color=red]; b [focus=true, obj=o, access=r]; "
+        "c [obj=\"p\" + \"q\"]; \"d\\\"e\" -> a }",
+        "digraph { a -> b -> a }",
+    };
+    for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++) {
+        tu_chaos c = {.left = -1, .once = true};
+        hf_ctx *ctx = tu_chaos_ctx(&c);
+        hf_poset *p = NULL;
+        hf_error err;
+        c.calls = 0;
+        hf_status want =
+            hf_i_dot_read_path(ctx, inputs[k], strlen(inputs[k]), HF_I_DOT_FAST, &p, &err);
+        cr_assert(want == HF_OK || want == HF_EUNSUPPORTED, "%s", err.text);
+        hf_poset_free(p);
+        p = NULL;
+        long total = c.calls;
+        for (long n = 1; n <= total; n++) {
+            c.left = n - 1;
+            long live = c.live;
+            hf_status st = hf_i_dot_read_fast(ctx, inputs[k], strlen(inputs[k]), &p, &err);
+            cr_assert_eq(st, HF_ENOMEM, "input %zu, allocation %ld of %ld: %s", k, n, total,
+                         hf_strerror(st));
+            cr_assert_null(p);
+            cr_assert_eq(c.live, live, "input %zu, allocation %ld: leak", k, n);
+        }
+        c.left = -1;
+        hf_ctx_free(ctx);
+    }
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* The compact order format                                                                   */
+
+static const char labelled[] =
+    "digraph { node [thread=t1]; a -> b -> c; a -> d [color=red]; node [thread=t2]; e -> c;\n"
+    " b [focus=true, obj=x]; c [obj=y, access=r]; d [obj=x, access=read, focus=1];\n"
+    " \"\" -> \"q\\\"r\" }";
+
+static hf_poset *read_labelled(void)
+{
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_dot_read_mem(NULL, labelled, strlen(labelled), &p, &err), HF_OK, "%s",
+                 err.text);
+    cr_assert_geq(hf_poset_thread_count(p), 2);
+    cr_assert_geq(hf_poset_object_count(p), 2);
+    return p;
+}
+
+Test(dot_fast, compact_format_round_trips)
+{
+    hf_poset *p = read_labelled();
+    round_trip(p, "labelled");
+    hf_poset_free(p);
+    uint64_t rng = 16;
+    for (int i = 0; i < 60; i++) {
+        hf_poset *q = i % 3 == 0   ? tu_random_dag(1 + tu_below(&rng, 40), 1, 4, &rng)
+                      : i % 3 == 1 ? tu_random_forest(1 + tu_below(&rng, 60), 1 + i % 4, &rng)
+                                   : tu_random_inforest(1 + tu_below(&rng, 60), 2, &rng);
+        round_trip(q, "random order");
+        hf_poset_free(q);
+    }
+}
+
+Test(dot_fast, damaged_compact_files_are_refused)
+{
+    hf_poset *p = read_labelled();
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    /* every prefix, and the whole with a byte more */
+    for (size_t cut = 0; cut <= len + 1; cut++) {
+        char *copy = malloc(cut ? cut : 1);
+        memcpy(copy, bytes, cut < len ? cut : len);
+        if (cut > len)
+            copy[len] = 0;
+        hf_poset *q = NULL;
+        hf_error err;
+        hf_status st = hf_order_read_mem(NULL, copy, cut, &q, &err);
+        if (cut == len) {
+            cr_assert_eq(st, HF_OK, "%s", err.text);
+        } else {
+            cr_assert_neq(st, HF_OK, "a file of %zu bytes out of %zu reads", cut, len);
+            cr_assert_null(q);
+            cr_assert(err.text[0] != '\0');
+        }
+        hf_poset_free(q);
+        free(copy);
+    }
+    /* every byte changed: refused, or read as some well-formed poset (under the sanitizers) */
+    size_t refused = 0;
+    for (size_t i = 0; i < len; i++)
+        for (int delta = 1; delta < 256; delta += 127) {
+            char *copy = malloc(len);
+            memcpy(copy, bytes, len);
+            copy[i] = (char)(copy[i] + delta);
+            hf_poset *q = NULL;
+            hf_error err;
+            hf_status st = hf_order_read_mem(NULL, copy, len, &q, &err);
+            if (st == HF_OK)
+                cr_assert_geq(hf_poset_size(q), 1);
+            else
+                refused++;
+            hf_poset_free(q);
+            free(copy);
+        }
+    cr_assert_geq(refused, len / 2);
+    free(bytes);
+    hf_poset_free(p);
+    hf_poset *q = NULL;
+    hf_error err;
+    cr_assert_eq(hf_order_read_mem(NULL, "digraph{a}", 10, &q, &err), HF_EPARSE);
+    cr_assert_eq(hf_order_read_mem(NULL, NULL, 0, NULL, &err), HF_EINVAL);
+}
+
+Test(dot_fast, compact_format_allocation_failures)
+{
+    hf_poset *p = read_labelled();
+    size_t len;
+    char *bytes = compact_bytes(p, &len);
+    hf_poset_free(p);
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *q = NULL;
+    hf_error err;
+    c.calls = 0;
+    cr_assert_eq(hf_order_read_mem(ctx, bytes, len, &q, &err), HF_OK);
+    hf_poset_free(q);
+    q = NULL;
+    long total = c.calls;
+    for (long n = 1; n <= total; n++) {
+        c.left = n - 1;
+        long live = c.live;
+        hf_status st = hf_order_read_mem(ctx, bytes, len, &q, &err);
+        cr_assert_eq(st, HF_ENOMEM, "allocation %ld of %ld: %s", n, total, hf_strerror(st));
+        cr_assert_null(q);
+        cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+        cr_assert_eq(c.live, live, "allocation %ld: leak", n);
+    }
+    c.left = -1;
+    hf_ctx_free(ctx);
+    free(bytes);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Many references to names seen before, in random order (the reader's own name table)       */
+
+/* Event v's name n<v>: bare, quoted, joined with '+', or split by a backslash-newline. */
+static void spelling(char *buf, size_t cap, uint32_t v, uint32_t form)
+{
+    if (form == 0)
+        snprintf(buf, cap, "n%u", v);
+    else if (form == 1)
+        snprintf(buf, cap, "\"n%u\"", v);
+    else if (form == 2)
+        snprintf(buf, cap, "\"n\" + \"%u\"", v);
+    else
+        snprintf(buf, cap, "\"n\\\n%u\"", v);
+}
+
+/* A random recursive tree on n events: node statements in id order (event 0 named by the
+ * spelling `first0`), then its edges in random order, each name in one of several spellings. */
+static char *random_references(uint32_t n, uint64_t *rng, const char *first0, size_t *len)
+{
+    text t = {0};
+    char piece[96];
+    put(&t, "digraph {\n");
+    for (uint32_t v = 0; v < n; v++) {
+        if (v == 0)
+            snprintf(piece, sizeof piece, " %s\n", first0);
+        else
+            snprintf(piece, sizeof piece, v % 3 ? " n%u\n" : " \"n%u\"\n", v);
+        put(&t, piece);
+    }
+    uint32_t *order = tu_random_perm(n - 1, rng);
+    for (uint32_t k = 0; k + 1 < n; k++) {
+        uint32_t v = order[k] + 1, u = tu_below(rng, v);
+        char a[32], b[32];
+        spelling(a, sizeof a, u, tu_below(rng, 4));
+        spelling(b, sizeof b, v, tu_below(rng, 4));
+        snprintf(piece, sizeof piece, " %s -> %s%s\n", a, b, k % 7 ? "" : " [color=red]");
+        put(&t, piece);
+    }
+    put(&t, "}\n");
+    free(order);
+    *len = t.len;
+    return t.s;
+}
+
+Test(dot_fast, many_references_to_known_names)
+{
+    uint64_t rng = 1616;
+    const char *firsts[] = {"n0", "\"n0\"", "\"n\" + \"0\""};
+    for (size_t k = 0; k < sizeof firsts / sizeof firsts[0]; k++) {
+        size_t len;
+        char *dot = random_references(6000, &rng, firsts[k], &len);
+        tally t = {0};
+        compare(dot, len, firsts[k], &t);
+        cr_assert_eq(t.fast, 1, "%s", firsts[k]);
+        free(dot);
+    }
+}
+
+Test(dot_fast, many_references_allocation_failures)
+{
+    uint64_t rng = 1617;
+    size_t len;
+    char *dot = random_references(5000, &rng, "n0", &len);
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = NULL;
+    hf_error err;
+    c.calls = 0;
+    cr_assert_eq(hf_i_dot_read_fast(ctx, dot, len, &p, &err), HF_OK);
+    hf_poset_free(p);
+    p = NULL;
+    long total = c.calls;
+    for (long n = 1; n <= total; n++) {
+        c.left = n - 1;
+        long live = c.live;
+        hf_status st = hf_i_dot_read_fast(ctx, dot, len, &p, &err);
+        cr_assert_eq(st, HF_ENOMEM, "allocation %ld of %ld: %s", n, total, hf_strerror(st));
+        cr_assert_null(p);
+        cr_assert_eq(c.live, live, "allocation %ld: leak", n);
+    }
+    c.left = -1;
+    hf_ctx_free(ctx);
+    free(dot);
+}
