@@ -18,7 +18,25 @@ typedef struct hf_i_method {
                           hf_error *err);
     /* predict() runs the construction (without emitting): as costly as generating */
     bool predict_runs;
+    /* generate() honours opt->row_first/row_last itself (hf_i_row_want): it emits only those
+     * rows of its family and builds none of the others; otherwise lib/gen.c passes the slice
+     * of the whole stream on */
+    bool rows;
 } hf_i_method;
+
+/* What a generator that counts its rows (0-based `index` of the row it is about to build) does
+ * with it under opt->row_first/row_last: build and emit it, skip it without building it, or stop
+ * (the slice is complete). */
+typedef enum hf_i_row_want { HF_I_ROW_TAKE, HF_I_ROW_SKIP, HF_I_ROW_DONE } hf_i_row_want;
+
+static inline hf_i_row_want hf_i_row_want_of(const hf_gen_options *opt, uint64_t index)
+{
+    if (!opt->row_first)
+        return HF_I_ROW_TAKE;
+    if (index < opt->row_first - 1)
+        return HF_I_ROW_SKIP;
+    return opt->row_last && index >= opt->row_last ? HF_I_ROW_DONE : HF_I_ROW_TAKE;
+}
 
 extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;
