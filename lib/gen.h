@@ -29,13 +29,18 @@ typedef struct hf_i_method {
  * (the slice is complete). */
 typedef enum hf_i_row_want { HF_I_ROW_TAKE, HF_I_ROW_SKIP, HF_I_ROW_DONE } hf_i_row_want;
 
+static inline hf_i_row_want hf_i_row_want_in(uint64_t row_first, uint64_t row_last, uint64_t index)
+{
+    if (!row_first)
+        return HF_I_ROW_TAKE;
+    if (index < row_first - 1)
+        return HF_I_ROW_SKIP;
+    return row_last && index >= row_last ? HF_I_ROW_DONE : HF_I_ROW_TAKE;
+}
+
 static inline hf_i_row_want hf_i_row_want_of(const hf_gen_options *opt, uint64_t index)
 {
-    if (!opt->row_first)
-        return HF_I_ROW_TAKE;
-    if (index < opt->row_first - 1)
-        return HF_I_ROW_SKIP;
-    return opt->row_last && index >= opt->row_last ? HF_I_ROW_DONE : HF_I_ROW_TAKE;
+    return hf_i_row_want_in(opt->row_first, opt->row_last, index);
 }
 
 extern const hf_i_method hf_i_method_dfs;
