@@ -115,8 +115,10 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     hf_status st = hf_method_check(p, opt, &err);
     if (!st && (st = hf_family_new(hf_poset_ctx(p), hf_poset_size(p), &f)) != HF_OK)
         snprintf(err.text, sizeof err.text, "%s", hf_strerror(st));
+    hf_gen_options whole = *opt; /* --rows slices the minimised family */
+    whole.row_first = whole.row_last = 0;
     if (!st)
-        st = hf_generate(p, opt, hf_family_sink(f), &used, &err);
+        st = hf_generate(p, &whole, hf_family_sink(f), &used, &err);
     hf_minimize_options mo;
     hf_minimize_options_init(&mo);
     mo.d = opt->d;
