@@ -426,9 +426,13 @@ HF_API hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *ou
  * `schedules=` disagrees with the content), HF_EMISMATCH (a header `events=` or a JSON "events"
  * list that does not match the order's events), HF_ENOMEM. The message does not repeat the
  * position, which is in err->line and err->column. The order itself is not
- * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
- * there (method is set to NULL: the family keeps the header's method, see hf_family_method, and
- * where each schedule was read, see hf_family_schedule_line). Caller owns `*out`. */
+ * checked here: hf_verify does. A text header's `rows=A:B` (a slice, gen --rows) makes
+ * `schedules=` the whole family's size and requires B - A + 1 schedules (`rows=A:`: the rest of
+ * schedules=); JSON's "rows" is accepted and not checked. If @p header is non-NULL, the
+ * header's d (0 if absent) and a text header's rows (row_last: A + schedules read - 1 for
+ * `rows=A:`) are stored there (method is set to NULL: the family keeps the header's method, see
+ * hf_family_method, and where each schedule was read, see hf_family_schedule_line). Caller owns
+ * `*out`. */
 HF_API hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
                                     hf_family **out, hf_family_header *header, hf_error *err);
 /** Same from a stream read to its end. */
