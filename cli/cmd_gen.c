@@ -34,6 +34,10 @@ static const char usage[] =
     "                       events (the paper's pruning: method simple draws its prefixes\n"
     "                       from the focus set)\n"
     "      --format F       text (default) or json\n"
+    "      --rows A:B       write only schedules A to B of the family (counted from 1,\n"
+    "                       inclusive; 'A:' to the end, 'A' one row): the same lines as\n"
+    "                       in the whole output; the header adds rows=A:B and keeps the\n"
+    "                       whole family's schedules=. A row beyond the family: exit 2\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
     "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"
@@ -43,6 +47,63 @@ static const char usage[] =
     "Method exact reports on standard error whether the family is proved to be a smallest\n"
     "one, or what is known when its budget ran out.\n"
     "Exit status: 0 written, 2 invalid input or no method applies.\n";
+
+/* --rows A:B, A: (to the end) or A (one row), rows counted from 1. */
+static void parse_rows(const char *arg, hf_gen_options *opt)
+{
+    const char *colon = strchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    char first[32];
+    bool ok = len > 0 && len < sizeof first;
+    if (ok) {
+        memcpy(first, arg, len);
+        first[len] = '\0';
+        ok = cli_parse_u64(first, &opt->row_first);
+    }
+    opt->row_last = 0;
+    if (ok && !colon)
+        opt->row_last = opt->row_first;
+    else if (ok && colon[1])
+        ok = cli_parse_u64(colon + 1, &opt->row_last);
+    if (!ok)
+        die_usage("--rows needs A:B, A: or A, numbers from 1 to 2^64 - 1 (got '%s')", arg);
+    if (opt->row_first == 0 || (colon && colon[1] && opt->row_last == 0))
+        die_usage("--rows: rows are counted from 1 (got '%s')", arg);
+    if (opt->row_last && opt->row_last < opt->row_first)
+        die_usage("--rows %s: the last row comes before the first", arg);
+}
+
+/* Write the family built in memory, or rows opt->row_first..row_last of it (the header then
+ * gives the whole family's size and the rows). */
+static int write_rows(const hf_poset *p, const hf_family *f, const hf_gen_options *opt,
+                      const cli_options *o, hf_family_header *header)
+{
+    if (!opt->row_first)
+        return write_family(p, f, o, header);
+    size_t m = hf_family_size(f);
+    uint64_t last = opt->row_last ? opt->row_last : m;
+    if (opt->row_first > m || last > m) {
+        report(NULL, 0,
+               "row %" PRIu64 " is beyond the family, which has %zu schedules (rows are counted "
+               "from 1)",
+               opt->row_first > m ? opt->row_first : last, m);
+        return EXIT_BAD;
+    }
+    hf_family *slice = NULL;
+    hf_status st = hf_family_new(hf_poset_ctx(p), hf_poset_size(p), &slice);
+    for (uint64_t r = opt->row_first; r <= last && !st; r++)
+        st = hf_family_append(slice, hf_family_schedule(f, (size_t)r - 1));
+    if (st) {
+        hf_family_free(slice);
+        report(NULL, 0, "%s", hf_strerror(st));
+        return EXIT_BAD;
+    }
+    header->row_first = opt->row_first;
+    header->row_last = last;
+    int rc = write_family(p, slice, o, header);
+    hf_family_free(slice);
+    return rc;
+}
 
 /* gen --minimize: the whole family in memory, minimised, then written. */
 static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const char *poset_path,
@@ -54,8 +115,10 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     hf_status st = hf_method_check(p, opt, &err);
     if (!st && (st = hf_family_new(hf_poset_ctx(p), hf_poset_size(p), &f)) != HF_OK)
         snprintf(err.text, sizeof err.text, "%s", hf_strerror(st));
+    hf_gen_options whole = *opt; /* --rows slices the minimised family */
+    whole.row_first = whole.row_last = 0;
     if (!st)
-        st = hf_generate(p, opt, hf_family_sink(f), &used, &err);
+        st = hf_generate(p, &whole, hf_family_sink(f), &used, &err);
     hf_minimize_options mo;
     hf_minimize_options_init(&mo);
     mo.d = opt->d;
@@ -73,7 +136,7 @@ static int gen_minimized(const hf_poset *p, const hf_gen_options *opt, const cha
     snprintf(method, sizeof method, "%s+minimize", hf_method_name(used));
     hf_family_header header = {
         .d = opt->d, .method = method, .schedules_known = true, .schedules = hf_family_size(f)};
-    int rc = write_family(p, f, o, &header);
+    int rc = write_rows(p, f, opt, o, &header);
     hf_family_free(f);
     return rc;
 }
@@ -103,7 +166,7 @@ static int gen_exact(const hf_poset *p, const hf_gen_options *opt, const char *p
     }
     hf_family_header header = {
         .d = opt->d, .method = "exact", .schedules_known = true, .schedules = hf_family_size(f)};
-    int rc = write_family(p, f, o, &header);
+    int rc = write_rows(p, f, opt, o, &header);
     hf_family_free(f);
     if (rc)
         return rc;
@@ -129,7 +192,8 @@ typedef struct gen_output {
     hf_format format;
     unsigned d;
     hf_writer *w;
-    hf_status writer_st; /* why the writer could not be made */
+    hf_status writer_st;          /* why the writer could not be made */
+    uint64_t row_first, row_last; /* --rows (0: the whole family) */
 } gen_output;
 
 static hf_status gen_begin(void *user, const hf_gen_info *info)
@@ -139,6 +203,12 @@ static hf_status gen_begin(void *user, const hf_gen_info *info)
                                .method = hf_method_name(info->method),
                                .schedules_known = info->schedules_known,
                                .schedules = info->schedules};
+    if (g->row_first) {
+        /* the end of A: is known when the size is */
+        header.row_first = g->row_first;
+        header.row_last = g->row_last ? g->row_last : info->schedules_known ? info->schedules : 0;
+        g->row_last = header.row_last;
+    }
     g->writer_st = hf_writer_new(g->p, g->out, g->format, &header, &g->w);
     return g->writer_st;
 }
@@ -156,7 +226,12 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
     const char *out_name = o->out_path ? o->out_path : "stdout";
     cli_output out;
     output_open(&out, o->out_path);
-    gen_output g = {.p = p, .out = out.stream, .format = o->format, .d = opt->d};
+    gen_output g = {.p = p,
+                    .out = out.stream,
+                    .format = o->format,
+                    .d = opt->d,
+                    .row_first = opt->row_first,
+                    .row_last = opt->row_last};
     hf_gen_info info;
     hf_error err;
     errno = 0;
@@ -182,9 +257,14 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
     } else if (st) {
         report_error(poset_path, st, &err);
         rc = EXIT_BAD;
-    } else if (info.schedules_known && written != info.schedules) {
+    } else if (info.schedules_known && !g.row_first && written != info.schedules) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
                hf_method_name(info.method), written, info.schedules);
+        rc = EXIT_BAD;
+    } else if (g.row_first && g.row_last && written != g.row_last - g.row_first + 1) {
+        report(NULL, 0,
+               "internal error: method %s wrote %" PRIu64 " schedules of rows %" PRIu64 ":%" PRIu64,
+               hf_method_name(info.method), written, g.row_first, g.row_last);
         rc = EXIT_BAD;
     }
     int commit = output_commit(&out, rc == 0);
@@ -207,6 +287,7 @@ int cmd_gen(int argc, char **argv)
                                          {"minimize", no_argument, NULL, 'M'},
                                          {"conflicts", required_argument, NULL, 'K'},
                                          {"max-names", required_argument, NULL, 'N'},
+                                         {"rows", required_argument, NULL, 'R'},
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
@@ -251,6 +332,9 @@ int cmd_gen(int argc, char **argv)
         case 'K':
             if (!cli_parse_u64(optarg, &opt.conflicts) || opt.conflicts == 0)
                 die_usage("--conflicts needs a positive integer (got '%s')", optarg);
+            break;
+        case 'R':
+            parse_rows(optarg, &opt);
             break;
         case 'N':
             if (!cli_parse_u64(optarg, &opt.max_names))

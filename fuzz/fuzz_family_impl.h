@@ -42,7 +42,7 @@ static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_fami
     FILE *mem = open_memstream(&buf, &len);
     if (mem == NULL)
         abort();
-    hf_family_header out = {h->d, "fuzz", true, hf_family_size(f)};
+    hf_family_header out = {h->d, "fuzz", true, hf_family_size(f), 0, 0};
     hf_format format = FUZZ_FAMILY_JSON ? HF_FORMAT_JSON : HF_FORMAT_TEXT;
     if (hf_family_write(p, f, mem, format, &out) != HF_OK)
         abort();

@@ -253,7 +253,7 @@ static hf_status stream(const hf_poset *p, FILE *in, const char *data, size_t le
 {
     hf_i_error_clear(err);
     if (header)
-        *header = (hf_family_header){0, NULL, false, 0};
+        *header = (hf_family_header){0};
     if (!p || !fn || (!in && !data && len > 0))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     hf_family *f = NULL;

@@ -125,6 +125,14 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
                          "a schedule count is an option of the sampling methods only (%s)",
                          name_list(samplers, names, sizeof names));
     }
+    if (!opt->row_first && opt->row_last)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "row_last %" PRIu64 " without row_first (rows are counted from 1)",
+                         opt->row_last);
+    if (opt->row_last && opt->row_last < opt->row_first)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "rows %" PRIu64 ":%" PRIu64 ": the last row comes before the first",
+                         opt->row_first, opt->row_last);
     if (opt->focus_count && !opt->focus)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
     for (size_t i = 0; i < opt->focus_count; i++)
@@ -169,10 +177,13 @@ static hf_status no_method(const hf_poset *p, unsigned d, unsigned too_large, un
 }
 
 /* Under focus_prefix only a method that reads it (simple, as its prefixes) sees the focus set;
- * every other method hits every tuple of the whole order, which includes the tuples asked for. */
+ * every other method hits every tuple of the whole order, which includes the tuples asked for.
+ * The options of the whole family: generate() gives the slice to the methods that compute rows
+ * themselves. */
 static hf_gen_options method_options(const hf_i_method *m, const hf_gen_options *opt)
 {
     hf_gen_options o = *opt;
+    o.row_first = o.row_last = 0;
     if (o.focus_prefix && !m->focus_prefix) {
         o.focus = NULL;
         o.focus_count = 0;
@@ -409,6 +420,50 @@ static hf_status progress_put(void *user, const uint32_t *schedule, uint32_t n)
     return st ? st : ps->next.put(ps->next.user, schedule, n);
 }
 
+/* The rows of a slice (opt->row_first..row_last) that reach the caller's sink. A method that
+ * computes its rows (`direct`) emits only them: they are counted and passed on. Otherwise the
+ * whole stream arrives, and the sink passes on its rows first..last and stops the generator
+ * (HF_EABORTED, `stopped`) once the last one is through. */
+typedef struct slice_sink {
+    hf_sink next;
+    uint64_t first, last; /* last 0: to the end */
+    uint64_t seen, passed;
+    bool direct, stopped;
+} slice_sink;
+
+static hf_status slice_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    slice_sink *s = user;
+    if (s->direct) {
+        s->passed++;
+        return s->next.put(s->next.user, schedule, n);
+    }
+    uint64_t row = ++s->seen;
+    if (row < s->first)
+        return HF_OK;
+    s->passed++;
+    hf_status st = s->next.put(s->next.user, schedule, n);
+    if (!st && s->last && row >= s->last) {
+        s->stopped = true;
+        return HF_EABORTED;
+    }
+    return st;
+}
+
+/* The rows asked for against a family of `size` schedules (size_known false: more than 2^64),
+ * before anything is written: HF_EINVAL for a row beyond it. */
+static hf_status check_rows(const hf_gen_options *opt, bool size_known, uint64_t size,
+                            hf_error *err)
+{
+    uint64_t last = opt->row_last ? opt->row_last : opt->row_first;
+    if (!size_known || last <= size)
+        return HF_OK;
+    return hf_i_fail(err, HF_EINVAL, 0, 0,
+                     "row %" PRIu64 " is beyond the family, which has %" PRIu64
+                     " schedules (rows are counted from 1)",
+                     last, size);
+}
+
 /* Refuse a family of `size` schedules over n events that holds more than max names. */
 static hf_status check_names(const mpz_t size, uint32_t n, uint64_t max, hf_error *err)
 {
@@ -459,7 +514,8 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
      * anyway; an explicit method is predicted only when that is cheap (the others are guarded
      * while they run) */
     bool limited = opt && opt->max_names != 0;
-    bool predict = (want_size || limited) && opt &&
+    bool sliced = opt && opt->row_first != 0;
+    bool predict = (want_size || limited || sliced) && opt &&
                    (opt->method == HF_METHOD_AUTO || !hf_method_predict_runs(opt->method) ||
                     (hf_i_is_sampler(opt->method) && opt->count));
     hf_status st = resolve(p, opt, &m, predict ? size : NULL, &cache, err);
@@ -476,6 +532,31 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
     } else if (predict) {
         info->schedules_known = size_u64(size, &info->schedules);
     }
+    /* a slice: rows beyond a known size are refused before the first schedule; the methods that
+     * compute rows build only the slice, and max_names counts its names */
+    uint64_t last = sliced ? opt->row_last : 0;
+    if (sliced && known) {
+        uint64_t whole;
+        bool fits = size_u64(size, &whole);
+        if ((st = check_rows(opt, fits, whole, err))) {
+            mpz_clear(size);
+            hf_family_free(cache.family);
+            return st;
+        }
+        if (!last && fits)
+            last = whole;
+        if (m->rows && !cache.family) {
+            /* (last or size) - (row_first - 1), exact whatever the width of unsigned long */
+            if (last)
+                mpz_import(size, 1, -1, sizeof last, 0, 0, &last);
+            mpz_t skip;
+            mpz_init(skip);
+            uint64_t before = opt->row_first - 1;
+            mpz_import(skip, 1, -1, sizeof before, 0, 0, &before);
+            mpz_sub(size, size, skip);
+            mpz_clear(skip);
+        }
+    }
     if (limited && known && (st = check_names(size, p->n, opt->max_names, err))) {
         mpz_clear(size);
         hf_family_free(cache.family);
@@ -486,20 +567,49 @@ static hf_status generate(const hf_poset *p, const hf_gen_options *opt, hf_gen_b
         hf_family_free(cache.family);
         return st;
     }
-    progress_sink ps = {sink, p->ctx, 0, info->schedules_known ? info->schedules : 0, err};
+    uint64_t total = info->schedules_known ? info->schedules : 0;
+    if (sliced)
+        total = last ? last - opt->row_first + 1 : 0;
+    progress_sink ps = {sink, p->ctx, 0, total, err};
     if (p->ctx && p->ctx->progress)
         sink = (hf_sink){progress_put, &ps};
     if (cache.family) {
-        for (size_t i = 0; i < cache.family->m && !st; i++)
+        size_t from = sliced ? (size_t)(opt->row_first - 1) : 0;
+        size_t to = sliced && last ? (size_t)last : cache.family->m;
+        for (size_t i = from; i < to && !st; i++)
             st = sink.put(sink.user, cache.family->rows + i * (size_t)p->n, p->n);
         hf_family_free(cache.family);
         return st;
     }
+    slice_sink slice = {sink, sliced ? opt->row_first : 0, last, 0, 0, m->rows, false};
+    if (sliced)
+        sink = (hf_sink){slice_put, &slice};
     name_guard guard = {sink, opt->max_names, 0, err};
     if (limited && !known)
         sink = (hf_sink){guard_put, &guard};
     hf_gen_options o = method_options(m, opt);
+    if (sliced && m->rows) {
+        o.row_first = opt->row_first;
+        o.row_last = last;
+    }
     st = m->generate(p, &o, sink, err);
+    if (st == HF_EABORTED && slice.stopped) {
+        hf_i_error_clear(err);
+        st = HF_OK;
+    }
+    /* a family whose size was not known beforehand, shorter than the slice */
+    if (!st && sliced &&
+        (slice.passed == 0 || (last && slice.passed < last - opt->row_first + 1))) {
+        uint64_t beyond = slice.passed == 0 ? opt->row_first : opt->row_first + slice.passed;
+        if (m->rows)
+            return hf_i_fail(err, HF_EINVAL, 0, 0,
+                             "row %" PRIu64 " is beyond the family (rows are counted from 1)",
+                             beyond);
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "row %" PRIu64 " is beyond the family, which has %" PRIu64
+                         " schedules (rows are counted from 1)",
+                         beyond, slice.seen);
+    }
     if (st && err && !err->text[0])
         hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
     return st;

@@ -38,7 +38,30 @@ typedef struct hf_i_method {
      * runs the method into memory, if predict_runs). */
     hf_status (*auto_below)(const hf_poset *p, const hf_gen_options *opt, uint64_t upper,
                             hf_family **out, bool *proved, hf_error *err);
+    /* generate() honours opt->row_first/row_last itself (hf_i_row_want): it emits only those
+     * rows of its family and builds none of the others; otherwise lib/gen.c passes the slice
+     * of the whole stream on */
+    bool rows;
 } hf_i_method;
+
+/* What a generator that counts its rows (0-based `index` of the row it is about to build) does
+ * with it under opt->row_first/row_last: build and emit it, skip it without building it, or stop
+ * (the slice is complete). */
+typedef enum hf_i_row_want { HF_I_ROW_TAKE, HF_I_ROW_SKIP, HF_I_ROW_DONE } hf_i_row_want;
+
+static inline hf_i_row_want hf_i_row_want_in(uint64_t row_first, uint64_t row_last, uint64_t index)
+{
+    if (!row_first)
+        return HF_I_ROW_TAKE;
+    if (index < row_first - 1)
+        return HF_I_ROW_SKIP;
+    return row_last && index >= row_last ? HF_I_ROW_DONE : HF_I_ROW_TAKE;
+}
+
+static inline hf_i_row_want hf_i_row_want_of(const hf_gen_options *opt, uint64_t index)
+{
+    return hf_i_row_want_in(opt->row_first, opt->row_last, index);
+}
 
 /* The rules of methods auto never weighs: named in its advice, or not at all. */
 hf_i_auto_rule hf_i_auto_advise(const hf_poset *p, unsigned d);

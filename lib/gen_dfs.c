@@ -57,7 +57,8 @@ static hf_status dfs_generate(const hf_poset *p, const hf_gen_options *opt, hf_s
                               hf_error *err)
 {
     if (!(p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))) /* d = 1 on any order */
-        return sink.put(sink.user, p->topo, p->n);
+        return hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE ? sink.put(sink.user, p->topo, p->n)
+                                                         : HF_OK;
     hf_i_tree *t;
     hf_status st = hf_i_tree_new(p, NULL, &t, err);
     if (st)
@@ -71,6 +72,12 @@ static hf_status dfs_generate(const hf_poset *p, const hf_gen_options *opt, hf_s
     }
     uint32_t count = dfs_count(p, opt->d);
     for (uint32_t k = 0; k < count && !st; k++) {
+        /* a slice (opt->row_first): each row is computed on its own */
+        hf_i_row_want want = hf_i_row_want_of(opt, k);
+        if (want == HF_I_ROW_DONE)
+            break;
+        if (want == HF_I_ROW_SKIP)
+            continue;
         preorder(t, k == 1, stack, order);
         st = hf_i_emit(em, order, sink);
     }
@@ -88,4 +95,5 @@ const hf_i_method hf_i_method_dfs = {
     .check = dfs_check,
     .predict = dfs_predict,
     .generate = dfs_generate,
+    .rows = true,
 };

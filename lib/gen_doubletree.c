@@ -303,7 +303,7 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *stack, u
 }
 
 /* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
- * U_k; O(n) memory besides the sink. */
+ * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink. */
 static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_error *err)
 {
@@ -321,15 +321,23 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
     }
-    if (pl.k == 0) {
+    if (pl.k == 0 && hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE) {
         row[0] = pl.t->root;
         st = hf_i_emit(em, row, sink);
     }
+    /* a slice (opt->row_first): the labels before it are only run through the dedup rule,
+     * O(1) each, and only its rows are built */
+    uint64_t index = 0;
     for (uint64_t r = 0; r < 4 * (uint64_t)pl.k && !st; r++) {
         unsigned v;
         uint32_t D;
         row_of(pl.k, r, &v, &D);
         if (!plan_take(&pl, v, D))
+            continue;
+        hf_i_row_want want = hf_i_row_want_of(opt, index++);
+        if (want == HF_I_ROW_DONE)
+            break;
+        if (want == HF_I_ROW_SKIP)
             continue;
         build_row(&pl, v, D, stack, splits, row);
         st = hf_i_emit(em, row, sink);
@@ -349,4 +357,5 @@ const hf_i_method hf_i_method_doubletree = {
     .check = dt_check,
     .predict = dt_predict,
     .generate = dt_generate,
+    .rows = true,
 };

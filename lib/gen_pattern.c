@@ -104,6 +104,8 @@ typedef struct run {
     const hf_sink *out;
     hf_i_keyset keys;
     hf_i_pattern_stats st;
+    uint64_t row_first, row_last; /* a slice: only these rows are built (gen.h) */
+    bool rows_done;               /* the slice is out: the walk stops (HF_EABORTED) */
 } run;
 
 static const uint64_t BASE[2] = {UINT64_C(0x1c8f3a5b7d2e4f61) % MODP,
@@ -563,10 +565,16 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
         if (!fresh)
             continue;
         r->st.distinct++;
-        if (r->pass == PASS_EMIT) {
+        /* a slice: the rows outside it are told apart by their keys but not built */
+        if (r->pass == PASS_EMIT &&
+            hf_i_row_want_in(r->row_first, r->row_last, r->st.distinct - 1) == HF_I_ROW_TAKE) {
             build(r, P, sigma);
             if ((st = hf_i_emit(r->em, r->row, *r->out)))
                 return st;
+            if (hf_i_row_want_in(r->row_first, r->row_last, r->st.distinct) == HF_I_ROW_DONE) {
+                r->rows_done = true;
+                return HF_EABORTED;
+            }
         }
     }
     return HF_OK;
@@ -952,6 +960,8 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
     run r = {0};
     r.mode = opt->pattern_mode;
     r.out = sink;
+    r.row_first = opt->row_first;
+    r.row_last = opt->row_last;
     r.guard = !(flags & HF_I_PATTERN_NO_GUARD);
     hf_status st = run_init(&r, p, opt, err);
     if (!st) {
@@ -980,6 +990,8 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
                 r.record = false;
                 r.replay = true;
                 st = one_pass(&r, PASS_EMIT);
+                if (st == HF_EABORTED && r.rows_done)
+                    st = HF_OK;
             }
         }
         if (st == HF_ETOOLARGE)
@@ -1048,4 +1060,5 @@ const hf_i_method hf_i_method_pattern = {
     .generate = pattern_generate,
     .predict_runs = false,
     .auto_rule = pattern_auto_rule,
+    .rows = true,
 };

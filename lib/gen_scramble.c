@@ -511,13 +511,19 @@ static hf_status scramble_generate(const hf_poset *p, const hf_gen_options *opt,
         goto done;
     }
     unsigned r = pl.rows, count = small ? (opt->d == 2 && f.m >= 2 ? 2 : 1) : 2 * r;
+    uint64_t index = 0; /* of the next emitted row: a slice builds only its own rows */
     for (unsigned i = 0; i < count && !st; i++) {
+        if (!small && !pl.keep[i])
+            continue;
+        hf_i_row_want want = hf_i_row_want_of(opt, index++);
+        if (want == HF_I_ROW_DONE)
+            break;
+        if (want == HF_I_ROW_SKIP)
+            continue;
         if (small) {
             for (uint32_t v = 0; v < f.m; v++)
                 row[v] = i ? f.m - 1 - v : v;
         } else {
-            if (!pl.keep[i])
-                continue;
             unsigned g = i / r, j = i % r;
             write_row(&pl, 0, f.m, 0, g, j, row, row + pl.blk[0].cut[g][j]);
         }
@@ -541,4 +547,5 @@ const hf_i_method hf_i_method_scramble = {
     .check = scramble_check,
     .predict = scramble_predict,
     .generate = scramble_generate,
+    .rows = true,
 };

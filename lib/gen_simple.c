@@ -93,6 +93,9 @@ typedef struct search {
     uint64_t elig_sum; /* fsize summed over the eligible list */
     bool shared;       /* at most k + 1 leaves: the two halves may share schedules */
     uint32_t *sched;   /* generation only */
+    /* a slice (gen.h): the index of the next emitted row, the rows wanted, whether it is out */
+    uint64_t row, row_first, row_last;
+    bool rows_done;
 } search;
 
 typedef struct tally {
@@ -478,15 +481,28 @@ static hf_status visit(search *s, frame *f, const frame *par, uint32_t c, hf_i_e
         bool rho = c == s->k || f->e != par->ext[1];
         if (em) {
             hf_status st;
-            if (lam) {
+            /* a slice: the rows outside it are counted, not built (unless the halves share
+             * schedules: a rho row is built to tell whether it is new) */
+            if (lam && hf_i_row_want_in(s->row_first, s->row_last, s->row++) == HF_I_ROW_TAKE) {
                 build(s, 0);
                 if ((st = hf_i_emit(em, s->sched, sink)))
                     return st;
             }
-            if (rho) {
+            if (rho && s->shared) {
                 build(s, 1);
-                if ((!s->shared || !in_lambda(s, s->sched)) && (st = hf_i_emit(em, s->sched, sink)))
+                if (!in_lambda(s, s->sched) &&
+                    hf_i_row_want_in(s->row_first, s->row_last, s->row++) == HF_I_ROW_TAKE &&
+                    (st = hf_i_emit(em, s->sched, sink)))
                     return st;
+            } else if (rho &&
+                       hf_i_row_want_in(s->row_first, s->row_last, s->row++) == HF_I_ROW_TAKE) {
+                build(s, 1);
+                if ((st = hf_i_emit(em, s->sched, sink)))
+                    return st;
+            }
+            if (hf_i_row_want_in(s->row_first, s->row_last, s->row) == HF_I_ROW_DONE) {
+                s->rows_done = true;
+                return HF_EABORTED;
             }
         } else {
             ty->lam += lam;
@@ -609,7 +625,8 @@ typedef struct job {
     bool pruned;
     const uint32_t *racing;
     size_t racing_count;
-    uint64_t max_visits; /* counting only */
+    uint64_t max_visits;          /* counting only */
+    uint64_t row_first, row_last; /* generation: a slice (gen.h) */
 } job;
 
 /* Generate into sink (sink.put != NULL) or count into size. */
@@ -644,8 +661,13 @@ static hf_status job_run(const job *j, hf_sink sink, mpz_t size, hf_error *err)
     if (gen) {
         if (hf_i_emitter_new(t, &em))
             st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        else
+        else {
+            s.row_first = j->row_first;
+            s.row_last = j->row_last;
             st = search_run(&s, em, sink, &ty, UINT64_MAX);
+            if (st == HF_EABORTED && s.rows_done)
+                st = HF_OK;
+        }
     } else if (s.k == 1) {
         mpz_set_u64(size, count_d3(&s));
     } else {
@@ -688,18 +710,20 @@ static hf_status simple_check(const hf_poset *p, const hf_gen_options *opt, hf_e
 static hf_status simple_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)
 {
-    job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, PREDICT_MAX_VISITS};
+    job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, PREDICT_MAX_VISITS, 0, 0};
     if (opt->focus_prefix && opt->focus)
-        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, PREDICT_MAX_VISITS};
+        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, PREDICT_MAX_VISITS, 0, 0};
     return job_run(&j, (hf_sink){NULL, NULL}, size, err);
 }
 
 static hf_status simple_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                  hf_error *err)
 {
-    job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, 0};
+    job j = {p, opt->d, opt->focus, opt->focus_count, false, NULL, 0, 0, 0, 0};
     if (opt->focus_prefix && opt->focus)
-        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, 0};
+        j = (job){p, opt->d, NULL, 0, true, opt->focus, opt->focus_count, 0, 0, 0};
+    j.row_first = opt->row_first;
+    j.row_last = opt->row_last;
     return job_run(&j, sink, NULL, err);
 }
 
@@ -710,6 +734,7 @@ const hf_i_method hf_i_method_simple = {
     .predict = simple_predict,
     .generate = simple_generate,
     .focus_prefix = true,
+    .rows = true,
 };
 
 /* The registry checks its options before calling; the internal entry points check here. */
@@ -734,7 +759,7 @@ hf_status hf_i_simple_count(const hf_poset *p, unsigned d, const uint32_t *focus
     hf_status st = check_args(p, d, focus, focus_count, "focus", err);
     if (st)
         return st;
-    job j = {p, d, focus, focus_count, false, NULL, 0, max_visits};
+    job j = {p, d, focus, focus_count, false, NULL, 0, max_visits, 0, 0};
     return job_run(&j, (hf_sink){NULL, NULL}, size, err);
 }
 
@@ -746,7 +771,7 @@ hf_status hf_i_simple_generate_pruned(const hf_poset *p, unsigned d, const uint3
     hf_status st = check_args(p, d, racing, racing_count, "racing", err);
     if (st)
         return st;
-    job j = {p, d, NULL, 0, true, racing, racing_count, 0};
+    job j = {p, d, NULL, 0, true, racing, racing_count, 0, 0, 0};
     return job_run(&j, sink, NULL, err);
 }
 
@@ -756,6 +781,6 @@ hf_status hf_i_simple_predict_pruned(const hf_poset *p, unsigned d, const uint32
     hf_status st = check_args(p, d, racing, racing_count, "racing", err);
     if (st)
         return st;
-    job j = {p, d, NULL, 0, true, racing, racing_count, PREDICT_MAX_VISITS};
+    job j = {p, d, NULL, 0, true, racing, racing_count, PREDICT_MAX_VISITS, 0, 0};
     return job_run(&j, (hf_sink){NULL, NULL}, size, err);
 }

@@ -103,11 +103,21 @@ static bool write_header(const hf_poset *p, FILE *out, hf_format format, const h
             return false;
         if (h->schedules_known && fprintf(out, " schedules=%" PRIu64, h->schedules) < 0)
             return false;
+        /* a slice of the family: rows=A:B (A: to an end not known when the header is written) */
+        if (h->row_first && (fprintf(out, " rows=%" PRIu64 ":", h->row_first) < 0 ||
+                             (h->row_last && fprintf(out, "%" PRIu64, h->row_last) < 0)))
+            return false;
         return putc('\n', out) != EOF;
     }
     if (fputs("{\"hitfam\": ", out) < 0 || !json_write_string(out, hf_version_string()) ||
         (has_d && fprintf(out, ", \"d\": %u", h->d) < 0) || fputs(", \"method\": ", out) < 0 ||
-        !json_write_string(out, method) || fputs(", \"events\": [", out) < 0)
+        !json_write_string(out, method))
+        return false;
+    if (h->row_first &&
+        (fprintf(out, ", \"rows\": [%" PRIu64 ", ", h->row_first) < 0 ||
+         (h->row_last ? fprintf(out, "%" PRIu64 "]", h->row_last) < 0 : fputs("null]", out) < 0)))
+        return false;
+    if (fputs(", \"events\": [", out) < 0)
         return false;
     for (uint32_t v = 0; v < p->n; v++)
         if ((v > 0 && fputs(", ", out) < 0) || !json_write_string(out, hf_i_name(p, v)))
@@ -135,7 +145,7 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     wr->p = p;
     wr->out = out;
     wr->format = format;
-    const hf_family_header none = {0, NULL, false, 0};
+    const hf_family_header none = {0};
     if (!write_header(p, out, format, header ? header : &none)) {
         hf_i_free(p->ctx, wr->seen);
         hf_i_free(p->ctx, wr);
@@ -231,9 +241,12 @@ hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_f
     if (f->n != p->n)
         return HF_EMISMATCH;
     /* The count is known here, and writing it lets a reader detect a truncated file. */
-    hf_family_header h = header ? *header : (hf_family_header){0, NULL, false, 0};
-    h.schedules_known = true;
-    h.schedules = f->m;
+    hf_family_header h = header ? *header : (hf_family_header){0};
+    /* a slice's header gives the whole family's size, which the caller knows */
+    if (!h.row_first) {
+        h.schedules_known = true;
+        h.schedules = f->m;
+    }
     hf_writer *w = NULL;
     hf_status st = hf_writer_new(p, out, format, &h, &w);
     if (st)
@@ -277,6 +290,7 @@ typedef struct reader {
     hf_schedule_fn emit;
     void *emit_user;
     bool json;
+    uint64_t row_first, row_last; /* text header rows=A:B (a slice of a family) */
 } reader;
 
 /* A saved position, to come back to a JSON value after the whole object is known. */
@@ -530,7 +544,35 @@ typedef struct text_header {
     bool have_count;
     uint64_t count;
     size_t count_line, count_column;
+    size_t rows_line, rows_column; /* where rows= was read; 0: no rows= */
 } text_header;
+
+/* `rows=A:B` or `rows=A:` (the value from vs to r->pos): the schedules are rows A..B of a
+ * family, counted from 1, whose size schedules= gives. */
+static hf_status text_header_rows(reader *r, text_header *th, size_t vs)
+{
+    const char *s = r->s;
+    size_t vc = column_of(r, vs), colon = vs;
+    while (colon < r->pos && s[colon] >= '0' && s[colon] <= '9')
+        colon++;
+    size_t end = colon + 1;
+    while (end < r->pos && s[end] >= '0' && s[end] <= '9')
+        end++;
+    if (th->rows_line)
+        return fail_at(r, HF_EPARSE, r->line, vc - 5, "header: rows= appears twice");
+    if (colon == vs || colon >= r->pos || s[colon] != ':' || end != r->pos ||
+        !parse_u64(s + vs, colon - vs, &r->row_first) ||
+        (end > colon + 1 && !parse_u64(s + colon + 1, end - colon - 1, &r->row_last)))
+        return fail_at(r, HF_EPARSE, r->line, vc,
+                       "header: rows= needs FIRST:LAST or FIRST: (numbers up to 2^64 - 1)");
+    if (r->row_first == 0 || (end > colon + 1 && r->row_last < r->row_first))
+        return fail_at(r, HF_EPARSE, r->line, vc,
+                       "header: rows=%" PRIu64 ":%" PRIu64 " is no range of rows counted from 1",
+                       r->row_first, r->row_last);
+    th->rows_line = r->line;
+    th->rows_column = vc;
+    return HF_OK;
+}
 
 /* `# hitfam VERSION key=value...`: the version and unknown keys are ignored; d=, events= and
  * schedules= must be numbers; method= is kept as written, unquoted when it is one quoted name
@@ -566,6 +608,12 @@ static hf_status text_header_line(reader *r, text_header *th)
                     name_push(r, s[i]);
             }
             hf_status st = keep_method(r);
+            if (st)
+                return st;
+        }
+        static const char rows[] = "rows=";
+        if (r->pos - ts >= sizeof rows - 1 && memcmp(s + ts, rows, sizeof rows - 1) == 0) {
+            hf_status st = text_header_rows(r, th, ts + sizeof rows - 1);
             if (st)
                 return st;
         }
@@ -616,7 +664,7 @@ static hf_status text_read(reader *r)
 {
     static const char magic[] = "# hitfam ";
     const size_t mlen = sizeof magic - 1;
-    text_header th = {0, false, 0, 0, 0};
+    text_header th = {0};
     bool first_comment = true, schedule_seen = false;
     for (;;) {
         hf_status nst = need(r, HF_I_NEED_LINE);
@@ -648,6 +696,20 @@ static hf_status text_read(reader *r)
         hf_status st = text_schedule(r);
         if (st)
             return st;
+    }
+    if (th.rows_line) {
+        /* a slice: schedules= is the whole family's size, rows= says which of its rows follow */
+        if (th.have_count && (r->row_first > th.count || r->row_last > th.count))
+            return fail_at(r, HF_EPARSE, th.rows_line, th.rows_column,
+                           "header: rows=%" PRIu64 ":%" PRIu64 " go beyond the %" PRIu64
+                           " schedules of the family",
+                           r->row_first, r->row_last ? r->row_last : r->row_first, th.count);
+        if (!r->row_last && !th.have_count)
+            return HF_OK;
+        th.have_count = true;
+        th.count = (r->row_last ? r->row_last : th.count) - r->row_first + 1;
+        th.count_line = th.rows_line;
+        th.count_column = th.rows_column;
     }
     if (!th.have_count)
         return HF_OK;
@@ -1219,7 +1281,7 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
     if (out)
         *out = NULL;
     if (header)
-        *header = (hf_family_header){0, NULL, false, 0};
+        *header = (hf_family_header){0};
     if (!p || !out || (!data && len > 0))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     return hf_i_family_read(p, data, len, NULL, NULL, NULL, out, header, err);
@@ -1268,6 +1330,8 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
         header->d = r.d;
         header->schedules_known = true;
         header->schedules = r.f->m;
+        header->row_first = r.row_first;
+        header->row_last = r.row_first && !r.row_last ? r.row_first + r.f->m - 1 : r.row_last;
     }
     *out = r.f;
     return HF_OK;
@@ -1280,7 +1344,7 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
     if (out)
         *out = NULL;
     if (header)
-        *header = (hf_family_header){0, NULL, false, 0};
+        *header = (hf_family_header){0};
     if (!p || !in || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     void *buf = NULL;

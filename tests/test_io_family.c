@@ -270,7 +270,7 @@ Test(io_family, text_output_is_exact)
 {
     hf_poset *p = awkward_poset(NULL);
     hf_family *f = two_schedules();
-    hf_family_header h = {2, "test", false, 0};
+    hf_family_header h = {2, "test", false, 0, 0, 0};
     char *got = write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
     char want[1024];
     snprintf(want, sizeof want, "# hitfam %s d=2 method=test events=11 schedules=2\n%s%s",
@@ -285,7 +285,7 @@ Test(io_family, json_output_is_exact)
 {
     hf_poset *p = awkward_poset(NULL);
     hf_family *f = two_schedules();
-    hf_family_header h = {2, "test", false, 0};
+    hf_family_header h = {2, "test", false, 0, 0, 0};
     char *got = write_family(p, f, HF_FORMAT_JSON, &h, NULL);
     char want[1024];
     snprintf(want, sizeof want,
@@ -342,7 +342,7 @@ Test(io_family, header_method_needing_quotes_reads_back)
     uint32_t s[4] = {2, 0, 3, 1};
     cr_assert_eq(hf_family_append(f, s), HF_OK);
     /* The quoted method holds what looks like an events= key: it must not be read as one. */
-    hf_family_header h = {3, "odd events=99 \"q\"", false, 0};
+    hf_family_header h = {3, "odd events=99 \"q\"", false, 0, 0, 0};
     char *text = write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
     cr_assert(strstr(text, "method=\"odd events=99 \\\"q\\\"\" events=4 schedules=1\n") != NULL,
               "%s", text);
@@ -372,7 +372,7 @@ Test(io_family, writer_sink_checks_permutations)
     size_t size = 0;
     FILE *out = open_memstream(&buf, &size);
     hf_writer *w = NULL;
-    hf_family_header h = {2, "dfs", true, 2};
+    hf_family_header h = {2, "dfs", true, 2, 0, 0};
     cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
     hf_sink sink = hf_writer_sink(w);
     uint32_t good[4] = {0, 2, 3, 1}, rep[4] = {0, 2, 2, 1}, big[4] = {0, 2, 4, 1};
@@ -492,7 +492,7 @@ Test(io_family, round_trip_random_orders_and_awkward_names)
         size_t m = tu_below(&rng, 6);
         hf_family *f = random_family(p, m, &rng);
         static const char *const methods[] = {NULL, "greedy", "a b", ""};
-        hf_family_header h = {tu_below(&rng, 9), methods[tu_below(&rng, 4)], false, 0};
+        hf_family_header h = {tu_below(&rng, 9), methods[tu_below(&rng, 4)], false, 0, 0, 0};
         for (int format = 0; format < 2; format++) {
             size_t len;
             char *text = write_family(p, f, (hf_format)format, &h, &len);
@@ -1196,7 +1196,7 @@ Test(io_family, method_reads_back_from_text_and_json)
                                           NULL};
     for (size_t i = 0; i <= sizeof methods / sizeof methods[0]; i++) {
         const char *m = i < sizeof methods / sizeof methods[0] ? methods[i] : longest;
-        hf_family_header h = {2, m, false, 0};
+        hf_family_header h = {2, m, false, 0, 0, 0};
         for (int format = 0; format < 2; format++) {
             char *text = write_family(p, f, (hf_format)format, &h, NULL);
             hf_family *g = NULL;
@@ -1402,7 +1402,7 @@ Test(io_family, out_of_memory_keeping_method_and_lines)
     memcpy(rows[1], hf_family_schedule(f, 1), sizeof rows[1]);
     for (int k = 0; k < 40; k++) /* enough schedules for the line table to grow a few times */
         cr_assert_eq(hf_family_append(f, rows[k % 2]), HF_OK);
-    hf_family_header h = {2, "greedy+minimize", false, 0};
+    hf_family_header h = {2, "greedy+minimize", false, 0, 0, 0};
     for (int format = 0; format < 2; format++) {
         size_t len;
         char *text = write_family(p, f, (hf_format)format, &h, &len);

@@ -224,7 +224,7 @@ Test(stream, random_and_damaged_families)
         char *buf = NULL;
         size_t len = 0;
         FILE *mem = open_memstream(&buf, &len);
-        hf_family_header h = {1 + tu_below(&rng, 8), "m e\"t", round % 3 == 0, m};
+        hf_family_header h = {1 + tu_below(&rng, 8), "m e\"t", round % 3 == 0, m, 0, 0};
         cr_assert_eq(hf_family_write(p, f, mem, (hf_format)(round % 2), &h), HF_OK);
         fclose(mem);
         compare(p, buf, len, "written", round < 4);
@@ -356,7 +356,7 @@ static FILE *as_stream(const hf_poset *p, const hf_family *f, hf_format format)
 {
     FILE *t = tmpfile();
     cr_assert_not_null(t);
-    hf_family_header h = {2, "test", true, hf_family_size(f)};
+    hf_family_header h = {2, "test", true, hf_family_size(f), 0, 0};
     cr_assert_eq(hf_family_write(p, f, t, format, &h), HF_OK);
     rewind(t);
     return t;

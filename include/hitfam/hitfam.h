@@ -403,6 +403,12 @@ typedef struct hf_family_header {
     const char *method;
     bool schedules_known;
     uint64_t schedules;
+    uint64_t row_first; /**< a slice of a family (hf_gen_options.row_first): the written schedules
+                             are rows row_first..row_last of it, counted from 1, and `schedules`
+                             is the whole family's size (text `rows=A:B`, JSON `"rows": [A, B]`).
+                             0: the whole family */
+    uint64_t row_last;  /**< last row of the slice; 0 when unknown (text `rows=A:`, JSON
+                             `"rows": [A, null]`) */
 } hf_family_header;
 
 /** A streaming family writer: text is one schedule per line after a `# hitfam VERSION ...` header
@@ -439,9 +445,13 @@ HF_API HF_NODISCARD hf_status hf_family_write(const hf_poset *p, const hf_family
  * `schedules=` disagrees with the content), HF_EMISMATCH (a header `events=` or a JSON "events"
  * list that does not match the order's events), HF_ENOMEM. The message does not repeat the
  * position, which is in err->line and err->column. The order itself is not
- * checked here: hf_verify does. If @p header is non-NULL, the header's d (0 if absent) is stored
- * there (method is set to NULL: the family keeps the header's method, see hf_family_method, and
- * where each schedule was read, see hf_family_schedule_line). Caller owns `*out`. */
+ * checked here: hf_verify does. A text header's `rows=A:B` (a slice, gen --rows) makes
+ * `schedules=` the whole family's size and requires B - A + 1 schedules (`rows=A:`: the rest of
+ * schedules=); JSON's "rows" is accepted and not checked. If @p header is non-NULL, the
+ * header's d (0 if absent) and a text header's rows (row_last: A + schedules read - 1 for
+ * `rows=A:`) are stored there (method is set to NULL: the family keeps the header's method, see
+ * hf_family_method, and where each schedule was read, see hf_family_schedule_line). Caller owns
+ * `*out`. */
 HF_API HF_NODISCARD hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
                                                  hf_family **out, hf_family_header *header,
                                                  hf_error *err);
@@ -714,14 +724,28 @@ typedef struct hf_gen_options {
     uint64_t conflicts;           /**< method exact: its SAT conflict budget (hitfam/exact.h); 0
                                        (default): HF_EXACT_DEFAULT_CONFLICTS when asked for by name,
                                        HF_EXACT_AUTO_CONFLICTS when auto weighs it */
+    uint64_t row_first;           /**< 0 (default): the whole family. Else only schedules
+                                       row_first..row_last of it, counted from 1, reach the sink:
+                                       the same schedules, in the same order, as those positions
+                                       of the whole family's stream. dfs, doubletree, simple,
+                                       pattern, chains and scramble compute the rows asked for
+                                       (about O(n) per row, the other rows are not built); the
+                                       other methods (and auto's run-to-predict choices) build the
+                                       whole family and pass the slice on. HF_EINVAL when a row
+                                       lies beyond the family: before the first schedule when the
+                                       size is known beforehand, at the end otherwise. max_names
+                                       then counts the slice's names for the methods that compute
+                                       rows and the whole family's for the others */
+    uint64_t row_last;            /**< last row of the slice (inclusive, >= row_first); 0: to the
+                                       end of the family. Must be 0 when row_first is 0 */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
 #define HF_GEN_DEFAULT_MAX_NAMES 10000000000u
 
 /** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false, count 0, canonical
- * patterns, max_names HF_GEN_DEFAULT_MAX_NAMES. Always initialise with this function: fields
- * may be added at the end in later versions. */
+ * patterns, max_names HF_GEN_DEFAULT_MAX_NAMES, the whole family (row_first = row_last = 0). Always
+ * initialise with this function: fields may be added at the end in later versions. */
 HF_API void hf_gen_options_init(hf_gen_options *opt);
 
 /** Whether @p method can build a d-hitting family for @p p. HF_OK, or HF_EUNSUPPORTED with a

@@ -167,7 +167,7 @@ int main(int argc, char **argv)
     if (!out)
         die("temporary file", HF_EIO, NULL);
     double t0 = bench_now();
-    hf_family_header h = {d, "bench", true, m + 2};
+    hf_family_header h = {d, "bench", true, m + 2, 0, 0};
     hf_writer *w = NULL;
     hf_status st = hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w);
     if (st)

@@ -238,7 +238,7 @@ static void run_child(const shape *s, const char *path, run_result *r)
         perror(path);
         exit(1);
     }
-    hf_family_header h = {3, hf_method_name(chosen), true, r->predicted};
+    hf_family_header h = {3, hf_method_name(chosen), true, r->predicted, 0, 0};
     hf_writer *w;
     if ((st = hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w)))
         die("writer", st, NULL);

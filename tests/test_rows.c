@@ -1,0 +1,514 @@
+/* Rows on demand (hf_gen_options.row_first/row_last, gen --rows): a slice of a family is
+ * exactly those rows of the whole family's stream, for every method, in the library's sink
+ * path and in the text and JSON writers; bad ranges are refused with a message; every
+ * allocation may fail. */
+#define _GNU_SOURCE /* open_memstream */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+#include "util.h"
+
+TU_SUITE(rows);
+
+/* The whole family (or the slice a..b, b 0: to the end) of p under opt, collected. */
+static hf_status collect(const hf_poset *p, hf_gen_options opt, uint64_t a, uint64_t b,
+                         tu_collect *out, hf_error *err)
+{
+    *out = (tu_collect){hf_poset_size(p), 0, 0, NULL};
+    opt.row_first = a;
+    opt.row_last = b;
+    return hf_generate(p, &opt, tu_collect_sink(out), NULL, err);
+}
+
+/* Every row of c is a linear extension of p by the edges the test chose. */
+static void assert_extensions(const hf_poset *p, const tu_collect *c)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *pos = malloc((n ? n : 1) * sizeof *pos);
+    for (size_t i = 0; i < c->m; i++) {
+        for (uint32_t k = 0; k < n; k++)
+            pos[c->rows[i * n + k]] = k;
+        cr_assert(tu_respects_edges(p, pos), "row %zu is no linear extension", i + 1);
+    }
+    free(pos);
+}
+
+/* Slice a..b (b 0: to the end) of p equals rows a..b of `whole`. */
+static void assert_slice(const hf_poset *p, const hf_gen_options *opt, const tu_collect *whole,
+                         uint64_t a, uint64_t b, const char *what)
+{
+    tu_collect s;
+    hf_error err;
+    hf_status st = collect(p, *opt, a, b, &s, &err);
+    cr_assert_eq(st, HF_OK, "%s rows %lu:%lu: %s", what, (unsigned long)a, (unsigned long)b,
+                 err.text);
+    uint64_t last = b ? b : whole->m;
+    cr_assert_eq(s.m, last - a + 1, "%s rows %lu:%lu: %zu rows of %zu", what, (unsigned long)a,
+                 (unsigned long)b, s.m, whole->m);
+    uint32_t n = whole->n;
+    cr_assert(s.m == 0 ||
+                  memcmp(s.rows, whole->rows + (a - 1) * n, s.m * (size_t)n * sizeof *s.rows) == 0,
+              "%s rows %lu:%lu differ from the whole family's", what, (unsigned long)a,
+              (unsigned long)b);
+    free(s.rows);
+}
+
+/* A row beyond the family: HF_EINVAL with a message naming it. */
+static void assert_beyond(const hf_poset *p, const hf_gen_options *opt, uint64_t a, uint64_t b,
+                          const char *what)
+{
+    tu_collect s;
+    hf_error err;
+    hf_status st = collect(p, *opt, a, b, &s, &err);
+    cr_assert_eq(st, HF_EINVAL, "%s rows %lu:%lu: status %d", what, (unsigned long)a,
+                 (unsigned long)b, (int)st);
+    cr_assert(strstr(err.text, "is beyond the family"), "%s: %s", what, err.text);
+    free(s.rows);
+}
+
+/* Every slice of a small family, random ones of a larger one, and the rows beyond it. The
+ * methods that build the whole family for a slice (and auto, which weighs exact on small
+ * orders) cost a whole run per slice: a few slices of theirs. */
+static void check_slices(const hf_poset *p, const hf_gen_options *opt, uint64_t *rng,
+                         const char *what)
+{
+    hf_method m0 = opt->method;
+    bool few = m0 == HF_METHOD_AUTO || m0 == HF_METHOD_GREEDY || m0 == HF_METHOD_EXACT ||
+               m0 == HF_METHOD_CHAINS || hf_method_is_sampler(m0);
+    tu_collect whole;
+    hf_error err;
+    hf_status st = collect(p, *opt, 0, 0, &whole, &err);
+    cr_assert_eq(st, HF_OK, "%s: %s", what, err.text);
+    cr_assert_gt(whole.m, 0);
+    assert_extensions(p, &whole);
+    uint64_t m = whole.m;
+    if (m <= 10 && !few) {
+        for (uint64_t a = 1; a <= m; a++) {
+            assert_slice(p, opt, &whole, a, 0, what);
+            for (uint64_t b = a; b <= m; b++)
+                assert_slice(p, opt, &whole, a, b, what);
+        }
+    } else {
+        assert_slice(p, opt, &whole, 1, 1, what);
+        assert_slice(p, opt, &whole, m, 0, what);
+        if (!few) {
+            assert_slice(p, opt, &whole, m, m, what);
+            assert_slice(p, opt, &whole, 1, 0, what);
+        }
+        for (int i = 0; i < (few ? 2 : 6); i++) {
+            uint64_t a = 1 + tu_below(rng, (uint32_t)m);
+            uint64_t b = a + tu_below(rng, (uint32_t)(m - a + 1));
+            assert_slice(p, opt, &whole, a, b, what);
+            assert_slice(p, opt, &whole, a, a, what);
+        }
+    }
+    assert_beyond(p, opt, m + 1, 0, what);
+    if (!few) {
+        assert_beyond(p, opt, m + 1, m + 1, what);
+        assert_beyond(p, opt, 1, m + 1, what);
+        assert_beyond(p, opt, UINT64_MAX, 0, what);
+    }
+    free(whole.rows);
+}
+
+static hf_gen_options options(unsigned d, hf_method m, uint64_t seed)
+{
+    hf_gen_options opt = tu_gen_options(d, m, NULL, 0);
+    opt.seed = seed;
+    return opt;
+}
+
+Test(rows, tree_methods_on_forests_and_in_forests)
+{
+    uint64_t rng = 11;
+    for (int round = 0; round < 6; round++) {
+        uint32_t n = 2 + tu_below(&rng, 14);
+        uint32_t roots = 1 + tu_below(&rng, 3);
+        hf_poset *p =
+            round % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        const struct {
+            hf_method m;
+            unsigned d;
+        } cases[] = {{HF_METHOD_DFS, 1},        {HF_METHOD_DFS, 2},    {HF_METHOD_DOUBLETREE, 3},
+                     {HF_METHOD_SIMPLE, 3},     {HF_METHOD_SIMPLE, 4}, {HF_METHOD_PATTERN, 3},
+                     {HF_METHOD_PATTERN, 4},    {HF_METHOD_AUTO, 3},   {HF_METHOD_AUTO, 4},
+                     {HF_METHOD_DOUBLETREE, 3}, {HF_METHOD_CHAINS, 3}};
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            hf_gen_options opt = options(cases[c].d, cases[c].m, 0);
+            char what[96];
+            snprintf(what, sizeof what, "%s d=%u round %d (n=%u)", hf_method_name(cases[c].m),
+                     cases[c].d, round, n);
+            if (c == 9) { /* doubletree on the order induced by a focus set */
+                uint32_t focus[] = {0, n / 2, n - 1};
+                opt.focus = focus;
+                opt.focus_count = 3;
+                check_slices(p, &opt, &rng, what);
+                continue;
+            }
+            if (cases[c].m == HF_METHOD_CHAINS && n > 9)
+                continue;
+            check_slices(p, &opt, &rng, what);
+        }
+        /* simple with the paper's pruning (prefixes from the focus set; forests only) */
+        if (round % 2) {
+            hf_poset_free(p);
+            continue;
+        }
+        uint32_t focus[] = {n - 1, 0};
+        hf_gen_options opt = options(4, HF_METHOD_SIMPLE, 0);
+        opt.focus = focus;
+        opt.focus_count = 2;
+        opt.focus_prefix = true;
+        check_slices(p, &opt, &rng, "simple d=4 focus_prefix");
+        hf_poset_free(p);
+    }
+}
+
+Test(rows, trees_with_many_rows)
+{
+    uint64_t rng = 5;
+    hf_poset *t = tu_complete_binary(5);
+    hf_poset *f = tu_random_forest(40, 2, &rng);
+    const struct {
+        hf_method m;
+        unsigned d;
+    } cases[] = {{HF_METHOD_DFS, 2},    {HF_METHOD_DOUBLETREE, 3}, {HF_METHOD_SIMPLE, 3},
+                 {HF_METHOD_SIMPLE, 4}, {HF_METHOD_PATTERN, 4},    {HF_METHOD_AUTO, 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hf_gen_options opt = options(cases[c].d, cases[c].m, 0);
+        check_slices(t, &opt, &rng, hf_method_name(cases[c].m));
+        check_slices(f, &opt, &rng, hf_method_name(cases[c].m));
+    }
+    hf_poset_free(t);
+    hf_poset_free(f);
+}
+
+Test(rows, antichains_dags_and_the_samplers)
+{
+    uint64_t rng = 29;
+    for (uint32_t n = 1; n <= 9; n += 2) {
+        hf_poset *a = tu_antichain(n);
+        for (unsigned d = 2; d <= 3; d++) {
+            hf_gen_options opt = options(d, HF_METHOD_SCRAMBLE, 0);
+            check_slices(a, &opt, &rng, "scramble");
+        }
+        hf_gen_options opt = options(3, HF_METHOD_GREEDY, 1);
+        if (n <= 7)
+            check_slices(a, &opt, &rng, "greedy antichain");
+        hf_poset_free(a);
+    }
+    for (int round = 0; round < 4; round++) {
+        uint32_t n = 3 + tu_below(&rng, 5);
+        hf_poset *p = tu_random_dag(n, 1, 3, &rng);
+        const struct {
+            hf_method m;
+            unsigned d;
+            uint64_t count;
+        } cases[] = {
+            {HF_METHOD_DFS, 1, 0},    {HF_METHOD_CHAINS, 3, 0},  {HF_METHOD_GREEDY, 3, 0},
+            {HF_METHOD_RANDOM, 3, 0}, {HF_METHOD_RANDOM, 2, 17}, {HF_METHOD_RW, 2, 0},
+            {HF_METHOD_PCT, 3, 0},    {HF_METHOD_POS, 2, 0},     {HF_METHOD_BASICPOS, 2, 9},
+            {HF_METHOD_EXACT, 2, 0},  {HF_METHOD_AUTO, 3, 0}};
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            hf_gen_options opt = options(cases[c].d, cases[c].m, 3 + (uint64_t)round);
+            opt.count = cases[c].count;
+            char what[96];
+            snprintf(what, sizeof what, "%s d=%u round %d (n=%u)", hf_method_name(cases[c].m),
+                     cases[c].d, round, n);
+            if (hf_method_check(p, &opt, NULL) != HF_OK)
+                continue;
+            check_slices(p, &opt, &rng, what);
+        }
+        hf_poset_free(p);
+    }
+}
+
+/* A family written by a writer made when hf_generate_ex announces it, as gen does: the header
+ * gives the whole family's size and, for a slice, the rows. Returns the malloc'd output. */
+typedef struct written {
+    const hf_poset *p;
+    hf_format format;
+    unsigned d;
+    uint64_t a, b;
+    FILE *out;
+    hf_writer *w;
+} written;
+
+static hf_status written_begin(void *user, const hf_gen_info *info)
+{
+    written *g = user;
+    hf_family_header h = {
+        g->d, hf_method_name(info->method), info->schedules_known, info->schedules, g->a, g->b};
+    if (g->a && !g->b)
+        h.row_last = info->schedules;
+    return hf_writer_new(g->p, g->out, g->format, &h, &g->w);
+}
+
+static hf_status written_put(void *user, const uint32_t *s, uint32_t n)
+{
+    hf_sink ws = hf_writer_sink(((written *)user)->w);
+    return ws.put(ws.user, s, n);
+}
+
+static char *write_rows(const hf_poset *p, hf_gen_options opt, hf_format format, uint64_t a,
+                        uint64_t b)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    written g = {p, format, opt.d, a, b, open_memstream(&buf, &len), NULL};
+    cr_assert(g.out);
+    opt.row_first = a;
+    opt.row_last = b;
+    hf_error err;
+    hf_status st =
+        hf_generate_ex(p, &opt, written_begin, &g, (hf_sink){written_put, &g}, NULL, &err);
+    cr_assert_eq(st, HF_OK, "%s", err.text);
+    cr_assert_eq(hf_writer_close(g.w), HF_OK);
+    fclose(g.out);
+    return buf;
+}
+
+/* Line k (0-based) of text, copied. */
+static char *line_of(const char *text, size_t k)
+{
+    for (; k > 0; k--) {
+        text = strchr(text, '\n');
+        cr_assert(text);
+        text++;
+    }
+    const char *end = strchr(text, '\n');
+    return strndup(text, end ? (size_t)(end - text) : strlen(text));
+}
+
+/* The text slice is the header with rows= added, then exactly those lines of the whole output;
+ * the JSON slice is a JSON document with those schedules; both read back (the text reader
+ * checks the slice's count against rows=). */
+static void check_written(const hf_poset *p, const hf_gen_options *opt, uint64_t a, uint64_t b,
+                          uint64_t m)
+{
+    char *whole = write_rows(p, *opt, HF_FORMAT_TEXT, 0, 0);
+    char *text = write_rows(p, *opt, HF_FORMAT_TEXT, a, b);
+    uint64_t last = b ? b : m;
+    char *h0 = line_of(whole, 0), *h1 = line_of(text, 0), want[160];
+    /* the end of a:, when the size is not known beforehand, is not known to the header */
+    bool known = strstr(h0, " schedules=") != NULL;
+    if (known || b)
+        snprintf(want, sizeof want, "%s rows=%lu:%lu", h0, (unsigned long)a, (unsigned long)last);
+    else
+        snprintf(want, sizeof want, "%s rows=%lu:", h0, (unsigned long)a);
+    cr_assert_str_eq(h1, want);
+    free(h0);
+    free(h1);
+    for (uint64_t r = a; r <= last; r++) {
+        char *x = line_of(whole, r), *y = line_of(text, r - a + 1);
+        cr_assert_str_eq(x, y, "row %lu", (unsigned long)r);
+        free(x);
+        free(y);
+    }
+    size_t lines = 0; /* and nothing after the last */
+    for (const char *c = text; *c; c++)
+        lines += *c == '\n';
+    cr_assert_eq(lines, last - a + 2);
+    hf_family *f = NULL, *g = NULL;
+    hf_family_header h;
+    hf_error err;
+    cr_assert_eq(hf_family_read_mem(p, text, strlen(text), &f, &h, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_family_size(f), last - a + 1);
+    cr_assert_eq(h.row_first, a);
+    cr_assert_eq(h.row_last, last);
+    char *json = write_rows(p, *opt, HF_FORMAT_JSON, a, b);
+    if (known || b)
+        snprintf(want, sizeof want, "\"rows\": [%lu, %lu]", (unsigned long)a, (unsigned long)last);
+    else
+        snprintf(want, sizeof want, "\"rows\": [%lu, null]", (unsigned long)a);
+    cr_assert(strstr(json, want), "%s", json);
+    cr_assert_eq(hf_family_read_mem(p, json, strlen(json), &g, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_family_size(g), last - a + 1);
+    for (size_t i = 0; i < hf_family_size(f); i++)
+        cr_assert(memcmp(hf_family_schedule(f, i), hf_family_schedule(g, i),
+                         hf_poset_size(p) * sizeof(uint32_t)) == 0);
+    hf_family_free(f);
+    hf_family_free(g);
+    free(whole);
+    free(text);
+    free(json);
+}
+
+Test(rows, text_and_json_output)
+{
+    uint64_t rng = 7;
+    hf_poset *t = tu_random_forest(12, 2, &rng);
+    hf_poset *d = tu_random_dag(6, 1, 3, &rng);
+    const struct {
+        hf_poset *p;
+        hf_method m;
+        unsigned d;
+    } cases[] = {{t, HF_METHOD_DFS, 2},     {t, HF_METHOD_DOUBLETREE, 3}, {t, HF_METHOD_SIMPLE, 4},
+                 {t, HF_METHOD_PATTERN, 4}, {d, HF_METHOD_AUTO, 3},       {d, HF_METHOD_GREEDY, 3},
+                 {d, HF_METHOD_CHAINS, 3},  {d, HF_METHOD_RANDOM, 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hf_gen_options opt = options(cases[c].d, cases[c].m, 2);
+        tu_collect whole;
+        cr_assert_eq(collect(cases[c].p, opt, 0, 0, &whole, NULL), HF_OK);
+        uint64_t m = whole.m;
+        free(whole.rows);
+        /* greedy spends a fixed budget of local search per run: one slice */
+        for (int i = 0; i < (cases[c].m == HF_METHOD_GREEDY ? 1 : 4); i++) {
+            uint64_t a = 1 + tu_below(&rng, (uint32_t)m);
+            uint64_t b = i == 0 ? 0 : a + tu_below(&rng, (uint32_t)(m - a + 1));
+            check_written(cases[c].p, &opt, a, b, m);
+        }
+    }
+    hf_poset_free(t);
+    hf_poset_free(d);
+}
+
+Test(rows, text_reader_checks_the_slice)
+{
+    hf_poset *p = tu_chain(2);
+    const struct {
+        const char *text;
+        hf_status st;
+        const char *msg;
+    } cases[] = {
+        {"# hitfam 0 d=2 events=2 schedules=5 rows=2:3\ne0 e1\ne0 e1\n", HF_OK, NULL},
+        {"# hitfam 0 d=2 events=2 schedules=5 rows=4:\ne0 e1\ne0 e1\n", HF_OK, NULL},
+        {"# hitfam 0 d=2 events=2 rows=4:\ne0 e1\n", HF_OK, NULL},
+        {"# hitfam 0 d=2 events=2 schedules=5 rows=2:4\ne0 e1\ne0 e1\n", HF_ESCHEDULE,
+         "header says 3 schedules, found 2"},
+        {"# hitfam 0 d=2 events=2 schedules=5 rows=5:6\ne0 e1\ne0 e1\n", HF_EPARSE,
+         "go beyond the 5 schedules"},
+        {"# hitfam 0 d=2 events=2 rows=0:1\ne0 e1\n", HF_EPARSE, "no range of rows"},
+        {"# hitfam 0 d=2 events=2 rows=3:2\ne0 e1\n", HF_EPARSE, "no range of rows"},
+        {"# hitfam 0 d=2 events=2 rows=x\ne0 e1\n", HF_EPARSE, "needs FIRST:LAST"},
+        {"# hitfam 0 d=2 events=2 rows=1:1 rows=1:1\ne0 e1\n", HF_EPARSE, "twice"},
+        {"# hitfam 0 d=2 events=2 rows=1:99999999999999999999\ne0 e1\n", HF_EPARSE,
+         "needs FIRST:LAST"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hf_family *f = NULL;
+        hf_error err;
+        hf_status st = hf_family_read_mem(p, cases[i].text, strlen(cases[i].text), &f, NULL, &err);
+        cr_assert_eq(st, cases[i].st, "case %zu: %d %s", i, (int)st, err.text);
+        if (cases[i].msg)
+            cr_assert(strstr(err.text, cases[i].msg), "case %zu: %s", i, err.text);
+        hf_family_free(f);
+    }
+    hf_poset_free(p);
+}
+
+static hf_status count_begin(void *user, const hf_gen_info *info)
+{
+    (void)info;
+    ++*(int *)user;
+    return HF_OK;
+}
+
+Test(rows, bad_ranges_are_refused_before_the_first_schedule)
+{
+    uint64_t rng = 3;
+    hf_poset *p = tu_random_forest(9, 1, &rng);
+    const struct {
+        uint64_t a, b;
+        const char *msg;
+    } cases[] = {{0, 3, "without row_first"},
+                 {4, 3, "the last row comes before the first"},
+                 {UINT64_MAX, 0, "is beyond the family"},
+                 {1, UINT64_MAX, "is beyond the family"},
+                 {3, 0, "is beyond the family"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        hf_gen_options opt = options(2, HF_METHOD_DFS, 0);
+        opt.row_first = cases[i].a;
+        opt.row_last = cases[i].b;
+        tu_collect c = {hf_poset_size(p), 0, 0, NULL};
+        int begun = 0;
+        hf_error err;
+        hf_status st =
+            hf_generate_ex(p, &opt, count_begin, &begun, tu_collect_sink(&c), NULL, &err);
+        cr_assert_eq(st, HF_EINVAL, "case %zu", i);
+        cr_assert(strstr(err.text, cases[i].msg), "case %zu: %s", i, err.text);
+        cr_assert_eq(begun, 0, "case %zu: announced", i);
+        cr_assert_eq(c.m, 0, "case %zu: wrote", i);
+        cr_assert_eq(hf_method_check(p, &opt, NULL), i < 2 ? HF_EINVAL : HF_OK);
+        free(c.rows);
+    }
+    /* the announcement keeps the whole family's size */
+    hf_gen_options opt = options(3, HF_METHOD_DOUBLETREE, 0);
+    opt.row_first = opt.row_last = 2;
+    hf_gen_info info;
+    tu_collect c = {hf_poset_size(p), 0, 0, NULL};
+    cr_assert_eq(hf_generate_ex(p, &opt, NULL, NULL, tu_collect_sink(&c), &info, NULL), HF_OK);
+    uint64_t size;
+    opt.row_first = opt.row_last = 0;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+    cr_assert(info.schedules_known);
+    cr_assert_eq(info.schedules, size);
+    cr_assert_eq(c.m, 1);
+    free(c.rows);
+    /* max_names counts the slice's names for the methods that compute rows */
+    opt = options(3, HF_METHOD_DOUBLETREE, 0);
+    opt.max_names = hf_poset_size(p);
+    cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, NULL), HF_ETOOLARGE);
+    opt.row_first = opt.row_last = 1;
+    c = (tu_collect){hf_poset_size(p), 0, 0, NULL};
+    cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, NULL), HF_OK);
+    cr_assert_eq(c.m, 1);
+    free(c.rows);
+    hf_poset_free(p);
+}
+
+/* Every allocation of a sliced run fails in turn: HF_ENOMEM and nothing leaked, until the run
+ * succeeds with the right rows. */
+Test(rows, out_of_memory)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    uint64_t rng = 17;
+    hf_poset *q = tu_random_forest(10, 2, &rng);
+    hf_poset *f = tu_poset_copy(q, ctx);
+    hf_poset *a = tu_antichain(5), *ac = tu_poset_copy(a, ctx);
+    const struct {
+        hf_poset *p;
+        hf_method m;
+        unsigned d;
+    } cases[] = {{f, HF_METHOD_DFS, 2},    {f, HF_METHOD_DOUBLETREE, 3},
+                 {f, HF_METHOD_SIMPLE, 4}, {f, HF_METHOD_PATTERN, 4},
+                 {f, HF_METHOD_AUTO, 3},   {ac, HF_METHOD_SCRAMBLE, 3},
+                 {ac, HF_METHOD_GREEDY, 3}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        hf_gen_options opt = options(cases[c].d, cases[c].m, 1);
+        tu_collect whole;
+        cr_assert_eq(collect(cases[c].p, opt, 0, 0, &whole, NULL), HF_OK);
+        uint64_t first = whole.m > 1 ? 2 : 1, last = whole.m > 2 ? whole.m - 1 : whole.m;
+        hf_status st = HF_ENOMEM;
+        for (long fail = 0; st == HF_ENOMEM; fail++) {
+            cr_assert_lt(fail, 200000);
+            long live = chaos.live;
+            tu_collect s;
+            hf_error err;
+            chaos.left = fail;
+            st = collect(cases[c].p, opt, first, last, &s, &err);
+            chaos.left = -1;
+            cr_assert_eq(chaos.live, live, "%s: leak after failing allocation %ld",
+                         hf_method_name(cases[c].m), fail);
+            if (st == HF_ENOMEM) {
+                cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+            } else {
+                cr_assert_eq(st, HF_OK, "%s: %s", hf_method_name(cases[c].m), err.text);
+                cr_assert_eq(s.m, last - first + 1);
+                cr_assert(memcmp(s.rows, whole.rows + (first - 1) * whole.n,
+                                 s.m * (size_t)whole.n * sizeof *s.rows) == 0);
+            }
+            free(s.rows);
+        }
+        free(whole.rows);
+    }
+    hf_poset_free(f);
+    hf_poset_free(q);
+    hf_poset_free(ac);
+    hf_poset_free(a);
+    hf_ctx_free(ctx);
+}
