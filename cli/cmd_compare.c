@@ -16,7 +16,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "Usage: hitfam compare --d D [--seed S] [--seeds K] [--runs R] [--json] POSET.dot\n"
+    "Usage: hitfam compare --d D [--seed S] [--seeds K] [--runs R] [--samples N]\n"
+    "                      [--json] POSET.dot\n"
     "Compare, on the order in POSET.dot ('-' = stdin), what each approach to testing its\n"
     "schedules costs and guarantees for bugs of depth D:\n"
     "  - hitting families (auto and each method that applies): runs = the family's size,\n"
@@ -34,6 +35,8 @@ static const char usage[] =
     "  -k, --seeds K        seeds per sampler, 1..1000 (default 11)\n"
     "  -r, --runs R         coverage series of samplers and enumerations up to R runs\n"
     "                       (default and least 10 m; at most 100000)\n"
+    "      --samples N      schedules per estimated probability (default 100000;\n"
+    "                       1..100000000)\n"
     "  -j, --json           JSON output, with coverage-against-runs series and each\n"
     "                       seed's runs until covered\n"
     "  -h, --help           show this help\n"
@@ -78,6 +81,7 @@ typedef struct ctx {
     double admissible_d;
     uint64_t m;
     uint64_t horizon; /* series length of samplers and enumerations: max(10 m, --runs) */
+    uint64_t samples; /* per estimated probability */
 } cmp;
 
 /* Share of admissible tuples hit by the first k schedules of f (k <= size). */
@@ -217,6 +221,7 @@ static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds,
     hf_hitprob_options_init(&ho);
     ho.method = method;
     ho.seed = seed;
+    ho.samples = c->samples;
     hf_hitprob_result hr;
     mpq_t q;
     mpq_init(q);
@@ -439,13 +444,14 @@ int cmd_compare(int argc, char **argv)
                                          CLI_OPT_SEED,
                                          {"seeds", required_argument, NULL, 'k'},
                                          {"runs", required_argument, NULL, 'r'},
+                                         {"samples", required_argument, NULL, 'S'},
                                          {"json", no_argument, NULL, 'j'},
                                          CLI_OPT_HELP,
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     bool json = false;
-    uint64_t seeds = 11, horizon = 0;
+    uint64_t seeds = 11, horizon = 0, samples = HF_HITPROB_DEFAULT_SAMPLES;
     int ch;
     while ((ch = getopt_long(argc, argv, "d:s:k:r:jh", opts, NULL)) != -1) {
         if (ch == 'h') {
@@ -460,6 +466,9 @@ int cmd_compare(int argc, char **argv)
         } else if (ch == 'r') {
             if (!cli_parse_u64(optarg, &horizon) || horizon < 1 || horizon > 100000)
                 die_usage("--runs needs a number from 1 to 100000 (got '%s')", optarg);
+        } else if (ch == 'S') {
+            if (!cli_parse_u64(optarg, &samples) || samples < 1 || samples > 100000000)
+                die_usage("--samples needs a number from 1 to 100000000 (got '%s')", optarg);
         } else if (!cli_option(&o, ch, optarg))
             die_usage("invalid option");
     }
@@ -479,7 +488,7 @@ int cmd_compare(int argc, char **argv)
         poset_free(p);
         return EXIT_BAD;
     }
-    cmp c = {.p = p, .d = o.d};
+    cmp c = {.p = p, .d = o.d, .samples = samples};
     mpz_init(c.admissible);
     hf_error err;
     int rc = EXIT_BAD;
