@@ -62,7 +62,7 @@ COMMANDS = [
     (["minimize", "--d", "2", "--drop-only", "--format", "json", "-o", "min.json", "inforest.dot",
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
-    (["stats", "--json", "wide_tree.dot"], None),
+    (["stats", "--json", "wide_tree.dot"], None, 300),
     (["gen", "--d", "3", "--method", "exact", "d2.dot"], None),
     (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
     (["online", "--d", "3", "wide_tree.dot"], None),
