@@ -48,5 +48,12 @@ test-fast: all
 bench: all
 	meson test -C $(BUILD) --benchmark --verbose
 
+# The figure of coverage against runs (docs/figures/compare_page_d3.svg and .png) from
+# `hitfam compare --json`, with Debian's matplotlib (python3-matplotlib, installed by deps).
+FIGURE_PYTHON ?= /usr/bin/python3
+.PHONY: figures
+figures: all
+	$(FIGURE_PYTHON) papers/baselines/figure.py $(BUILD)/cli/hitfam
+
 clean:
 	rm -rf $(BUILD) $(SANBUILD)

@@ -16,7 +16,8 @@
 #include "cli.h"
 
 static const char usage[] =
-    "Usage: hitfam compare --d D [--seed S] [--seeds K] [--json] POSET.dot\n"
+    "Usage: hitfam compare --d D [--seed S] [--seeds K] [--runs R] [--samples N]\n"
+    "                      [--json] POSET.dot\n"
     "Compare, on the order in POSET.dot ('-' = stdin), what each approach to testing its\n"
     "schedules costs and guarantees for bugs of depth D:\n"
     "  - hitting families (auto and each method that applies): runs = the family's size,\n"
@@ -32,7 +33,12 @@ static const char usage[] =
     "  -d, --d D            bug depth (tuple size), 1..4 (required)\n"
     "  -s, --seed S         first seed of the samplers (default 0)\n"
     "  -k, --seeds K        seeds per sampler, 1..1000 (default 11)\n"
-    "  -j, --json           JSON output, with coverage-against-runs series\n"
+    "  -r, --runs R         coverage series of samplers and enumerations up to R runs\n"
+    "                       (default and least 10 m; at most 100000)\n"
+    "      --samples N      schedules per estimated probability (default 100000;\n"
+    "                       1..100000000)\n"
+    "  -j, --json           JSON output, with coverage-against-runs series and each\n"
+    "                       seed's runs until covered\n"
     "  -h, --help           show this help\n"
     "\n"
     "Orders of at most "
@@ -53,6 +59,7 @@ typedef struct row {
     bool runs_known;        /* runs (families, enumerations) */
     char runs[64];          /* decimal, exact */
     uint64_t median, p90;   /* samplers: runs until covered */
+    uint64_t *each;         /* samplers: runs until covered per seed (UINT64_MAX: capped) */
     unsigned capped, seeds; /* samplers: seeds that reached the cap without covering */
     const char *guarantee;  /* "all", "probability", or "share" */
     bool have_prob, prob_exact;
@@ -73,6 +80,8 @@ typedef struct ctx {
     mpz_t admissible;
     double admissible_d;
     uint64_t m;
+    uint64_t horizon; /* series length of samplers and enumerations: max(10 m, --runs) */
+    uint64_t samples; /* per estimated probability */
 } cmp;
 
 /* Share of admissible tuples hit by the first k schedules of f (k <= size). */
@@ -201,6 +210,8 @@ static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds,
         }
         runs[i] = k;
     }
+    r->each = xmalloc(seeds * sizeof *r->each);
+    memcpy(r->each, runs, seeds * sizeof *runs);
     qsort(runs, seeds, sizeof *runs, cmp_u64);
     r->median = runs[(seeds - 1) / 2];
     r->p90 = runs[(size_t)ceil(0.9 * seeds) - 1];
@@ -210,6 +221,7 @@ static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds,
     hf_hitprob_options_init(&ho);
     ho.method = method;
     ho.seed = seed;
+    ho.samples = c->samples;
     hf_hitprob_result hr;
     mpq_t q;
     mpq_init(q);
@@ -232,7 +244,7 @@ static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds,
     o.d = c->d;
     o.method = method;
     o.seed = seed;
-    o.count = 10 * c->m;
+    o.count = c->horizon;
     hf_family *f = new_family(c);
     r->share_m = r->share_10m = -1;
     if (unless_oom(hf_generate(c->p, &o, hf_family_sink(f), NULL, &err)) == HF_OK) {
@@ -265,7 +277,7 @@ static void enum_row(cmp *c, const char *name, hf_enum_mode mode, uint32_t k, ro
     }
     /* the first 10 m schedules, and all of them when they are few enough to list */
     bool listable = r->runs_known && mpz_cmp_ui(n, COMPARE_MAX_LISTED) <= 0;
-    eo.limit = listable ? 0 : 10 * c->m;
+    eo.limit = listable ? 0 : c->horizon;
     hf_family *f = new_family(c);
     if (unless_oom(hf_enum_run(c->p, &eo, hf_family_sink(f), NULL, NULL, &err)) == HF_OK) {
         r->share_m = share_hit(c, f, c->m);
@@ -370,6 +382,16 @@ static void print_json(const cmp *c, const row *rows, size_t k)
                 fputs("null", stdout);
             else
                 printf("%" PRIu64, r->p90);
+            fputs(", \"runs_each\": [", stdout);
+            for (unsigned j = 0; j < r->seeds; j++) {
+                if (j)
+                    fputs(", ", stdout);
+                if (r->each[j] == UINT64_MAX)
+                    fputs("null", stdout);
+                else
+                    printf("%" PRIu64, r->each[j]);
+            }
+            putchar(']');
         }
         if (r->have_prob) {
             printf(", \"min_hit_probability\": ");
@@ -421,15 +443,17 @@ int cmd_compare(int argc, char **argv)
     static const struct option opts[] = {CLI_OPT_D,
                                          CLI_OPT_SEED,
                                          {"seeds", required_argument, NULL, 'k'},
+                                         {"runs", required_argument, NULL, 'r'},
+                                         {"samples", required_argument, NULL, 'S'},
                                          {"json", no_argument, NULL, 'j'},
                                          CLI_OPT_HELP,
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     bool json = false;
-    uint64_t seeds = 11;
+    uint64_t seeds = 11, horizon = 0, samples = HF_HITPROB_DEFAULT_SAMPLES;
     int ch;
-    while ((ch = getopt_long(argc, argv, "d:s:k:jh", opts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "d:s:k:r:jh", opts, NULL)) != -1) {
         if (ch == 'h') {
             fputs(usage, stdout);
             return 0;
@@ -439,6 +463,12 @@ int cmd_compare(int argc, char **argv)
         else if (ch == 'k') {
             if (!cli_parse_u64(optarg, &seeds) || seeds < 1 || seeds > 1000)
                 die_usage("--seeds needs a number from 1 to 1000 (got '%s')", optarg);
+        } else if (ch == 'r') {
+            if (!cli_parse_u64(optarg, &horizon) || horizon < 1 || horizon > 100000)
+                die_usage("--runs needs a number from 1 to 100000 (got '%s')", optarg);
+        } else if (ch == 'S') {
+            if (!cli_parse_u64(optarg, &samples) || samples < 1 || samples > 100000000)
+                die_usage("--samples needs a number from 1 to 100000000 (got '%s')", optarg);
         } else if (!cli_option(&o, ch, optarg))
             die_usage("invalid option");
     }
@@ -458,7 +488,7 @@ int cmd_compare(int argc, char **argv)
         poset_free(p);
         return EXIT_BAD;
     }
-    cmp c = {.p = p, .d = o.d};
+    cmp c = {.p = p, .d = o.d, .samples = samples};
     mpz_init(c.admissible);
     hf_error err;
     int rc = EXIT_BAD;
@@ -476,6 +506,7 @@ int cmd_compare(int argc, char **argv)
         goto out;
     }
     k++;
+    c.horizon = 10 * c.m > horizon ? 10 * c.m : horizon;
     static const hf_method methods[] = {HF_METHOD_DFS,     HF_METHOD_SIMPLE,   HF_METHOD_DOUBLETREE,
                                         HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE, HF_METHOD_CHAINS,
                                         HF_METHOD_GREEDY,  HF_METHOD_EXACT};
@@ -498,6 +529,8 @@ int cmd_compare(int argc, char **argv)
     else
         print_text(&c, rows, k);
     rc = 0;
+    for (size_t i = 0; i < k; i++)
+        free(rows[i].each);
 out:
     mpz_clear(c.admissible);
     poset_free(p);

@@ -12,7 +12,9 @@
 static const char usage[] =
     "Usage: hitfam stats [--d D] [--json] [--exact] POSET.dot\n"
     "Describe the order in POSET.dot ('-' = stdin): events, Hasse edges, height, shape, the\n"
-    "exact number of linear extensions, and for each d (default: 2 and 3) the exact number of\n"
+    "exact number of linear extensions, the objects events touch (obj=) and the unordered\n"
+    "pairs of events that conflict (every unordered pair when no event has obj=; else those\n"
+    "on one object with a write), and for each d (default: 2 and 3) the exact number of\n"
     "admissible d-tuples, a lower bound on every d-hitting family, the exact family size\n"
     "each method would produce, and on orders of at most 16 events the smallest family size\n"
     "method exact finds within auto's budget, marked proved when it is the minimum. Counts of\n"
@@ -201,6 +203,12 @@ int cmd_stats(int argc, char **argv)
     uint32_t tree_height;
     if (unless_oom(hf_poset_tree_height(p, &tree_height)) == HF_OK)
         kv_u64(&w, "binary_tree_height", tree_height);
+    /* labelled orders: the objects events touch, and the unordered pairs that conflict (all
+     * unordered pairs when no event touches an object) */
+    kv_u64(&w, "objects", hf_poset_object_count(p));
+    uint64_t conflicts;
+    if (unless_oom(hf_poset_conflict_count(p, &conflicts, &err)) == HF_OK)
+        kv_u64(&w, "conflicting_pairs", conflicts);
     kv_list_begin(&w, "d");
     unsigned first = o.d ? o.d : 2, last = o.d ? o.d : 3;
     for (unsigned d = first; d <= last; d++) {

@@ -975,6 +975,118 @@ bool hf_poset_conflict(const hf_poset *p, uint32_t a, uint32_t b)
     return p && a < p->n && b < p->n && hf_i_conflict(p, a, b);
 }
 
+/* Pairs u < v of a forest or in-forest (as its tree view: comparable pairs are an event and its
+ * view ancestors) with both events in a class, counted per class: for each event v of class c,
+ * the ancestors of v in class c. cls[v] is the class (HF_NO_EVENT: none) in 0..classes-1. One
+ * pass over the DFS order with a stack of the current ancestors and a counter per class. */
+static hf_status forest_class_pairs(const hf_poset *p, const uint32_t *cls, uint32_t classes,
+                                    uint64_t *pairs)
+{
+    uint32_t *stack = hf_i_alloc_array(p->ctx, p->n ? p->n : 1, sizeof *stack);
+    uint64_t *on_path = hf_i_calloc(p->ctx, classes ? classes : 1, sizeof *on_path);
+    if (!stack || !on_path) {
+        hf_i_free(p->ctx, stack);
+        hf_i_free(p->ctx, on_path);
+        return HF_ENOMEM;
+    }
+    uint32_t top = 0;
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < p->n; t++) {
+        uint32_t v = p->dfs_order[t];
+        while (top && p->tout[stack[top - 1]] < p->tin[v]) {
+            uint32_t u = stack[--top];
+            if (cls[u] != HF_NO_EVENT)
+                on_path[cls[u]]--;
+        }
+        if (cls[v] != HF_NO_EVENT)
+            total += on_path[cls[v]]++;
+        stack[top++] = v;
+    }
+    hf_i_free(p->ctx, stack);
+    hf_i_free(p->ctx, on_path);
+    *pairs = total;
+    return HF_OK;
+}
+
+/* The same count over the closure: for each event v of a class, the events of its class in
+ * its down-set. mask: one bitset of closure_words words per class. */
+static hf_status closure_class_pairs(const hf_poset *p, const uint32_t *cls, uint32_t classes,
+                                     uint64_t *pairs)
+{
+    size_t W = p->closure_words;
+    hf_word *mask = hf_i_calloc(p->ctx, (size_t)(classes ? classes : 1) * W, sizeof *mask);
+    if (!mask)
+        return HF_ENOMEM;
+    for (uint32_t v = 0; v < p->n; v++)
+        if (cls[v] != HF_NO_EVENT)
+            hf_i_bit_set(mask + (size_t)cls[v] * W, v);
+    uint64_t total = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        if (cls[v] == HF_NO_EVENT)
+            continue;
+        const hf_word *row = p->closure + (size_t)v * W, *m = mask + (size_t)cls[v] * W;
+        for (size_t w = 0; w < W; w++)
+            total += hf_i_popcount(row[w] & m[w]);
+    }
+    hf_i_free(p->ctx, mask);
+    *pairs = total;
+    return HF_OK;
+}
+
+static hf_status class_pairs(const hf_poset *p, const uint32_t *cls, uint32_t classes,
+                             uint64_t *pairs)
+{
+    return p->tin ? forest_class_pairs(p, cls, classes, pairs)
+                  : closure_class_pairs(p, cls, classes, pairs);
+}
+
+hf_status hf_poset_conflict_count(const hf_poset *p, uint64_t *count, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!p || !count)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "hf_poset_conflict_count: NULL argument");
+    *count = 0;
+    /* cls: every event in class 0 (no objects), or its object; a second pass with the readers
+     * of each object only */
+    uint32_t classes = p->objects.of ? p->objects.count : 1;
+    uint32_t *cls = hf_i_alloc_array(p->ctx, p->n ? p->n : 1, sizeof *cls);
+    uint64_t *size = hf_i_calloc(p->ctx, classes ? classes : 1, sizeof *size);
+    uint64_t *readers = hf_i_calloc(p->ctx, classes ? classes : 1, sizeof *readers);
+    hf_status st = HF_ENOMEM;
+    uint64_t comparable = 0, comparable_reads = 0;
+    if (!cls || !size || !readers)
+        goto out;
+    for (uint32_t v = 0; v < p->n; v++) {
+        cls[v] = p->objects.of ? p->objects.of[v] : 0;
+        if (cls[v] != HF_NO_EVENT) {
+            size[cls[v]]++;
+            readers[cls[v]] += p->access && p->access[v] == HF_ACCESS_READ;
+        }
+    }
+    if ((st = class_pairs(p, cls, classes, &comparable)))
+        goto out;
+    if (p->objects.of) {
+        for (uint32_t v = 0; v < p->n; v++)
+            if (p->access[v] != HF_ACCESS_READ)
+                cls[v] = HF_NO_EVENT;
+        if ((st = class_pairs(p, cls, classes, &comparable_reads)))
+            goto out;
+    }
+    /* pairs within a class, less the read-read pairs, less the comparable ones among those */
+    uint64_t total = 0;
+    for (uint32_t c = 0; c < classes; c++)
+        total += size[c] * (size[c] - (size[c] > 0)) / 2 -
+                 readers[c] * (readers[c] - (readers[c] > 0)) / 2;
+    *count = total - (comparable - comparable_reads);
+out:
+    hf_i_free(p->ctx, cls);
+    hf_i_free(p->ctx, size);
+    hf_i_free(p->ctx, readers);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory counting conflicting pairs");
+    return st;
+}
+
 hf_ctx *hf_poset_ctx(const hf_poset *p) { return p ? p->ctx : NULL; }
 
 void hf_i_or_down_set(const hf_poset *p, uint32_t v, hf_word *set)

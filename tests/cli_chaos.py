@@ -3,18 +3,24 @@
 context fails allocation number k, see cli/chaos.c) for every k from 1 to the number of
 allocations the command makes, failing only allocation k; and for every third k (1, 4, 7, ...)
 failing k and every later one (that differs only where a failure path itself allocates; the
-stride keeps the run short under AddressSanitizer). Each run must either give exactly the result
+stride keeps the run short under AddressSanitizer). Commands listed with a sample size S (compare
+makes thousands of allocations) fail a fixed sample instead: the first and last SAMPLE_EDGE
+allocations and S more drawn with random.Random(the command's number), in both modes. Each run
+must either give exactly the result
 of the normal tool (the library absorbed the failure) or: exit status 2, standard error exactly
 "hitfam: out of memory", standard output a prefix of the normal output (gen and stats stream,
 and a JSON family is closed with "]}"; verify prints nothing), no -o file left behind, no crash
 and no sanitizer report.
-Usage: cli_chaos.py HITFAM_CHAOS HITFAM DATA_DIR"""
+Usage: cli_chaos.py HITFAM_CHAOS HITFAM DATA_DIR [WORD]  (WORD: only the commands naming it)"""
 import os
+import random
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 POSETS = ["forest.dot", "inforest.dot", "wide_tree.dot", "d2.dot", "diamond.dot", "quoted.dot",
           "labelled.dot"]
@@ -56,7 +62,7 @@ COMMANDS = [
     (["minimize", "--d", "2", "--drop-only", "--format", "json", "-o", "min.json", "inforest.dot",
       "inforest2.txt"], "min.json"),
     (["stats", "d2.dot"], None),
-    (["stats", "--json", "wide_tree.dot"], None),
+    (["stats", "--json", "wide_tree.dot"], None, 300),
     (["gen", "--d", "3", "--method", "exact", "d2.dot"], None),
     (["minimize", "--sat", "--d", "3", "d2.dot", "d2g.json"], None),
     (["online", "--d", "3", "wide_tree.dot"], None),
@@ -66,7 +72,23 @@ COMMANDS = [
     (["enum", "--traces", "labelled.dot"], None),
     (["enum", "--preemptions", "1", "--format", "json", "labelled.dot"], None),
     (["enum", "--traces", "--count", "-o", "count.txt", "labelled.dot"], "count.txt"),
+    (["compare", "--d", "2", "--seeds", "1", "--samples", "300", "labelled.dot"], None, 150),
+    (["compare", "--d", "3", "--seeds", "2", "--runs", "30", "--samples", "300", "--json",
+      "diamond.dot"], None, 60),
 ]
+
+# Allocations failed at each end of a sampled command's range (set-up and the last output).
+SAMPLE_EDGE = 10
+
+
+def failure_points(allocations, stride, sample, seed):
+    """The allocation numbers to fail: every stride-th, or a fixed sample of them."""
+    every = list(range(1, allocations + 1, stride))
+    if sample is None or len(every) <= sample + 2 * SAMPLE_EDGE:
+        return every
+    edges = every[:SAMPLE_EDGE] + every[-SAMPLE_EDGE:]
+    middle = every[SAMPLE_EDGE:-SAMPLE_EDGE]
+    return sorted(edges + random.Random(seed).sample(middle, sample))
 
 OOM = b"hitfam: out of memory\n"
 SANITIZER = re.compile(rb"Sanitizer|runtime error:")
@@ -79,6 +101,11 @@ def run(exe, args, cwd, extra_env):
     env.update(extra_env)
     r = subprocess.run([exe] + args, cwd=cwd, capture_output=True, env=env, timeout=120)
     return r.returncode, r.stdout, r.stderr
+
+
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def read(path):
@@ -107,7 +134,12 @@ def main():
             assert st == 0, (args, err)
             with open(os.path.join(work, name), "wb") as f:
                 f.write(out)
-        for i, (args, outfile) in enumerate(COMMANDS, 1):
+        for i, (args, outfile, *sample) in enumerate(COMMANDS, 1):
+            sample = sample[0] if sample else None
+            if len(sys.argv) > 4 and sys.argv[4] not in args:
+                continue
+            started = time.monotonic()
+            cpu = children_cpu()
             problems = []
             target = os.path.join(work, outfile) if outfile else None
             want = run(hitfam, args, work, {})
@@ -124,7 +156,7 @@ def main():
                 allocations = int(m.group(2))
             oom = absorbed = 0
             for mode, stride in (("once", 1), ("all", 3)):
-                for k in range(1, allocations + 1, stride):
+                for k in failure_points(allocations, stride, sample, i):
                     if target and os.path.exists(target):
                         os.remove(target)
                     runs += 1
@@ -159,11 +191,15 @@ def main():
                 for p in problems:
                     print("  " + p.replace("\n", "\n  "))
             else:
-                print("ok %d - %s (%d allocations; %d runs out of memory, %d recovered)"
-                      % (i, label, allocations, oom, absorbed))
+                print("ok %d - %s (%d allocations%s; %d runs out of memory, %d recovered; "
+                      "%.1f s, %.1f s CPU)" % (i, label, allocations,
+                                               ", %d sampled" % sample if sample else "", oom,
+                                               absorbed, time.monotonic() - started,
+                                               children_cpu() - cpu))
     finally:
         shutil.rmtree(work)
-    print("%d commands, %d runs, %d failed" % (len(COMMANDS), runs, failures))
+    print("%d commands, %d runs, %d failed; %.1f s CPU" % (len(COMMANDS), runs, failures,
+                                                          children_cpu()))
     return 1 if failures else 0
 
 

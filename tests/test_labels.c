@@ -252,3 +252,123 @@ Test(labels, every_allocation_failure_leaves_the_builder_unchanged)
     }
     hf_ctx_free(ctx);
 }
+
+/* An order of n events whose edges the test chooses: kind 0 a random DAG, 1 a forest (each event
+ * after the first few has one earlier parent), 2 an in-forest (the reverse); objects on some
+ * events (none when objects == 0). lt gets the closure of the chosen edges. */
+static hf_poset *labelled_order(hf_ctx *ctx, uint32_t n, int kind, uint32_t objects, uint64_t *rng,
+                                bool *lt, uint32_t *obj, hf_access *acc)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    for (uint32_t v = 0; v < n; v++) {
+        char name[16];
+        snprintf(name, sizeof name, "e%u", v);
+        cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+    }
+    memset(lt, 0, (size_t)n * n);
+    for (uint32_t v = 1; v < n; v++) {
+        if (kind == 0) {
+            for (uint32_t u = 0; u < v; u++)
+                if (tu_below(rng, 4) == 0) {
+                    cr_assert_eq(hf_poset_builder_add_order(b, u, v), HF_OK);
+                    lt[u * n + v] = true;
+                }
+        } else if (tu_below(rng, 5)) {
+            uint32_t u = tu_below(rng, v);
+            uint32_t from = kind == 1 ? u : v, to = kind == 1 ? v : u;
+            cr_assert_eq(hf_poset_builder_add_order(b, from, to), HF_OK);
+            lt[from * n + to] = true;
+        }
+    }
+    for (uint32_t k = 0; k < n; k++)
+        for (uint32_t u = 0; u < n; u++)
+            if (lt[u * n + k])
+                for (uint32_t v = 0; v < n; v++)
+                    lt[u * n + v] |= lt[k * n + v];
+    for (uint32_t v = 0; v < n; v++) {
+        obj[v] = objects && tu_below(rng, 5) ? tu_below(rng, objects) : HF_NO_EVENT;
+        acc[v] = obj[v] == HF_NO_EVENT ? HF_ACCESS_NONE
+                 : tu_below(rng, 2)    ? HF_ACCESS_READ
+                                       : HF_ACCESS_WRITE;
+        if (obj[v] != HF_NO_EVENT) {
+            char o[16];
+            snprintf(o, sizeof o, "o%u", obj[v]);
+            cr_assert_eq(hf_poset_builder_set_object(b, v, o, acc[v]), HF_OK);
+        }
+    }
+    hf_poset *p = NULL;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    return p;
+}
+
+Test(labels, conflict_count_matches_the_pairs_of_the_definition)
+{
+    uint64_t rng = 77;
+    bool *lt = malloc(40 * 40);
+    uint32_t obj[40];
+    hf_access acc[40];
+    for (int it = 0; it < 600; it++) {
+        uint32_t n = 1 + tu_below(&rng, 40), objects = tu_below(&rng, 5);
+        int kind = it % 3;
+        hf_poset *p = labelled_order(NULL, n, kind, objects, &rng, lt, obj, acc);
+        if (kind == 1)
+            cr_assert(hf_poset_shape(p) & HF_SHAPE_FOREST);
+        if (kind == 2)
+            cr_assert(hf_poset_shape(p) & HF_SHAPE_INFOREST);
+        bool labelled = false;
+        for (uint32_t v = 0; v < n; v++)
+            labelled |= obj[v] != HF_NO_EVENT;
+        uint64_t want = 0;
+        for (uint32_t u = 0; u < n; u++)
+            for (uint32_t v = u + 1; v < n; v++)
+                want += !lt[u * n + v] && !lt[v * n + u] &&
+                        (!labelled || (obj[u] != HF_NO_EVENT && obj[u] == obj[v] &&
+                                       (acc[u] == HF_ACCESS_WRITE || acc[v] == HF_ACCESS_WRITE)));
+        uint64_t got = 12345;
+        hf_error err;
+        cr_assert_eq(hf_poset_conflict_count(p, &got, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(got, want, "iteration %d, kind %d, n %u: %llu, want %llu", it, kind, n,
+                     (unsigned long long)got, (unsigned long long)want);
+        hf_poset_free(p);
+    }
+    free(lt);
+    uint64_t c;
+    cr_assert_eq(hf_poset_conflict_count(NULL, &c, NULL), HF_EINVAL);
+}
+
+Test(labels, conflict_count_survives_every_allocation_failure)
+{
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    bool *lt = malloc(30 * 30);
+    uint32_t obj[30];
+    hf_access acc[30];
+    uint64_t rng = 5;
+    for (int kind = 0; kind < 3; kind++)
+        for (uint32_t objects = 0; objects <= 3; objects += 3) {
+            hf_poset *p = labelled_order(ctx, 30, kind, objects, &rng, lt, obj, acc);
+            uint64_t want;
+            cr_assert_eq(hf_poset_conflict_count(p, &want, NULL), HF_OK);
+            for (long k = 0;; k++) {
+                long live = c.live;
+                c.calls = 0;
+                c.left = k;
+                uint64_t got = 0;
+                hf_error err;
+                hf_status st = hf_poset_conflict_count(p, &got, &err);
+                c.left = -1;
+                cr_assert_eq(c.live, live, "allocation %ld leaked", k);
+                if (st == HF_OK) {
+                    cr_assert_eq(got, want);
+                    break;
+                }
+                cr_assert_eq(st, HF_ENOMEM, "%s", err.text);
+                cr_assert(k < 10);
+            }
+            hf_poset_free(p);
+        }
+    free(lt);
+    hf_ctx_free(ctx);
+}

@@ -299,6 +299,13 @@ HF_API hf_access hf_poset_access(const hf_poset *p, uint32_t id);
  * object in an order where others do conflict with nothing. Two schedules that order every
  * conflicting pair alike are equivalent (one Mazurkiewicz trace). O(1) as hf_poset_less. */
 HF_API bool hf_poset_conflict(const hf_poset *p, uint32_t a, uint32_t b);
+/** The number of unordered pairs {a, b} of events that conflict (hf_poset_conflict) into
+ * `*count`: without objects, the pairs of unordered events; with objects, the unordered pairs
+ * that touch one object with at least one write. Errors: HF_EINVAL (NULL @p p or @p count),
+ * HF_ENOMEM. Forests and in-forests O(n + objects) by one pass over the DFS order; other orders
+ * O(n * n / 64) over the closure. */
+HF_API HF_NODISCARD hf_status hf_poset_conflict_count(const hf_poset *p, uint64_t *count,
+                                                      hf_error *err);
 
 /** The context the poset was built with (may be NULL). */
 HF_API hf_ctx *hf_poset_ctx(const hf_poset *p);
