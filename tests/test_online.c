@@ -153,12 +153,13 @@ static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned 
 /* ---------------------------------------------------------------------------------------- */
 /* Simulation on known forests, checked by the oracle                                          */
 
-static void check_sim(const hf_poset *p, hf_online_strategy st, unsigned d)
+static void check_sim_m(const hf_poset *p, hf_online_strategy st, unsigned d, hf_method learn)
 {
     hf_online_options o;
     hf_online_options_init(&o);
     o.d = d;
     o.strategy = st;
+    o.learn_method = learn;
     tu_collect c = {0};
     c.n = hf_poset_size(p);
     hf_online_sim_result r;
@@ -187,14 +188,23 @@ static void check_sim(const hf_poset *p, hf_online_strategy st, unsigned d)
     free(c.rows);
 }
 
+static void check_sim(const hf_poset *p, hf_online_strategy st, unsigned d)
+{
+    check_sim_m(p, st, d, HF_METHOD_AUTO);
+}
+
+/* Learn plays auto's family up to 6 events; beyond, auto weighs method exact (a SAT search per
+ * forest), which would make this sweep slow: there learn plays the doubletree family, the
+ * coverage check being the same whatever family it replays. */
 static void check_all_strategies(const hf_poset *p, unsigned max_d_learn)
 {
+    hf_method learn = hf_poset_size(p) <= 6 ? HF_METHOD_AUTO : HF_METHOD_DOUBLETREE;
     for (unsigned d = 1; d <= 2; d++)
         check_sim(p, HF_ONLINE_DFS, d);
     for (unsigned d = 1; d <= 3; d++)
         check_sim(p, HF_ONLINE_DOUBLETREE, d);
     for (unsigned d = 1; d <= max_d_learn; d++)
-        check_sim(p, HF_ONLINE_LEARN, d);
+        check_sim_m(p, HF_ONLINE_LEARN, d, d == 3 ? learn : HF_METHOD_AUTO);
 }
 
 static void check_levels(const uint32_t *lev, uint32_t n, void *user)
