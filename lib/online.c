@@ -46,6 +46,7 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     s->root_first = s->root_last = NONE;
     s->running = NONE;
     s->target = s->next_target = SIZE_MAX;
+    s->lead = SIZE_MAX;
     s->run_off = hf_i_alloc_array(ctx, 8, sizeof *s->run_off);
     if (!s->run_off) {
         hf_i_free(ctx, s);
@@ -73,7 +74,8 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->deferred);
     hf_i_free(ctx, s->heap);
     hf_i_free(ctx, s->useful);
-    hf_i_free(ctx, s->attempted);
+    hf_i_free(ctx, s->aims);
+    hf_i_free(ctx, s->learnt);
     hf_i_free(ctx, s->mark);
     hf_i_free(ctx, s);
 }

@@ -22,6 +22,10 @@ typedef struct unode {
 } unode;
 
 enum { ST_PENDING = 0, ST_RUNNING = 1, ST_DONE = 2 };
+/* What became of a tuple tracked by learn's repair runs: still open, hit by some run, set aside
+ * (HF_ONLINE_LEARN_REPAIRS misses, or no plan left without a cycle), or apart (no run has all
+ * its events). */
+enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
 /* Modes of the double-tree rows: the first half's preorder, or a traversal. */
 enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
 
@@ -120,17 +124,19 @@ struct hf_online {
     size_t target;      /* schedule of fam this run follows, SIZE_MAX: none */
     size_t next_target; /* chosen at end_run */
     uint64_t plan_left; /* untried schedules that still hit something */
-    bool repair;        /* the next run aims at the one tuple `aim` (plan_pos holds its plan) */
-    uint32_t aim[4];
-    unsigned aim_len;
-    struct aimed {
-        unsigned len; /* tuples of a union forest with fewer than d events are shorter */
-        uint32_t t[4];
-        bool hit;
-    } * attempted; /* tuples aimed at by repair runs that did not hit them (hit: a later run did) */
-    size_t n_attempted, attempted_cap;
-    uint64_t apart; /* open tuples whose events never ran in one run */
-    uint32_t *mark; /* scratch, n_nodes + 1: positions of a run's nodes */
+    bool repair;        /* the next run follows a repair plan (plan_pos) for `lead` */
+    struct hf_i_aim {
+        unsigned len;   /* tuples of a union forest with fewer than d events are shorter */
+        uint32_t t[4];  /* union nodes, in the order wanted */
+        uint8_t status; /* AIM_* */
+        uint8_t tries;  /* repair runs that aimed at it and missed it */
+    } * aims;           /* tuples taken out of the coverage for repair runs */
+    size_t n_aims, aims_cap;
+    size_t lead;           /* the tuple of aims the repair runs aim at (SIZE_MAX: none yet) */
+    size_t lead_base;      /* the run its plans are made from */
+    uint32_t (*learnt)[2]; /* edges its misses taught (repair_learn in lib/online_learn.c) */
+    size_t n_learnt, learnt_cap;
+    uint32_t *mark; /* scratch, 2 (n_nodes + 1): positions of runs' nodes */
     size_t mark_cap;
     bool stale; /* u must be rebuilt before the next plan */
 };
