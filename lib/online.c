@@ -159,7 +159,9 @@ static hf_status reserve_event_slow(hf_online *s)
         return HF_ENOMEM;
     switch (s->strategy) {
     case HF_ONLINE_DFS:
-        return hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack);
+        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * need + 2, sizeof *s->stack))
+            return HF_ENOMEM;
+        break;
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
@@ -167,28 +169,37 @@ static hf_status reserve_event_slow(hf_online *s)
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
-        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack) ||
-            hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
+        if (hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
             hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, 2 * need + 2,
                       sizeof *s->deferred))
             return HF_ENOMEM;
-        return HF_OK;
+        break;
     default:
-        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, need, sizeof *s->stack) ||
+        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * need + 2, sizeof *s->stack) ||
             hf_i_grow(ctx, (void **)&s->heap, &s->heap_cap, need, sizeof *s->heap))
             return HF_ENOMEM;
-        return HF_OK;
+        break;
     }
+    /* the events every structure has room for: the fast path checks only this (and sched) */
+    size_t room = s->ev_cap;
+    if (s->strategy != HF_ONLINE_DOUBLETREE && s->stack_cap < 2 * room + 2)
+        room = s->stack_cap < 2 ? 0 : (s->stack_cap - 2) / 2;
+    if (s->strategy == HF_ONLINE_LEARN && s->heap_cap < room)
+        room = s->heap_cap;
+    if (s->strategy == HF_ONLINE_DOUBLETREE) {
+        size_t m = s->items_cap < s->deferred_cap ? s->items_cap : s->deferred_cap;
+        m = m < s->useful_cap ? m : s->useful_cap;
+        if (m < 2 * room + 2)
+            room = m < 2 ? 0 : (m - 2) / 2;
+    }
+    s->room = room;
+    return HF_OK;
 }
 
 static inline hf_status reserve_event(hf_online *s)
 {
     size_t need = (size_t)s->n_ev + 1;
-    if (need <= s->ev_cap && s->sched_len + need <= s->sched_cap && need <= s->stack_cap &&
-        (s->strategy == HF_ONLINE_DFS ||
-         (s->strategy == HF_ONLINE_LEARN
-              ? need <= s->heap_cap
-              : 2 * need + 2 <= s->items_cap && 2 * need + 2 <= s->deferred_cap)))
+    if (need <= s->room && s->sched_len + need <= s->sched_cap)
         return HF_OK;
     return reserve_event_slow(s);
 }
@@ -226,7 +237,9 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0,
                          "no run is open: call hf_online_begin_run before posting events");
-    if (parent == NONE) {
+    if (parent == s->running && parent != NONE) {
+        /* the usual case: a child of the running event */
+    } else if (parent == NONE) {
         if (s->started)
             return hf_i_fail(err, HF_ESTATE, 0, 0,
                              "a root event must be posted before the run's first "
@@ -468,13 +481,12 @@ static void take_children(hf_online *s)
                 heap_push(s, i);
             break;
         }
-        /* dfs, and a learn run without a plan: depth first */
-        if (s->right)
-            for (uint32_t i = lo; i < hi; i++)
-                s->stack[s->sp++] = i;
-        else
-            for (uint32_t i = hi; i-- > lo;)
-                s->stack[s->sp++] = i;
+        /* dfs, and a learn run without a plan: depth first; the stack holds ranges of sibling
+         * events (lo, hi), the next one taken from the front (left to right) or the back */
+        if (hi > lo) {
+            s->stack[s->sp++] = lo;
+            s->stack[s->sp++] = hi;
+        }
         break;
     }
     s->recent = hi;
@@ -518,7 +530,10 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
     } else if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
         v = heap_pop(s);
     } else {
-        v = s->stack[--s->sp];
+        uint32_t *top = &s->stack[s->sp - 2];
+        v = s->right ? --top[1] : top[0]++;
+        if (top[0] == top[1])
+            s->sp -= 2;
     }
     s->ev[v].state = ST_RUNNING;
     s->running = v;

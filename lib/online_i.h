@@ -78,6 +78,7 @@ struct hf_online {
     bool started; /* next() was called in this run */
     revent *ev;
     size_t ev_cap;
+    size_t room; /* events every per-event structure has room for (reserve_event_slow) */
     uint32_t n_ev;
     uint32_t recent;  /* first event posted since the last next() */
     uint32_t running; /* NONE before the first next() */
@@ -88,7 +89,7 @@ struct hf_online {
     uint32_t nodes_before; /* union nodes when the run began */
     bool created;          /* the run made new union nodes */
     /* scheduling state */
-    uint32_t *stack; /* dfs: run events */
+    uint32_t *stack; /* dfs: ranges lo, hi of sibling run events not run yet */
     size_t stack_cap;
     uint32_t sp;
     item *items; /* doubletree */

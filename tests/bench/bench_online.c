@@ -17,10 +17,13 @@ typedef struct forest {
     uint32_t *off, *kids, *roots;
 } forest;
 
+enum { RECURSIVE, DEEP, BINARY };
+
 /* A random recursive forest (each event after the first r picks a parent among the earlier
- * ones), or a "deep" one: a spine with side branches (each event's parent is the previous event
- * with probability 1/2, else a random earlier one among the last 64). */
-static forest make_forest(uint32_t n, uint32_t r, bool deep, uint64_t seed)
+ * ones), a "deep" one: a spine with side branches (each event's parent is the previous event
+ * with probability 1/2, else a random earlier one among the last 64), or a complete binary tree
+ * (ids in breadth-first order). */
+static forest make_forest(uint32_t n, uint32_t r, int kind, uint64_t seed)
 {
     forest f = {n, 0, NULL, NULL, NULL};
     uint32_t *par = malloc(n * sizeof *par);
@@ -36,7 +39,9 @@ static forest make_forest(uint32_t n, uint32_t r, bool deep, uint64_t seed)
             continue;
         }
         uint64_t x = bench_next_u64(&seed);
-        if (deep)
+        if (kind == BINARY)
+            par[v] = (v - 1) / 2;
+        else if (kind == DEEP)
             par[v] = (x & 1) ? v - 1 : v - 1 - (uint32_t)((x >> 1) % (v < 64 ? v : 64));
         else
             par[v] = (uint32_t)((x >> 1) % v);
@@ -156,16 +161,19 @@ int main(int argc, char **argv)
            "fifo ns/ev", "lifo ns/ev", "online ns/ev", "/fifo", "/lifo");
     static const struct {
         const char *name;
-        bool deep;
+        int kind;
         uint32_t roots;
-    } shapes[] = {{"recursive", false, 4}, {"deep-spine", true, 1}};
+    } shapes[] = {{"recursive", RECURSIVE, 4}, {"deep-spine", DEEP, 1}, {"binary", BINARY, 1}};
     static const struct {
         hf_online_strategy st;
         unsigned d;
     } strategies[] = {{HF_ONLINE_DFS, 2}, {HF_ONLINE_DOUBLETREE, 3}};
-    double worst = 0;
+    double worst[2] = {0, 0};
+    const char *only = argc > 2 ? argv[2] : NULL; /* one shape by name */
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        forest f = make_forest(n, shapes[i].roots, shapes[i].deep, 42 + i);
+        if (only && strcmp(only, shapes[i].name) != 0)
+            continue;
+        forest f = make_forest(n, shapes[i].roots, shapes[i].kind, 42 + i);
         double fifo = 1e9, lifo = 1e9;
         for (int k = 0; k < 3; k++) {
             double t = run_fifo(&f);
@@ -185,7 +193,7 @@ int main(int argc, char **argv)
                 }
                 for (int r = 0; r < 2; r++) {
                     double ratio = best[r] / fifo;
-                    worst = ratio > worst ? ratio : worst;
+                    worst[r] = ratio > worst[r] ? ratio : worst[r];
                     printf("%-12s %-11s %-6s %4d %10.2f %10.2f %12.2f %8.2f %8.2f\n",
                            shapes[i].name, hf_online_strategy_name(strategies[j].st),
                            labels ? "yes" : "no", r + 1, 1e9 * fifo / n, 1e9 * lifo / n,
@@ -196,6 +204,7 @@ int main(int argc, char **argv)
         free(f.kids);
         free(f.roots);
     }
-    printf("# worst ratio to the FIFO queue %.2f (target: within 5)\n", worst);
+    printf("# worst ratio to the FIFO queue: first run %.2f, later runs %.2f (target: within 5)\n",
+           worst[0], worst[1]);
     return 0;
 }
