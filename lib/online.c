@@ -152,16 +152,16 @@ static bool label_eq(const hf_online *s, uint32_t node, const char *label)
  * never allocate. */
 static hf_status reserve_event_slow(hf_online *s)
 {
-    size_t need = (size_t)s->n_ev + 1;
+    size_t need = (size_t)s->n_ev + 1, pend = (size_t)s->pending + 1;
     hf_ctx *ctx = s->ctx;
     if (hf_i_grow(ctx, (void **)&s->ev, &s->ev_cap, need, sizeof *s->ev) ||
         hf_i_grow(ctx, (void **)&s->sched, &s->sched_cap, s->sched_len + need, sizeof *s->sched))
         return HF_ENOMEM;
+    /* the scheduling structures hold pending events only: every stack range, double-tree item
+     * (on the stack or deferred) and heap entry holds at least one pending event, and they are
+     * disjoint, so they grow with the pending events, not with the run */
+    size_t room = SIZE_MAX;
     switch (s->strategy) {
-    case HF_ONLINE_DFS:
-        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * need + 2, sizeof *s->stack))
-            return HF_ENOMEM;
-        break;
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
@@ -169,28 +169,22 @@ static hf_status reserve_event_slow(hf_online *s)
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
-        if (hf_i_grow(ctx, (void **)&s->items, &s->items_cap, 2 * need + 2, sizeof *s->items) ||
-            hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, 2 * need + 2,
-                      sizeof *s->deferred))
+        if (hf_i_grow(ctx, (void **)&s->items, &s->items_cap, pend + 2, sizeof *s->items) ||
+            hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, pend + 2, sizeof *s->deferred))
             return HF_ENOMEM;
+        room = (s->items_cap < s->deferred_cap ? s->items_cap : s->deferred_cap) - 2;
         break;
-    default:
-        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * need + 2, sizeof *s->stack) ||
-            hf_i_grow(ctx, (void **)&s->heap, &s->heap_cap, need, sizeof *s->heap))
+    default: /* dfs, and learn (its runs without a plan are depth first) */
+        if (s->strategy == HF_ONLINE_LEARN) {
+            if (hf_i_grow(ctx, (void **)&s->heap, &s->heap_cap, pend, sizeof *s->heap))
+                return HF_ENOMEM;
+            room = s->heap_cap;
+        }
+        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * pend + 2, sizeof *s->stack))
             return HF_ENOMEM;
+        if ((s->stack_cap - 2) / 2 < room)
+            room = (s->stack_cap - 2) / 2;
         break;
-    }
-    /* the events every structure has room for: the fast path checks only this (and sched) */
-    size_t room = s->ev_cap;
-    if (s->strategy != HF_ONLINE_DOUBLETREE && s->stack_cap < 2 * room + 2)
-        room = s->stack_cap < 2 ? 0 : (s->stack_cap - 2) / 2;
-    if (s->strategy == HF_ONLINE_LEARN && s->heap_cap < room)
-        room = s->heap_cap;
-    if (s->strategy == HF_ONLINE_DOUBLETREE) {
-        size_t m = s->items_cap < s->deferred_cap ? s->items_cap : s->deferred_cap;
-        m = m < s->useful_cap ? m : s->useful_cap;
-        if (m < 2 * room + 2)
-            room = m < 2 ? 0 : (m - 2) / 2;
     }
     s->room = room;
     return HF_OK;
@@ -199,7 +193,8 @@ static hf_status reserve_event_slow(hf_online *s)
 static inline hf_status reserve_event(hf_online *s)
 {
     size_t need = (size_t)s->n_ev + 1;
-    if (need <= s->room && s->sched_len + need <= s->sched_cap)
+    if (need <= s->ev_cap && s->sched_len + need <= s->sched_cap && (size_t)s->pending < s->room &&
+        (s->strategy != HF_ONLINE_DOUBLETREE || 2 * need + 2 <= s->useful_cap))
         return HF_OK;
     return reserve_event_slow(s);
 }

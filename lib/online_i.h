@@ -78,7 +78,7 @@ struct hf_online {
     bool started; /* next() was called in this run */
     revent *ev;
     size_t ev_cap;
-    size_t room; /* events every per-event structure has room for (reserve_event_slow) */
+    size_t room; /* pending events the scheduling structures have room for */
     uint32_t n_ev;
     uint32_t recent;  /* first event posted since the last next() */
     uint32_t running; /* NONE before the first next() */
