@@ -312,8 +312,11 @@ hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool chan
             s->lead = SIZE_MAX;
         } else {
             hf_status st = repair_learn(s, a, err);
-            if (st)
+            if (st) { /* the coverage is rebuilt from every run when the next run ends */
+                s->repair = false;
+                s->stale = true;
                 return st;
+            }
         }
     }
     s->repair = false;
@@ -388,8 +391,11 @@ hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool chan
             s->plan_pos[row[i]] = i;
     } else if (s->cov) {
         hf_status st = repair_choose(s, err);
-        if (st)
+        if (st) {
+            s->repair = false;
+            s->stale = true;
             return st;
+        }
     }
     r->tuples = s->tuples;
     uint64_t open = s->cov ? hf_i_coverage_remaining(s->cov) : 0, aside = 0, left = 0;
