@@ -197,6 +197,16 @@ HF_API HF_NODISCARD hf_status hf_online_simulate(const hf_poset *p, const hf_onl
                                                  hf_sink sink, hf_online_sim_result *r,
                                                  hf_error *err);
 
+/** Strategy learn, on a program whose events depend on the schedule: the repair runs that may
+ * aim at one admissible tuple and miss it before it is set aside. Each miss teaches the next
+ * plan which events must keep their place before the handler that did not post the tuple's
+ * missing event (docs/online.md, repair runs). */
+#define HF_ONLINE_LEARN_REPAIRS 4u
+
+/** Strategy learn: open tuples are taken out of the coverage bookkeeping for repair runs this many
+ * at a time. */
+#define HF_ONLINE_LEARN_BATCH 256u
+
 #ifdef __cplusplus
 }
 #endif

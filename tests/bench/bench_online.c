@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <hitfam/online.h>
 
@@ -11,16 +12,28 @@
 
 static const char *prog = "bench_online";
 
+/* CPU seconds of this thread (user and system, page faults included): on a shared machine wall
+ * time mostly measures the wait for a core, which no ratio survives. */
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* The program: a forest given by its children lists (CSR); a handler posts its children. */
 typedef struct forest {
     uint32_t n, nroots;
     uint32_t *off, *kids, *roots;
 } forest;
 
+enum { RECURSIVE, DEEP, BINARY };
+
 /* A random recursive forest (each event after the first r picks a parent among the earlier
- * ones), or a "deep" one: a spine with side branches (each event's parent is the previous event
- * with probability 1/2, else a random earlier one among the last 64). */
-static forest make_forest(uint32_t n, uint32_t r, bool deep, uint64_t seed)
+ * ones), a "deep" one: a spine with side branches (each event's parent is the previous event
+ * with probability 1/2, else a random earlier one among the last 64), or a complete binary tree
+ * (ids in breadth-first order). */
+static forest make_forest(uint32_t n, uint32_t r, int kind, uint64_t seed)
 {
     forest f = {n, 0, NULL, NULL, NULL};
     uint32_t *par = malloc(n * sizeof *par);
@@ -36,7 +49,9 @@ static forest make_forest(uint32_t n, uint32_t r, bool deep, uint64_t seed)
             continue;
         }
         uint64_t x = bench_next_u64(&seed);
-        if (deep)
+        if (kind == BINARY)
+            par[v] = (v - 1) / 2;
+        else if (kind == DEEP)
             par[v] = (x & 1) ? v - 1 : v - 1 - (uint32_t)((x >> 1) % (v < 64 ? v : 64));
         else
             par[v] = (uint32_t)((x >> 1) % v);
@@ -61,7 +76,7 @@ static double run_fifo(const forest *f)
     uint32_t *q = malloc(f->n * sizeof *q);
     if (!q)
         bench_die(prog, "malloc", HF_ENOMEM, NULL);
-    double t0 = bench_now();
+    double t0 = cpu_now();
     uint32_t head = 0, tail = 0;
     uint64_t sum = 0;
     for (uint32_t i = 0; i < f->nroots; i++)
@@ -72,7 +87,7 @@ static double run_fifo(const forest *f)
         for (uint32_t k = f->off[v]; k < f->off[v + 1]; k++)
             q[tail++] = f->kids[k];
     }
-    double t = bench_now() - t0;
+    double t = cpu_now() - t0;
     sink = sum;
     free(q);
     return t;
@@ -85,7 +100,7 @@ static double run_stack(const forest *f)
     uint32_t *q = malloc(f->n * sizeof *q);
     if (!q)
         bench_die(prog, "malloc", HF_ENOMEM, NULL);
-    double t0 = bench_now();
+    double t0 = cpu_now();
     uint32_t sp = 0;
     uint64_t sum = 0;
     for (uint32_t i = 0; i < f->nroots; i++)
@@ -96,7 +111,7 @@ static double run_stack(const forest *f)
         for (uint32_t k = f->off[v]; k < f->off[v + 1]; k++)
             q[sp++] = f->kids[k];
     }
-    double t = bench_now() - t0;
+    double t = cpu_now() - t0;
     sink = sum;
     free(q);
     return t;
@@ -117,7 +132,7 @@ static void run_online(const forest *f, hf_online_strategy st, unsigned d, bool 
         bench_die(prog, "hf_online_new", rc, &err);
     static const char *names[] = {"click", "load", "timer", "xhr"};
     for (int r = 0; r < runs; r++) {
-        double t0 = bench_now();
+        double t0 = cpu_now();
         uint64_t sum = 0;
         if ((rc = hf_online_begin_run(s, &err)) != HF_OK)
             bench_die(prog, "begin_run", rc, &err);
@@ -140,7 +155,7 @@ static void run_online(const forest *f, hf_online_strategy st, unsigned d, bool 
         hf_online_run_result res;
         if ((rc = hf_online_end_run(s, &res, &err)) != HF_OK)
             bench_die(prog, "end_run", rc, &err);
-        secs[r] = bench_now() - t0;
+        secs[r] = cpu_now() - t0;
         sink = sum;
     }
     hf_online_free(s);
@@ -150,22 +165,26 @@ int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1000000u;
     printf("# hf_online overhead: seconds per event of one run of %u events (post + next),\n"
-           "# against a FIFO queue driving the same handlers; best of 3; ratio = online / fifo\n",
+           "# against a FIFO queue driving the same handlers; thread CPU time, best of 3;\n"
+           "# ratio = online / fifo\n",
            n);
     printf("%-12s %-11s %-6s %4s %10s %10s %12s %8s %8s\n", "forest", "strategy", "labels", "run",
            "fifo ns/ev", "lifo ns/ev", "online ns/ev", "/fifo", "/lifo");
     static const struct {
         const char *name;
-        bool deep;
+        int kind;
         uint32_t roots;
-    } shapes[] = {{"recursive", false, 4}, {"deep-spine", true, 1}};
+    } shapes[] = {{"recursive", RECURSIVE, 4}, {"deep-spine", DEEP, 1}, {"binary", BINARY, 1}};
     static const struct {
         hf_online_strategy st;
         unsigned d;
     } strategies[] = {{HF_ONLINE_DFS, 2}, {HF_ONLINE_DOUBLETREE, 3}};
-    double worst = 0;
+    double worst[2] = {0, 0};
+    const char *only = argc > 2 ? argv[2] : NULL; /* one shape by name */
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
-        forest f = make_forest(n, shapes[i].roots, shapes[i].deep, 42 + i);
+        if (only && strcmp(only, shapes[i].name) != 0)
+            continue;
+        forest f = make_forest(n, shapes[i].roots, shapes[i].kind, 42 + i);
         double fifo = 1e9, lifo = 1e9;
         for (int k = 0; k < 3; k++) {
             double t = run_fifo(&f);
@@ -185,7 +204,7 @@ int main(int argc, char **argv)
                 }
                 for (int r = 0; r < 2; r++) {
                     double ratio = best[r] / fifo;
-                    worst = ratio > worst ? ratio : worst;
+                    worst[r] = ratio > worst[r] ? ratio : worst[r];
                     printf("%-12s %-11s %-6s %4d %10.2f %10.2f %12.2f %8.2f %8.2f\n",
                            shapes[i].name, hf_online_strategy_name(strategies[j].st),
                            labels ? "yes" : "no", r + 1, 1e9 * fifo / n, 1e9 * lifo / n,
@@ -196,6 +215,7 @@ int main(int argc, char **argv)
         free(f.kids);
         free(f.roots);
     }
-    printf("# worst ratio to the FIFO queue %.2f (target: within 5)\n", worst);
+    printf("# worst ratio to the FIFO queue: first run %.2f, later runs %.2f (target: within 5)\n",
+           worst[0], worst[1]);
     return 0;
 }

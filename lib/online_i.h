@@ -1,0 +1,151 @@
+/* Internal state of online scheduling sessions (include/hitfam/online.h), shared by lib/online.c
+ * (runs, post, next, the dfs and doubletree strategies), lib/online_learn.c (strategy learn) and
+ * lib/online_view.c (names, the union forest as an order, simulation). */
+#ifndef HITFAM_ONLINE_I_H
+#define HITFAM_ONLINE_I_H
+
+#include <hitfam/online.h>
+
+#include "coverage.h"
+#include "gen.h"
+
+#define NONE UINT32_MAX
+
+/* A node of the union forest: identified by (parent, rank among its siblings, label). Children in
+ * first-seen order. */
+typedef struct unode {
+    uint32_t parent;
+    uint32_t first, last, next; /* children list, and the next sibling */
+    uint32_t rank;              /* its place among the run's siblings (posting order, from 0) */
+    uint32_t ranks;             /* 1 + the largest rank of its children (0: none) */
+    size_t label;               /* offset into the label arena, SIZE_MAX: no label */
+} unode;
+
+enum { ST_PENDING = 0, ST_RUNNING = 1, ST_DONE = 2 };
+/* What became of a tuple tracked by learn's repair runs: still open, hit by some run, set aside
+ * (HF_ONLINE_LEARN_REPAIRS misses, or no plan left without a cycle), or apart (no run has all
+ * its events). */
+enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
+/* Modes of the double-tree rows: the first half's preorder, or a traversal. */
+enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
+
+/* An event of the open run. */
+typedef struct revent {
+    uint32_t node;   /* union node */
+    uint32_t cursor; /* union child matched by its last posted child (NONE: none yet) */
+    uint32_t nkids;  /* children posted so far */
+    uint32_t ufirst; /* its union node's first child and ranks, copied when it was posted (the
+                        node's record is then in cache) so that its children need not read it */
+    uint32_t uranks;
+    uint32_t aux;  /* doubletree: depth in the binarized forest; learn: priority key */
+    uint64_t user; /* the caller's value (hf_online_post_user) */
+    uint8_t state;
+    uint8_t mode;  /* doubletree */
+    uint8_t under; /* doubletree: a strict ancestor in the binarized forest has two children */
+} revent;
+
+/* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
+ * gadget over the sibling run events lo..hi-1. */
+typedef struct item {
+    uint32_t lo, hi, depth;
+    uint8_t mode;
+    uint8_t under; /* as revent.under */
+} item;
+
+struct hf_online {
+    hf_ctx *ctx;
+    unsigned d;
+    hf_online_strategy strategy;
+    hf_method learn_method;
+    uint64_t max_runs;
+
+    /* union forest */
+    unode *nodes;
+    size_t nodes_cap;
+    uint32_t n_nodes;
+    uint32_t root_first, root_last; /* roots list */
+    char *labels;
+    size_t labels_len, labels_cap;
+
+    /* runs: schedules of node ids, one after another */
+    uint32_t *sched;
+    size_t sched_len, sched_cap;
+    size_t *run_off; /* runs + 1 offsets */
+    size_t runs, run_off_cap;
+
+    /* the open run */
+    bool open;
+    bool started; /* next() was called in this run */
+    revent *ev;
+    size_t ev_cap;
+    size_t room; /* pending events the scheduling structures have room for */
+    uint32_t n_ev;
+    uint32_t recent;  /* first event posted since the last next() */
+    uint32_t running; /* NONE before the first next() */
+    uint32_t pending;
+    uint32_t root_cursor; /* as revent.cursor and nkids, for the roots */
+    uint32_t root_kids;
+    uint32_t root_ranks;   /* as unode.ranks, for the roots of the union forest */
+    uint32_t nodes_before; /* union nodes when the run began */
+    bool created;          /* the run made new union nodes */
+    /* scheduling state */
+    uint32_t *stack; /* dfs: ranges lo, hi of sibling run events not run yet */
+    size_t stack_cap;
+    uint32_t sp;
+    item *items; /* doubletree */
+    size_t items_cap;
+    uint32_t isp;
+    item *deferred;
+    size_t deferred_cap;
+    uint32_t ndef;
+    uint32_t *heap; /* learn: run events by (key, newest first) */
+    size_t heap_cap;
+    uint32_t hn;
+    bool right;     /* dfs run: children right to left */
+    unsigned row_v; /* doubletree row: variant 0..3 (A, B, C, E) and depth D */
+    uint32_t row_D;
+    bool learn_plan; /* learn run follows plan_pos */
+
+    /* what earlier runs showed */
+    uint32_t max_depth; /* doubletree: binarized height seen */
+    uint8_t *useful;    /* doubletree, per depth of the binarized forest: some node there has two
+                           children, or a child and an ancestor with two (docs/online.md) */
+    size_t useful_cap;
+    bool branched; /* some event or the root level had two or more children */
+    bool changed_any;
+
+    /* learn */
+    hf_poset *u;        /* the union forest the plan was made for (NULL: none) */
+    hf_family *fam;     /* its offline family */
+    hf_i_coverage *cov; /* tuples of u not hit yet */
+    uint64_t tuples;    /* admissible tuples of u */
+    uint8_t *tried;     /* per schedule of fam: played as a target */
+    uint32_t *plan_pos; /* position of each node of u in the target, plan_n entries */
+    uint32_t plan_n;
+    size_t target;      /* schedule of fam this run follows, SIZE_MAX: none */
+    size_t next_target; /* chosen at end_run */
+    uint64_t plan_left; /* untried schedules that still hit something */
+    bool repair;        /* the next run follows a repair plan (plan_pos) for `lead` */
+    struct hf_i_aim {
+        unsigned len;   /* tuples of a union forest with fewer than d events are shorter */
+        uint32_t t[4];  /* union nodes, in the order wanted */
+        uint8_t status; /* AIM_* */
+        uint8_t tries;  /* repair runs that aimed at it and missed it */
+    } * aims;           /* tuples taken out of the coverage for repair runs */
+    size_t n_aims, aims_cap;
+    size_t lead;           /* the tuple of aims the repair runs aim at (SIZE_MAX: none yet) */
+    size_t lead_base;      /* the run its plans are made from */
+    uint32_t (*learnt)[2]; /* edges its misses taught (repair_learn in lib/online_learn.c) */
+    size_t n_learnt, learnt_cap;
+    uint32_t *mark; /* scratch, 2 (n_nodes + 1): positions of runs' nodes */
+    size_t mark_cap;
+    bool stale; /* u must be rebuilt before the next plan */
+};
+
+/* lib/online_learn.c: drop the plan (union poset, family, coverage). */
+void hf_i_online_learn_drop(hf_online *s);
+/* lib/online_learn.c: after a run of strategy learn, update the coverage and choose the next plan.
+ */
+hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool changed, hf_error *err);
+
+#endif /* HITFAM_ONLINE_I_H */
