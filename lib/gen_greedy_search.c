@@ -45,7 +45,98 @@ typedef struct ls {
     uint32_t *saved; /* the last complete family */
     uint32_t nsaved;
     uint64_t *unique; /* N: tuples hit by that schedule alone */
+    /* d = 3, dense: the tuples at count 1 and at count 0 as bitsets in three layouts each
+     * (FAST_* below; m^2 sets of W words each), and for each schedule the sets of events at
+     * positions before k, k = 0..m ((m + 1) * W words per schedule) */
+    hf_word *fast;
+    hf_word *pre;
 } ls;
+
+/* Layouts of ls.fast: set (a, b) of ROW holds c, of COL holds a given (b, c), of MID holds b
+ * given (a, c), for the tuples (a, b, c); first those at count 1, then those at count 0. */
+enum { FAST_ROW, FAST_COL, FAST_MID, FAST_SETS = 6 };
+
+static inline hf_word *fast_set(const greedy *g, const ls *L, unsigned k, uint32_t a, uint32_t b)
+{
+    return L->fast + (((size_t)k * g->m + a) * g->m + b) * g->W;
+}
+
+/* Flip tuple code c in the three layouts of sets 0..2 (at count 1) or 3..5 (at count 0). */
+static void fast_flip(const greedy *g, const ls *L, unsigned zero, uint32_t c)
+{
+    uint32_t m = g->m, a = c / m / m, b = c / m % m, z = c % m;
+    hf_word *w = fast_set(g, L, 3 * zero + FAST_ROW, a, b);
+    w[z / 64] ^= (hf_word)1 << (z % 64);
+    w = fast_set(g, L, 3 * zero + FAST_COL, b, z);
+    w[a / 64] ^= (hf_word)1 << (a % 64);
+    w = fast_set(g, L, 3 * zero + FAST_MID, a, z);
+    w[b / 64] ^= (hf_word)1 << (b % 64);
+}
+
+/* The count of code c went from `from` to `to` (by one): keep the sets in step. */
+static inline void fast_count(const greedy *g, const ls *L, uint32_t c, unsigned from, unsigned to)
+{
+    if (!L->fast)
+        return;
+    if ((from == 0) != (to == 0))
+        fast_flip(g, L, 1, c);
+    if ((from == 1) != (to == 1))
+        fast_flip(g, L, 0, c);
+}
+
+/* Every code at count 0 (codes with a repeated event included: moves never ask for them). */
+static void fast_reset(const greedy *g, const ls *L)
+{
+    size_t W = g->W, sets = (size_t)g->m * g->m;
+    memset(L->fast, 0, 3 * sets * W * sizeof *L->fast);
+    hf_word *zero = L->fast + 3 * sets * W;
+    for (size_t i = 0; i < 3 * sets; i++)
+        for (size_t w = 0; w < W; w++)
+            zero[i * W + w] =
+                w + 1 < W || g->m % 64 == 0 ? ~(hf_word)0 : ((hf_word)1 << (g->m % 64)) - 1;
+}
+
+/* The sets of events before each position of schedule r, from position `from` on. */
+static void fast_pre(const greedy *g, const ls *L, uint32_t r, uint32_t from)
+{
+    if (!L->fast)
+        return;
+    uint32_t m = g->m;
+    size_t W = g->W;
+    const uint32_t *row = L->rows + (size_t)r * m;
+    hf_word *pre = L->pre + (size_t)r * (m + 1) * W;
+    if (from == 0)
+        memset(pre, 0, W * sizeof *pre);
+    for (uint32_t k = from; k < m; k++) {
+        memcpy(pre + (k + 1) * W, pre + k * W, W * sizeof *pre);
+        hf_i_bit_set(pre + (k + 1) * W, row[k]);
+    }
+}
+
+static inline uint64_t and_count(const hf_word *a, const hf_word *b, size_t W)
+{
+    uint64_t c = 0;
+    for (size_t w = 0; w < W; w++)
+        c += hf_i_popcount(a[w] & b[w]);
+    return c;
+}
+
+static inline uint64_t andnot_count(const hf_word *a, const hf_word *b, size_t W)
+{
+    uint64_t c = 0;
+    for (size_t w = 0; w < W; w++)
+        c += hf_i_popcount(a[w] & ~b[w]);
+    return c;
+}
+
+static inline uint64_t and_andnot_count(const hf_word *a, const hf_word *b, const hf_word *c,
+                                        size_t W)
+{
+    uint64_t n = 0;
+    for (size_t w = 0; w < W; w++)
+        n += hf_i_popcount(a[w] & b[w] & ~c[w]);
+    return n;
+}
 
 static uint32_t code_of(const greedy *g, const uint32_t *t)
 {
@@ -88,9 +179,11 @@ static hf_status hits_rec(greedy *g, ls *L, const uint32_t *row, int mode, uint3
 static hf_status count_hit(greedy *g, ls *L, uint32_t c, int mode, uint64_t *out)
 {
     if (mode == HITS_ADD) {
+        fast_count(g, L, c, L->cnt[c], L->cnt[c] + 1u);
         if (L->cnt[c]++ == 0)
             L->uncovered--;
     } else if (mode == HITS_SUB) {
+        fast_count(g, L, c, L->cnt[c], L->cnt[c] - 1u);
         if (--L->cnt[c] == 0) {
             L->uncovered++;
             return open_push(g, L, c);
@@ -128,6 +221,7 @@ static void set_pos(greedy *g, ls *L, uint32_t r)
     const uint32_t *row = L->rows + (size_t)r * g->m;
     for (uint32_t i = 0; i < g->m; i++)
         L->pos[(size_t)r * g->m + row[i]] = i;
+    fast_pre(g, L, r, 0);
 }
 
 /* The d events e[] with sort keys key[]: their tuple code in key order. */
@@ -151,6 +245,50 @@ typedef struct move {
     uint32_t r, p, q; /* in schedule r, the event at position p goes to position q */
 } move;
 
+/* move_eval without making the move, d = 3 with the sets of ls.fast: for each passed event y,
+ * the tuples of x, y and a third event z change by where z lies (positions before, between,
+ * after), each part one AND of a count-1 or count-0 set with the events in that range. The
+ * same work is counted as the enumeration of move_eval, so that budgets end at the same step. */
+static int64_t move_eval_fast(greedy *g, ls *L, move mv)
+{
+    uint32_t m = g->m, p = mv.p, q = mv.q;
+    size_t W = g->W;
+    const uint32_t *row = L->rows + (size_t)mv.r * m;
+    const hf_word *pre = L->pre + (size_t)mv.r * (m + 1) * W;
+    uint32_t x = row[p];
+    int64_t plus = 0, minus = 0;
+    if (q > p) {
+        /* z before p: (z,x,y) -> (z,y,x); z after y up to q: (x,y,z) -> (y,z,x); z after q:
+         * (x,y,z) -> (y,x,z) */
+        const hf_word *A = pre + (size_t)p * W, *Q = pre + (size_t)(q + 1) * W;
+        for (uint32_t fy = p + 1; fy <= q; fy++) {
+            uint32_t y = row[fy];
+            const hf_word *F = pre + (size_t)(fy + 1) * W;
+            plus += and_count(fast_set(g, L, FAST_COL, x, y), A, W);
+            plus += andnot_count(fast_set(g, L, FAST_ROW, x, y), F, W);
+            minus += and_count(fast_set(g, L, 3 + FAST_COL, y, x), A, W);
+            minus += and_andnot_count(fast_set(g, L, 3 + FAST_MID, y, x), Q, F, W);
+            minus += andnot_count(fast_set(g, L, 3 + FAST_ROW, y, x), Q, W);
+            L->work += m - (fy - p + 1);
+        }
+    } else {
+        /* z after p: (y,x,z) -> (x,y,z); z from q to before y: (z,y,x) -> (x,z,y); z before q:
+         * (z,y,x) -> (z,x,y) */
+        const hf_word *P = pre + (size_t)(p + 1) * W, *Q = pre + (size_t)q * W;
+        for (uint32_t fy = p; fy-- > q;) {
+            uint32_t y = row[fy];
+            const hf_word *F = pre + (size_t)fy * W;
+            plus += andnot_count(fast_set(g, L, FAST_ROW, y, x), P, W);
+            plus += and_count(fast_set(g, L, FAST_COL, y, x), F, W);
+            minus += andnot_count(fast_set(g, L, 3 + FAST_ROW, x, y), P, W);
+            minus += and_andnot_count(fast_set(g, L, 3 + FAST_MID, x, y), F, Q, W);
+            minus += and_count(fast_set(g, L, 3 + FAST_COL, x, y), Q, W);
+            L->work += m - (p - fy + 1);
+        }
+    }
+    return plus - minus;
+}
+
 /* The change in open tuples when making move mv (apply: make it). Only tuples of x = the moved
  * event and some event it passes change order; each such set of events is visited once: y is
  * the passed event nearest x's old position among those in the set. */
@@ -170,6 +308,8 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
         xnew = 2 * (int64_t)q - 1;
     }
     int64_t delta = 0;
+    if (L->fast && !apply)
+        return move_eval_fast(g, L, mv);
     if (L->sparse) {
         /* the listed tuples with x and a passed event y, each once: skip those with another
          * passed event nearer to x's old position than y */
@@ -236,11 +376,13 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
                     uint32_t co = sorted_code(g, e, ko), cn = sorted_code(g, e, kn);
                     L->work++;
                     if (apply) {
+                        fast_count(g, L, co, L->cnt[co], L->cnt[co] - 1u);
                         if (--L->cnt[co] == 0) {
                             L->uncovered++;
                             if (open_push(g, L, co))
                                 return INT64_MIN;
                         }
+                        fast_count(g, L, cn, L->cnt[cn], L->cnt[cn] + 1u);
                         if (L->cnt[cn]++ == 0)
                             L->uncovered--;
                     } else {
@@ -273,6 +415,7 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
         uint32_t a = q < p ? q : p, b = q < p ? p : q;
         for (uint32_t i = a; i <= b; i++)
             L->pos[(size_t)mv.r * m + row[i]] = i;
+        fast_pre(g, L, mv.r, a);
     }
     return delta;
 }
@@ -371,6 +514,8 @@ static hf_status ls_recount(greedy *g, ls *L)
 {
     uint64_t cells = L->cells;
     memset(L->cnt, 0, cells);
+    if (L->fast)
+        fast_reset(g, L);
     memset(L->listed, 0, hf_i_words(cells) * sizeof *L->listed);
     L->nopen = 0;
     L->uncovered = 0; /* counts only the open tuples seen; the family covers all but these */
@@ -390,6 +535,9 @@ static void drop_row(greedy *g, ls *L, uint32_t r)
     if (r != last) {
         memcpy(L->rows + (size_t)r * m, L->rows + (size_t)last * m, m * sizeof *L->rows);
         memcpy(L->pos + (size_t)r * m, L->pos + (size_t)last * m, m * sizeof *L->pos);
+        if (L->fast)
+            memcpy(L->pre + (size_t)r * (m + 1) * g->W, L->pre + (size_t)last * (m + 1) * g->W,
+                   (m + 1) * g->W * sizeof *L->pre);
     }
     L->N--;
 }
@@ -416,6 +564,8 @@ static void ls_free(greedy *g, ls *L)
     hf_i_free(g->ctx, L->tup);
     hf_i_free(g->ctx, L->off);
     hf_i_free(g->ctx, L->inc);
+    hf_i_free(g->ctx, L->fast);
+    hf_i_free(g->ctx, L->pre);
 }
 
 /* Shrink the schedules after the first `base` ones in place (g->count updated) so that with
@@ -441,6 +591,12 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
     hf_status st = HF_OK;
     if (!L->pos || !L->cnt || !L->listed || !L->tabu || !L->saved || !L->unique)
         goto nomem;
+    if (g->d == 3 && !L->sparse) {
+        L->fast = hf_i_alloc_array(g->ctx, FAST_SETS * (size_t)m * m * g->W, sizeof *L->fast);
+        L->pre = hf_i_alloc_array(g->ctx, nm + L->N, g->W * sizeof *L->pre);
+        if (!L->fast || !L->pre)
+            goto nomem;
+    }
     if (ls_recount(g, L))
         goto nomem;
     /* the counting bound: a schedule hits exactly C(m, d) tuples */
