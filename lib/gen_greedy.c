@@ -320,6 +320,7 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
     g.ctx = p->ctx;
     g.n = p->n;
     g.ordered = p->edge_count > 0;
+    g.plain_moves = lim->plain_moves;
     const uint32_t *focus = opt->focus_prefix ? NULL : opt->focus;
     size_t focus_count = opt->focus_prefix ? 0 : opt->focus_count;
     hf_status st = hf_i_coverage_new(p, opt->d, focus, focus_count, &g.cov, err);
@@ -433,7 +434,7 @@ out:
     return st;
 }
 
-static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX};
+static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX, false};
 
 static hf_status greedy_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)

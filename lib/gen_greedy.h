@@ -48,6 +48,7 @@ typedef struct greedy {
     hf_word *placed, *pre; /* W each */
     uint32_t *rows;        /* count * m local ids: the family */
     size_t count, cap;
+    bool plain_moves; /* hf_i_greedy_limits.plain_moves */
 } greedy;
 
 static inline bool less(const greedy *g, uint32_t a, uint32_t b)

@@ -591,7 +591,7 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
     hf_status st = HF_OK;
     if (!L->pos || !L->cnt || !L->listed || !L->tabu || !L->saved || !L->unique)
         goto nomem;
-    if (g->d == 3 && !L->sparse) {
+    if (g->d == 3 && !L->sparse && !g->plain_moves) {
         L->fast = hf_i_alloc_array(g->ctx, FAST_SETS * (size_t)m * m * g->W, sizeof *L->fast);
         L->pre = hf_i_alloc_array(g->ctx, nm + L->N, g->W * sizeof *L->pre);
         if (!L->fast || !L->pre)
