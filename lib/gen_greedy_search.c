@@ -11,7 +11,10 @@
  * The work budgets count tuple order changes examined, never time. Two regimes:
  *  - dense, while m^d <= LS_MAX_CELLS (m <= 256 at d = 3, m <= 64 at d = 4): a count for
  *    every tuple code (m^d bytes plus m^d bits); a move across j events examines
- *    j * C(m-2, d-2) tuples; LS_TOTAL_WORK in all.
+ *    j * C(m-2, d-2) tuples; LS_TOTAL_WORK in all. At d = 3 a move is evaluated by 5 j
+ *    bitset ANDs of m bits instead (move_eval_fast: the tuples at count 1 and 0 by rows,
+ *    columns and middles, 6 m^3 bits, and per schedule the events before each position,
+ *    (m + 1) m bits), counted as the same work, so the family is the same.
  *  - tail, beyond: the schedules up to the first one after which at most TAIL_MAX tuples were
  *    left open are frozen; those open tuples are listed (indexed by every ordered pair of their
  *    events, d(d-1) entries each) and the later schedules are searched with a count for each
