@@ -12,7 +12,7 @@
  *  - dense, while m^d <= LS_MAX_CELLS (m <= 256 at d = 3, m <= 64 at d = 4): a count for
  *    every tuple code (m^d bytes plus m^d bits); a move across j events examines
  *    j * C(m-2, d-2) tuples; LS_TOTAL_WORK in all. At d = 3 a move is evaluated by 5 j
- *    bitset ANDs of m bits instead (move_eval_fast: the tuples at count 1 and 0 by rows,
+ *    bitset ANDs of m bits instead (lib/gen_greedy_fast.c: the tuples at count 1 and 0 by rows,
  *    columns and middles, 6 m^3 bits, and per schedule the events before each position,
  *    (m + 1) m bits), counted as the same work, so the family is the same.
  *  - tail, beyond: the schedules up to the first one after which at most TAIL_MAX tuples were
@@ -25,121 +25,7 @@
  * Both need the family to have at most LS_MAX_ROWS schedules (counts are bytes). */
 #include <string.h>
 
-#include "gen_greedy.h"
-
-typedef struct ls {
-    uint32_t N;     /* schedules in play: rows[0 .. N * m) */
-    uint32_t *rows; /* g->rows after the frozen schedules */
-    uint32_t *pos;  /* N * m: position of each event in each schedule */
-    /* dense: every tuple by its code (base m); sparse: only the R tuples the frozen schedules
-     * leave open, by index, with the list of the tuples of each event */
-    bool sparse;
-    size_t R;
-    uint64_t cells;  /* entries of cnt: R, or m^d */
-    uint32_t *tup;   /* R * d local ids */
-    size_t *off;     /* m^2 + 1: tuples with events x and y are inc[off[xm+y] .. off[xm+y+1]) */
-    uint32_t *inc;   /* d * (d - 1) * R */
-    uint8_t *cnt;    /* hit counts */
-    hf_word *listed; /* bits: the tuple is in `open` */
-    uint32_t *open;  /* codes of tuples that were seen at count 0 (some since hit again) */
-    size_t nopen, cap;
-    uint64_t uncovered, work, step;
-    uint64_t *tabu;  /* N * m: step until which moving that event in that schedule is tabu */
-    uint32_t *saved; /* the last complete family */
-    uint32_t nsaved;
-    uint64_t *unique; /* N: tuples hit by that schedule alone */
-    /* d = 3, dense: the tuples at count 1 and at count 0 as bitsets in three layouts each
-     * (FAST_* below; m^2 sets of W words each), and for each schedule the sets of events at
-     * positions before k, k = 0..m ((m + 1) * W words per schedule) */
-    hf_word *fast;
-    hf_word *pre;
-} ls;
-
-/* Layouts of ls.fast: set (a, b) of ROW holds c, of COL holds a given (b, c), of MID holds b
- * given (a, c), for the tuples (a, b, c); first those at count 1, then those at count 0. */
-enum { FAST_ROW, FAST_COL, FAST_MID, FAST_SETS = 6 };
-
-static inline hf_word *fast_set(const greedy *g, const ls *L, unsigned k, uint32_t a, uint32_t b)
-{
-    return L->fast + (((size_t)k * g->m + a) * g->m + b) * g->W;
-}
-
-/* Flip tuple code c in the three layouts of sets 0..2 (at count 1) or 3..5 (at count 0). */
-static void fast_flip(const greedy *g, const ls *L, unsigned zero, uint32_t c)
-{
-    uint32_t m = g->m, a = c / m / m, b = c / m % m, z = c % m;
-    hf_word *w = fast_set(g, L, 3 * zero + FAST_ROW, a, b);
-    w[z / 64] ^= (hf_word)1 << (z % 64);
-    w = fast_set(g, L, 3 * zero + FAST_COL, b, z);
-    w[a / 64] ^= (hf_word)1 << (a % 64);
-    w = fast_set(g, L, 3 * zero + FAST_MID, a, z);
-    w[b / 64] ^= (hf_word)1 << (b % 64);
-}
-
-/* The count of code c went from `from` to `to` (by one): keep the sets in step. */
-static inline void fast_count(const greedy *g, const ls *L, uint32_t c, unsigned from, unsigned to)
-{
-    if (!L->fast)
-        return;
-    if ((from == 0) != (to == 0))
-        fast_flip(g, L, 1, c);
-    if ((from == 1) != (to == 1))
-        fast_flip(g, L, 0, c);
-}
-
-/* Every code at count 0 (codes with a repeated event included: moves never ask for them). */
-static void fast_reset(const greedy *g, const ls *L)
-{
-    size_t W = g->W, sets = (size_t)g->m * g->m;
-    memset(L->fast, 0, 3 * sets * W * sizeof *L->fast);
-    hf_word *zero = L->fast + 3 * sets * W;
-    for (size_t i = 0; i < 3 * sets; i++)
-        for (size_t w = 0; w < W; w++)
-            zero[i * W + w] =
-                w + 1 < W || g->m % 64 == 0 ? ~(hf_word)0 : ((hf_word)1 << (g->m % 64)) - 1;
-}
-
-/* The sets of events before each position of schedule r, from position `from` on. */
-static void fast_pre(const greedy *g, const ls *L, uint32_t r, uint32_t from)
-{
-    if (!L->fast)
-        return;
-    uint32_t m = g->m;
-    size_t W = g->W;
-    const uint32_t *row = L->rows + (size_t)r * m;
-    hf_word *pre = L->pre + (size_t)r * (m + 1) * W;
-    if (from == 0)
-        memset(pre, 0, W * sizeof *pre);
-    for (uint32_t k = from; k < m; k++) {
-        memcpy(pre + (k + 1) * W, pre + k * W, W * sizeof *pre);
-        hf_i_bit_set(pre + (k + 1) * W, row[k]);
-    }
-}
-
-static inline uint64_t and_count(const hf_word *a, const hf_word *b, size_t W)
-{
-    uint64_t c = 0;
-    for (size_t w = 0; w < W; w++)
-        c += hf_i_popcount(a[w] & b[w]);
-    return c;
-}
-
-static inline uint64_t andnot_count(const hf_word *a, const hf_word *b, size_t W)
-{
-    uint64_t c = 0;
-    for (size_t w = 0; w < W; w++)
-        c += hf_i_popcount(a[w] & ~b[w]);
-    return c;
-}
-
-static inline uint64_t and_andnot_count(const hf_word *a, const hf_word *b, const hf_word *c,
-                                        size_t W)
-{
-    uint64_t n = 0;
-    for (size_t w = 0; w < W; w++)
-        n += hf_i_popcount(a[w] & b[w] & ~c[w]);
-    return n;
-}
+#include "gen_greedy_ls.h"
 
 static uint32_t code_of(const greedy *g, const uint32_t *t)
 {
@@ -224,7 +110,7 @@ static void set_pos(greedy *g, ls *L, uint32_t r)
     const uint32_t *row = L->rows + (size_t)r * g->m;
     for (uint32_t i = 0; i < g->m; i++)
         L->pos[(size_t)r * g->m + row[i]] = i;
-    fast_pre(g, L, r, 0);
+    hf_i_greedy_fast_pre(g, L, r, 0);
 }
 
 /* The d events e[] with sort keys key[]: their tuple code in key order. */
@@ -242,54 +128,6 @@ static uint32_t sorted_code(const greedy *g, const uint32_t *e, const int64_t *k
         t[j] = e[i];
     }
     return code_of(g, t);
-}
-
-typedef struct move {
-    uint32_t r, p, q; /* in schedule r, the event at position p goes to position q */
-} move;
-
-/* move_eval without making the move, d = 3 with the sets of ls.fast: for each passed event y,
- * the tuples of x, y and a third event z change by where z lies (positions before, between,
- * after), each part one AND of a count-1 or count-0 set with the events in that range. The
- * same work is counted as the enumeration of move_eval, so that budgets end at the same step. */
-static int64_t move_eval_fast(greedy *g, ls *L, move mv)
-{
-    uint32_t m = g->m, p = mv.p, q = mv.q;
-    size_t W = g->W;
-    const uint32_t *row = L->rows + (size_t)mv.r * m;
-    const hf_word *pre = L->pre + (size_t)mv.r * (m + 1) * W;
-    uint32_t x = row[p];
-    int64_t plus = 0, minus = 0;
-    if (q > p) {
-        /* z before p: (z,x,y) -> (z,y,x); z after y up to q: (x,y,z) -> (y,z,x); z after q:
-         * (x,y,z) -> (y,x,z) */
-        const hf_word *A = pre + (size_t)p * W, *Q = pre + (size_t)(q + 1) * W;
-        for (uint32_t fy = p + 1; fy <= q; fy++) {
-            uint32_t y = row[fy];
-            const hf_word *F = pre + (size_t)(fy + 1) * W;
-            plus += and_count(fast_set(g, L, FAST_COL, x, y), A, W);
-            plus += andnot_count(fast_set(g, L, FAST_ROW, x, y), F, W);
-            minus += and_count(fast_set(g, L, 3 + FAST_COL, y, x), A, W);
-            minus += and_andnot_count(fast_set(g, L, 3 + FAST_MID, y, x), Q, F, W);
-            minus += andnot_count(fast_set(g, L, 3 + FAST_ROW, y, x), Q, W);
-            L->work += m - (fy - p + 1);
-        }
-    } else {
-        /* z after p: (y,x,z) -> (x,y,z); z from q to before y: (z,y,x) -> (x,z,y); z before q:
-         * (z,y,x) -> (z,x,y) */
-        const hf_word *P = pre + (size_t)(p + 1) * W, *Q = pre + (size_t)q * W;
-        for (uint32_t fy = p; fy-- > q;) {
-            uint32_t y = row[fy];
-            const hf_word *F = pre + (size_t)fy * W;
-            plus += andnot_count(fast_set(g, L, FAST_ROW, y, x), P, W);
-            plus += and_count(fast_set(g, L, FAST_COL, y, x), F, W);
-            minus += andnot_count(fast_set(g, L, 3 + FAST_ROW, x, y), P, W);
-            minus += and_andnot_count(fast_set(g, L, 3 + FAST_MID, x, y), F, Q, W);
-            minus += and_count(fast_set(g, L, 3 + FAST_COL, x, y), Q, W);
-            L->work += m - (p - fy + 1);
-        }
-    }
-    return plus - minus;
 }
 
 /* The change in open tuples when making move mv (apply: make it). Only tuples of x = the moved
@@ -312,7 +150,7 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
     }
     int64_t delta = 0;
     if (L->fast && !apply)
-        return move_eval_fast(g, L, mv);
+        return hf_i_greedy_move_eval_fast(g, L, mv);
     if (L->sparse) {
         /* the listed tuples with x and a passed event y, each once: skip those with another
          * passed event nearer to x's old position than y */
@@ -418,7 +256,7 @@ static int64_t move_eval(greedy *g, ls *L, move mv, bool apply)
         uint32_t a = q < p ? q : p, b = q < p ? p : q;
         for (uint32_t i = a; i <= b; i++)
             L->pos[(size_t)mv.r * m + row[i]] = i;
-        fast_pre(g, L, mv.r, a);
+        hf_i_greedy_fast_pre(g, L, mv.r, a);
     }
     return delta;
 }
@@ -518,7 +356,7 @@ static hf_status ls_recount(greedy *g, ls *L)
     uint64_t cells = L->cells;
     memset(L->cnt, 0, cells);
     if (L->fast)
-        fast_reset(g, L);
+        hf_i_greedy_fast_reset(g, L);
     memset(L->listed, 0, hf_i_words(cells) * sizeof *L->listed);
     L->nopen = 0;
     L->uncovered = 0; /* counts only the open tuples seen; the family covers all but these */
