@@ -79,11 +79,14 @@ extern const hf_i_method hf_i_method_greedy;
 
 /* Method greedy with other thresholds, for tests: the local search counts hits per tuple while
  * m^d <= dense_cells, and beyond works on the schedules after those leaving at most
- * tail_tuples tuples open (the method uses 2^24 and 2^21). Same contract as generate; when
+ * tail_tuples tuples open (the method uses 2^24 and 2^21); plain_moves: evaluate the moves of
+ * the dense search at d = 3 by enumerating their tuples instead of by bitsets (the same family
+ * either way, which tests check). Same contract as generate; when
  * @p emitted is non-NULL it receives the number of schedules (sink.put may then be NULL). */
 typedef struct hf_i_greedy_limits {
     uint64_t dense_cells;
     uint64_t tail_tuples;
+    bool plain_moves;
 } hf_i_greedy_limits;
 hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
                           const hf_i_greedy_limits *lim, hf_sink sink, uint64_t *emitted,

@@ -173,7 +173,7 @@ Test(gen_greedy, ordered_families_stay_extensions)
 Test(gen_greedy, tail_search_on_small_orders)
 {
     uint64_t rng = 12;
-    const hf_i_greedy_limits sparse = {0, 40}, none = {0, 0};
+    const hf_i_greedy_limits sparse = {0, 40, false}, none = {0, 0, false};
     for (unsigned i = 0; i < 90; i++) {
         unsigned d = 2 + i % 3;
         uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 6 + tu_below(&rng, 5);
@@ -203,6 +203,39 @@ Test(gen_greedy, tail_search_on_small_orders)
         cr_assert_eq(memcmp(c.rows, c2.rows, c.m * n * sizeof *c.rows), 0);
         free(c.rows);
         free(c2.rows);
+        hf_poset_free(p);
+    }
+}
+
+/* The dense search's moves at d = 3 evaluated by bitsets give the same family, byte for byte,
+ * as the enumeration of their tuples, on orders of every shape (and focus sets). */
+Test(gen_greedy, bitset_moves_equal_enumeration)
+{
+    uint64_t rng = 31;
+    const hf_i_greedy_limits fast = {(uint64_t)1 << 24, (uint64_t)1 << 21, false},
+                             plain = {(uint64_t)1 << 24, (uint64_t)1 << 21, true};
+    for (unsigned i = 0; i < 66; i++) {
+        uint32_t n = 4 + tu_below(&rng, i < 60 ? 8 : 14);
+        hf_poset *p = tu_some_order(i, n, &rng);
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = 3;
+        opt.method = HF_METHOD_GREEDY;
+        opt.seed = i;
+        uint32_t focus[] = {0, 1, 3, 4};
+        if (i % 5 == 4) {
+            opt.focus = focus;
+            opt.focus_count = 4;
+        }
+        tu_collect a = {n, 0, 0, NULL}, b = {n, 0, 0, NULL};
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &fast, tu_collect_sink(&a), NULL, NULL), HF_OK);
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &plain, tu_collect_sink(&b), NULL, NULL), HF_OK);
+        cr_assert_eq(a.m, b.m, "order %u n=%u: %zu and %zu schedules", i, n, a.m, b.m);
+        cr_assert_eq(memcmp(a.rows, b.rows, a.m * n * sizeof *a.rows), 0, "order %u", i);
+        if (n <= 9)
+            cr_assert(tu_oracle_hitting(p, a.rows, a.m, 3, NULL) || opt.focus, "order %u", i);
+        free(a.rows);
+        free(b.rows);
         hf_poset_free(p);
     }
 }
@@ -247,7 +280,7 @@ Test(gen_greedy, out_of_memory_everywhere)
             long live = chaos.live;
             chaos.left = k;
             chaos.once = false;
-            const hf_i_greedy_limits sparse = {0, 30};
+            const hf_i_greedy_limits sparse = {0, 30, false};
             hf_status st = shape == 0
                                ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
                                : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);

@@ -55,9 +55,16 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
 
 typedef struct result {
     size_t size;
-    double secs;
+    double secs, cpu; /* wall clock; processor time of this process */
     bool hitting;
 } result;
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 /* size 0: the method failed (random gives up after its sample cap) */
 static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t count)
@@ -72,15 +79,15 @@ static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t coun
     hf_status st = hf_family_new(NULL, hf_poset_size(p), &f);
     if (st)
         die("family", st, NULL);
-    double t0 = bench_now();
+    double t0 = bench_now(), c0 = cpu_now();
     if ((st = hf_generate(p, &opt, hf_family_sink(f), NULL, &err))) {
         if (method == HF_METHOD_GREEDY)
             die("generate", st, &err);
         fprintf(stderr, "bench_greedy: %s\n", err.text);
         hf_family_free(f);
-        return (result){0, bench_now() - t0, true};
+        return (result){0, bench_now() - t0, cpu_now() - c0, true};
     }
-    result r = {hf_family_size(f), bench_now() - t0, false};
+    result r = {hf_family_size(f), bench_now() - t0, cpu_now() - c0, false};
     hf_verify_options vo = {.d = d};
     hf_verify_result vr;
     if ((st = hf_verify(p, f, &vo, &vr, &err)))
@@ -130,15 +137,15 @@ static void dag_case(uint32_t n, double deg)
         /* Random until covered needs thousands of samples here (and its Markov chain sampler
          * costs up to n^3 ln n steps each): instead take the first 2g samples of its stream;
          * if they do not hit every tuple, its until-covered family has more than 2g. */
-        result g = run(p, 3, HF_METHOD_GREEDY, 0), r = {0, 0, true};
+        result g = run(p, 3, HF_METHOD_GREEDY, 0), r = {0, 0, 0, true};
         char other[48] = "random -";
         if (n <= 200) {
             r = run(p, 3, HF_METHOD_RANDOM, 2 * g.size);
             snprintf(other, sizeof other, "random %s %zu", r.hitting ? "<=" : ">", r.size);
             r.hitting = true;
         }
-        printf("dag deg %.0f %5u  3  %8zu  %-12s %-6s %9.2f %9ld\n", deg, (unsigned)n, g.size,
-               other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024);
+        printf("dag deg %.0f %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s)\n", deg, (unsigned)n,
+               g.size, other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024, g.cpu);
         hf_poset_free(p);
         fflush(stdout);
         _exit(g.hitting && r.hitting ? 0 : 1);
@@ -147,6 +154,64 @@ static void dag_case(uint32_t n, double deg)
     waitpid(pid, &status, 0);
     if (!WIFEXITED(status) || WEXITSTATUS(status))
         printf("dag %u: child failed\n", (unsigned)n);
+}
+
+/* A random recursive tree (each event's parent uniform among the earlier ones), as small
+ * recorded async programs look: the 54- and 56-event trees of the greedy timing targets. */
+static void tree_case(uint32_t n, uint64_t seed)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        die("fork", HF_EIO, NULL);
+    if (pid == 0) {
+        uint32_t parent[1024];
+        uint64_t s = seed;
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < n && v < 1024; v++)
+            parent[v] = (uint32_t)(bench_next_u64(&s) % v);
+        hf_poset *p = bench_from_parents("bench_greedy", n, parent);
+        result g = run(p, 3, HF_METHOD_GREEDY, 0), dt = run(p, 3, HF_METHOD_DOUBLETREE, 0);
+        char other[48];
+        snprintf(other, sizeof other, "doubletree %zu", dt.size);
+        printf("rrt s%-4u %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s)\n", (unsigned)seed,
+               (unsigned)n, g.size, other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024,
+               g.cpu);
+        hf_poset_free(p);
+        fflush(stdout);
+        _exit(g.hitting && dt.hitting ? 0 : 1);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status))
+        printf("tree %u: child failed\n", (unsigned)n);
+}
+
+/* Small forests: `count` random recursive trees of n events (d = 3), greedy's processor time
+ * (mean and largest, milliseconds) and its mean size against doubletree's. */
+static void forests_case(uint32_t n, unsigned count)
+{
+    double sum = 0, worst = 0;
+    size_t gs = 0, ds = 0;
+    bool ok = true;
+    uint64_t s = n;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t parent[64];
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < n && v < 64; v++)
+            parent[v] = (uint32_t)(bench_next_u64(&s) % v);
+        hf_poset *p = bench_from_parents("bench_greedy", n, parent);
+        result g = run(p, 3, HF_METHOD_GREEDY, 0), dt = run(p, 3, HF_METHOD_DOUBLETREE, 0);
+        ok = ok && g.hitting && dt.hitting;
+        sum += g.cpu;
+        worst = g.cpu > worst ? g.cpu : worst;
+        gs += g.size;
+        ds += dt.size;
+        hf_poset_free(p);
+    }
+    printf("forests %2u x %-3u  3  %8.2f  doubletree %-5.2f %-6s  cpu ms mean %.1f, max %.1f\n",
+           count, (unsigned)n, (double)gs / count, (double)ds / count, ok ? "yes" : "NO",
+           1000 * sum / count, 1000 * worst);
 }
 
 static bool wanted(int argc, char **argv, const char *group)
@@ -186,6 +251,21 @@ int main(int argc, char **argv)
         dag_case(50, 3);
         dag_case(200, 3);
         dag_case(1000, 3);
+    }
+    if (wanted(argc, argv, "trees")) {
+        tree_case(54, 54);
+        tree_case(56, 56);
+    }
+    if (wanted(argc, argv, "forests")) {
+        forests_case(8, 20);
+        forests_case(12, 20);
+        forests_case(16, 20);
+        forests_case(24, 10);
+        forests_case(32, 10);
+    }
+    if (wanted(argc, argv, "dag1000")) {
+        dag_case(1000, 2);
+        dag_case(1000, 8);
     }
     return 0;
 }

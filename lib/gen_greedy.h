@@ -1,0 +1,67 @@
+/* Method greedy (lib/gen_greedy.c: construction; lib/gen_greedy_search.c: local search): the
+ * state both parts share. Internal to those two files. */
+#ifndef HITFAM_GEN_GREEDY_H
+#define HITFAM_GEN_GREEDY_H
+
+#include "coverage.h"
+
+#define NONE UINT32_MAX
+/* Candidates per round: about CAND_WORK word operations' worth, 1..CAND_MAX. */
+#define CAND_MAX 64u
+/* Hill-climbing passes over each round's best candidate. */
+#define IMPROVE_PASSES 4u
+#define CAND_WORK      ((uint64_t)1 << 23)
+/* The local search keeps a byte per tuple: at most 16 Mi tuples (m <= 256 at d = 3, m <= 64
+ * at d = 4), and counts of at most 255 schedules. */
+#define LS_MAX_CELLS ((uint64_t)1 << 24)
+#define LS_MAX_ROWS  255u
+/* Beyond, the local search works on the schedules after those leaving at most TAIL_MAX tuples
+ * open. */
+#define TAIL_MAX       ((uint64_t)1 << 21)
+#define TAIL_MAX_PAIRS ((uint64_t)1 << 24)
+/* Work budgets of the local search, in tuples examined: in all (dense; tail), and per repair
+ * (this much per tuple to hit, at least LS_ATTEMPT_MIN). About 20 ns each on one core. */
+#define LS_TOTAL_WORK        ((uint64_t)1 << 30)
+#define LS_TAIL_WORK         ((uint64_t)1 << 31)
+#define LS_ATTEMPT_PER_TUPLE 3000u
+#define LS_ATTEMPT_MIN       ((uint64_t)1 << 14)
+#define LS_FAILS             2u
+#define LS_TENURE            8u
+/* predict() runs the whole generation: refuse beyond these sizes. */
+#define PREDICT_MAX_N_D2 5000u
+#define PREDICT_MAX_N_D3 300u
+#define PREDICT_MAX_N_D4 60u
+typedef struct greedy {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    hf_i_coverage *cov;
+    hf_i_rng rng;
+    uint32_t n, m;
+    unsigned d;            /* tuple length tracked */
+    size_t W;              /* words of an m-bit set */
+    bool ordered;          /* the order has relations (else every slot is allowed) */
+    uint32_t *global;      /* m: local id -> event */
+    uint32_t *order;       /* m: insertion order of a candidate */
+    uint32_t *cand, *best; /* m each */
+    int64_t *gain;         /* m + 2: by slot (a difference array while it is built) */
+    int64_t *acc;          /* 4 * m: the d = 3 sweep's sums by position */
+    hf_word *placed, *pre; /* W each */
+    uint32_t *rows;        /* count * m local ids: the family */
+    size_t count, cap;
+    bool plain_moves; /* hf_i_greedy_limits.plain_moves */
+} greedy;
+
+static inline bool less(const greedy *g, uint32_t a, uint32_t b)
+{
+    return hf_i_less(g->p, g->global[a], g->global[b]);
+}
+
+/* The dense local search on all of g->rows (counts for every tuple code; `admissible` tuples
+ * to hit): shrinks the family in place and updates g->count. */
+hf_status hf_i_greedy_local_search(greedy *g, uint64_t admissible, hf_error *err);
+/* The tail local search (families beyond the dense limits): left[i] is the number of tuples
+ * left open after schedule i; tail_max the most tuples the frozen schedules may leave open. */
+hf_status hf_i_greedy_tail_search(greedy *g, const uint64_t *left, const hf_gen_options *opt,
+                                  uint64_t tail_max, hf_error *err);
+
+#endif
