@@ -33,7 +33,7 @@ static const char usage[] =
     "  -p, --focus-prefix   instead, hit every tuple whose first d-2 events are focus\n"
     "                       events (the paper's pruning: method simple draws its prefixes\n"
     "                       from the focus set)\n"
-    "      --format F       text (default) or json\n"
+    "      --format F       text (default), json, ids or bin\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
     "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"

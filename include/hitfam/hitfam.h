@@ -374,8 +374,18 @@ HF_API hf_sink hf_family_sink(hf_family *f);
 /* ------------------------------------------------------------------------------------------ */
 /* Family text and JSON formats                                                               */
 
-/** Output formats for families. */
-typedef enum hf_format { HF_FORMAT_TEXT = 0, HF_FORMAT_JSON = 1 } hf_format;
+/** Output formats for families (docs/formats.md describes each byte). TEXT: names, one
+ * schedule per line; JSON: one object; IDS: the text header with `format=ids`, a `# events`
+ * line naming event index 0..n-1 (the order's event ids: the DOT file's node order, first
+ * appearance), then one schedule per line as decimal indices; BIN: a binary layout (magic
+ * `\x89HFB\r\n\x1a\n`, little-endian uint16 or uint32 indices, a trailer with the count and a
+ * checksum). The readers detect each from its first bytes. */
+typedef enum hf_format {
+    HF_FORMAT_TEXT = 0,
+    HF_FORMAT_JSON = 1,
+    HF_FORMAT_IDS = 2,
+    HF_FORMAT_BIN = 3
+} hf_format;
 
 /** What the header of a written family says. `method` may be NULL ("unknown"); `schedules` is
  * written only when `schedules_known` is true. */
