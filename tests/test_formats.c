@@ -958,3 +958,36 @@ Test(formats, write_errors_give_eio)
     hf_family_free(f);
     hf_poset_free(p);
 }
+
+/* An index is the event's position in the DOT file's node order (docs/formats.md's example),
+ * and the ids events line and the bin name table list the names in that order. */
+Test(formats, indices_follow_the_dot_node_order)
+{
+    const char *dot = "digraph { b -> a; c; a -> d; subgraph s { e -> b } }";
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_dot_read_mem(NULL, dot, strlen(dot), &p, &err), HF_OK, "%s", err.text);
+    static const uint32_t edges[][2] = {{0, 1}, {1, 3}, {4, 0}}; /* b a c d e */
+    tu_register_edges(p, edges, 3);
+    static const char *const order[] = {"b", "a", "c", "d", "e"};
+    for (uint32_t v = 0; v < 5; v++)
+        cr_assert_str_eq(hf_poset_name(p, v), order[v]);
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, 5, &f), HF_OK);
+    static const uint32_t row[] = {4, 2, 0, 1, 3}; /* e c b a d */
+    cr_assert_eq(hf_family_append(f, row), HF_OK);
+    size_t len;
+    char *ids = write_family(p, f, HF_FORMAT_IDS, NULL, &len);
+    cr_assert(strstr(ids, "\n# events b a c d e\n4 2 0 1 3\n") != NULL, "%s", ids);
+    free(ids);
+    char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
+    cr_assert(strstr(text, "\ne c b a d\n") != NULL, "%s", text);
+    free(text);
+    char *bin = write_family(p, f, HF_FORMAT_BIN, NULL, &len);
+    /* no method (L = 0), 10 bytes of names, rows at 56, one row of 5 x 2 bytes, the trailer */
+    cr_assert_eq(len, 56 + 10 + 16);
+    cr_assert(memcmp(bin + 40, "b\0a\0c\0d\0e\0", 10) == 0);
+    hf_family_free(f);
+    hf_poset_free(p);
+    free(bin);
+}
