@@ -374,13 +374,22 @@ typedef struct reader {
     size_t lines_cap; /* of f->lines */
     unsigned d;
     bool ids; /* the header says format=ids: schedules are event indices */
-    /* Text names are first guessed from the previous schedule: guess[v] is the event that
-     * followed v there (first: the one it started with); plain[v] is the length of v's name when
-     * a bare token reads as exactly it (0: never guessed). Allocated at the first schedule. */
+    /* Text names are first guessed from earlier schedules: guess[2v] is the event that followed
+     * v most recently, guess[2v + 1] the one that followed it before that (when different), and
+     * likewise first[] for the first event; key[v] holds v's name for a quick compare.
+     * Allocated at the first text schedule. */
     uint32_t *guess;
-    uint32_t first;
-    uint32_t *plain;
+    uint32_t first[2];
+    struct name_key *key;
 } reader;
+
+/* An event's name as a bare token reads it: its length (0: it never reads as a bare token, so
+ * it is never guessed) and its first bytes, which are the whole name when len <= KEY_HEAD. */
+#define KEY_HEAD 12
+struct name_key {
+    uint32_t len;
+    char head[KEY_HEAD];
+};
 
 /* A saved position, to come back to a JSON value after the whole object is known. */
 typedef struct mark {
@@ -557,6 +566,18 @@ static hf_status text_quoted(reader *r)
 
 static void text_bare(reader *r)
 {
+    /* The common case in one pass: a token of at most HF_MAX_NAME bytes and no NUL. */
+    size_t start = r->pos, end = start;
+    while (!at_eol(r, end) && r->s[end] != ' ' && r->s[end] != '\t' && r->s[end] != '"')
+        end++;
+    if (end - start <= HF_MAX_NAME && !memchr(r->s + start, '\0', end - start)) {
+        memcpy(r->name.text, r->s + start, end - start);
+        r->name.text[end - start] = '\0';
+        r->name.len = end - start;
+        r->name.bad = false;
+        r->pos = end;
+        return;
+    }
     hf_i_name_buf_reset(&r->name);
     while (!at_eol(r, r->pos)) {
         char c = r->s[r->pos];
@@ -571,17 +592,22 @@ static void text_bare(reader *r)
 static hf_status guess_init(reader *r)
 {
     uint32_t n = r->p->n;
-    r->guess = hf_i_alloc_array(r->ctx, n, sizeof *r->guess);
-    r->plain = hf_i_alloc_array(r->ctx, n, sizeof *r->plain);
-    if (!r->guess || !r->plain)
+    r->guess = hf_i_alloc_array(r->ctx, n, 2 * sizeof *r->guess);
+    r->key = hf_i_alloc_array(r->ctx, n, sizeof *r->key);
+    if (!r->guess || !r->key)
         return HF_ENOMEM;
     for (uint32_t v = 0; v < n; v++) {
         const char *name = hf_i_name(r->p, v);
         size_t l = strcspn(name, " \t\"\r\n");
-        r->guess[v] = v + 1 < n ? v + 1 : 0;
-        r->plain[v] = l > 0 && name[l] == '\0' ? (uint32_t)l : 0;
+        bool bare = l > 0 && name[l] == '\0';
+        r->guess[2 * (size_t)v] = v + 1 < n ? v + 1 : 0;
+        r->guess[2 * (size_t)v + 1] = HF_NO_EVENT;
+        r->key[v].len = bare ? (uint32_t)l : 0;
+        memset(r->key[v].head, 0, KEY_HEAD);
+        memcpy(r->key[v].head, name, bare && l < KEY_HEAD ? l : (bare ? KEY_HEAD : 0));
     }
-    r->first = 0;
+    r->first[0] = 0;
+    r->first[1] = HF_NO_EVENT;
     return HF_OK;
 }
 
@@ -591,14 +617,38 @@ static bool guessed(reader *r, uint32_t g)
 {
     if (g >= r->p->n)
         return false;
-    size_t l = r->plain[g], at = r->pos;
-    if (l == 0 || r->len - at < l || memcmp(r->s + at, hf_i_name(r->p, g), l) != 0)
+    const struct name_key *k = &r->key[g];
+    size_t l = k->len, at = r->pos;
+    if (l == 0 || r->len - at < l)
+        return false;
+    const char *t = r->s + at;
+    if (memcmp(t, k->head, l < KEY_HEAD ? l : KEY_HEAD) != 0 ||
+        (l > KEY_HEAD && memcmp(t + KEY_HEAD, hf_i_name(r->p, g) + KEY_HEAD, l - KEY_HEAD) != 0))
         return false;
     at += l;
     if (!(at_eol(r, at) || r->s[at] == ' ' || r->s[at] == '\t' || r->s[at] == '"'))
         return false;
     r->pos = at;
     return true;
+}
+
+/* After schedule row (k events) was read: what followed each event becomes its first guess. */
+static void guess_learn(reader *r, const uint32_t *row, uint32_t k)
+{
+    if (k == 0)
+        return;
+    if (r->first[0] != row[0]) {
+        r->first[1] = r->first[0];
+        r->first[0] = row[0];
+    }
+    uint32_t *g = r->guess;
+    for (uint32_t i = 0; i + 1 < k; i++) {
+        size_t v = 2 * (size_t)row[i];
+        if (g[v] != row[i + 1]) {
+            g[v + 1] = g[v];
+            g[v] = row[i + 1];
+        }
+    }
 }
 
 static hf_status text_schedule(reader *r)
@@ -615,7 +665,7 @@ static hf_status text_schedule(reader *r)
     } else if (!r->guess && guess_init(r)) {
         return fail_nomem(r);
     }
-    uint32_t prev = r->first; /* the guess for the next name */
+    const uint32_t *guesses = r->first; /* the two guesses for the next name */
     while (!r->ids && !at_eol(r, r->pos)) {
         char c = r->s[r->pos];
         if (c == ' ' || c == '\t') {
@@ -624,8 +674,10 @@ static hf_status text_schedule(reader *r)
         }
         size_t tl = r->line, tc = column_of(r, r->pos);
         uint32_t id;
-        if (c != '"' && guessed(r, prev)) {
-            id = prev;
+        if (c != '"' && guessed(r, guesses[0])) {
+            id = guesses[0];
+        } else if (c != '"' && guessed(r, guesses[1])) {
+            id = guesses[1];
         } else {
             if (c == '"') {
                 hf_status st = text_quoted(r);
@@ -640,16 +692,13 @@ static hf_status text_schedule(reader *r)
         hf_status st = row_add(r, &k, id, sched, tl, tc);
         if (st)
             return st;
-        prev = r->guess[id];
+        guesses = r->guess + 2 * (size_t)id;
     }
     hf_status st = row_end(r, k, sched, sl, sc);
     if (st)
         return st;
-    if (!r->ids && k > 0) {
-        r->first = r->row[0];
-        for (uint32_t i = 0; i + 1 < k; i++)
-            r->guess[r->row[i]] = r->row[i + 1];
-    }
+    if (!r->ids)
+        guess_learn(r, r->row, k);
     hf_family *f = r->f;
     void *lines = f->lines;
     if (hf_i_grow(r->ctx, &lines, &r->lines_cap, f->lined + 1, sizeof *f->lines))
@@ -1372,7 +1421,7 @@ hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len, hf
     hf_i_free(r.ctx, r.seen);
     hf_i_free(r.ctx, r.map);
     hf_i_free(r.ctx, r.guess);
-    hf_i_free(r.ctx, r.plain);
+    hf_i_free(r.ctx, r.key);
     if (st) {
         hf_family_free(r.f);
         return st;
