@@ -26,7 +26,7 @@ static const char usage[] =
     "                        ready (an event without thread= is a thread of its own)\n"
     "  -c, --count           print only the exact number of schedules\n"
     "  -l, --limit N         stop after N schedules (a note on standard error says so)\n"
-    "      --format F        text (default) or json\n"
+    "      --format F        text (default), json, ids or bin\n"
     "  -o, --output FILE     write to FILE instead of standard output\n"
     "  -h, --help            show this help\n"
     "\n"

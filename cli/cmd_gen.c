@@ -33,7 +33,7 @@ static const char usage[] =
     "  -p, --focus-prefix   instead, hit every tuple whose first d-2 events are focus\n"
     "                       events (the paper's pruning: method simple draws its prefixes\n"
     "                       from the focus set)\n"
-    "      --format F       text (default) or json\n"
+    "      --format F       text (default), json, ids or bin\n"
     "      --rows A:B       write only schedules A to B of the family (counted from 1,\n"
     "                       inclusive; 'A:' to the end, 'A' one row): the same lines as\n"
     "                       in the whole output; the header adds rows=A:B and keeps the\n"

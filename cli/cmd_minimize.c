@@ -28,7 +28,7 @@ static const char usage[] =
     "                       family found is written), 'proved minimal' (no smaller family\n"
     "                       exists) or 'budget exhausted' (the family is written unchanged)\n"
     "      --conflicts N    --sat: the solver's budget in conflicts (default 2000000)\n"
-    "      --format F       text (default) or json\n"
+    "      --format F       text (default), json, ids or bin\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "  -v, --verbose        report 'minimized M -> K schedules' on standard error\n"
     "  -h, --help           show this help\n"

@@ -21,7 +21,7 @@ static const char usage[] =
     "                       4 x the height of the forest binarized by balanced gadgets + 1),\n"
     "                       learn (d <= 4:\n"
     "                       the offline family of the forest seen so far, replayed)\n"
-    "      --format F       text (default) or json\n"
+    "      --format F       text (default), json, ids or bin\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
     "  -h, --help           show this help\n"
     "\n"

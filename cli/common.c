@@ -306,8 +306,12 @@ bool cli_option(cli_options *o, int c, const char *arg)
             o->format = HF_FORMAT_TEXT;
         else if (strcmp(arg, "json") == 0)
             o->format = HF_FORMAT_JSON;
+        else if (strcmp(arg, "ids") == 0)
+            o->format = HF_FORMAT_IDS;
+        else if (strcmp(arg, "bin") == 0)
+            o->format = HF_FORMAT_BIN;
         else
-            die_usage("--format must be text or json (got '%s')", arg);
+            die_usage("--format must be text, json, ids or bin (got '%s')", arg);
         return true;
     case 'f':
         o->focus_path = arg;

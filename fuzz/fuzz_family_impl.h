@@ -1,5 +1,6 @@
-/* The body shared by the text and JSON family fuzz targets: read, check, write back, re-read.
- * FUZZ_FAMILY_JSON selects which syntax the target keeps (the other is left to its twin). */
+/* The body shared by the family fuzz targets: read, check, write back, re-read (in the target's
+ * format, ids and bin). FUZZ_FAMILY_JSON selects which syntax the text and JSON targets keep
+ * (the other is left to its twin); text includes ids (a header with format=ids). */
 #ifndef HITFAM_FUZZ_FAMILY_IMPL_H
 #define HITFAM_FUZZ_FAMILY_IMPL_H
 
@@ -9,8 +10,13 @@
 
 #include "fuzz_common.h"
 
+#ifndef FUZZ_FAMILY_BIN
+#define FUZZ_FAMILY_BIN 0
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+#if !FUZZ_FAMILY_BIN
 /* The reader decides on the first non-blank byte; keep each target on its own syntax so that the
  * two corpora do not drift into each other. */
 static bool fuzz_is_json(const uint8_t *data, size_t size)
@@ -21,6 +27,13 @@ static bool fuzz_is_json(const uint8_t *data, size_t size)
         return data[i] == '{';
     }
     return false;
+}
+#endif
+
+/* Binary families have their own target (fuzz_family_bin.c). */
+static bool fuzz_is_bin(const uint8_t *data, size_t size)
+{
+    return size >= 4 && memcmp(data, "\x89HFB", 4) == 0;
 }
 
 static bool fuzz_same_family(const hf_family *a, const hf_family *b)
@@ -34,8 +47,10 @@ static bool fuzz_same_family(const hf_family *a, const hf_family *b)
     return true;
 }
 
-/* Whatever reads must write back and read again as the same schedules (names round-trip). */
-static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_family_header *h)
+/* Whatever reads must write back and read again as the same schedules (names round-trip), in
+ * every format. */
+static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_family_header *h,
+                            hf_format format)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -43,7 +58,6 @@ static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_fami
     if (mem == NULL)
         abort();
     hf_family_header out = {h->d, "fuzz", true, hf_family_size(f), 0, 0};
-    hf_format format = FUZZ_FAMILY_JSON ? HF_FORMAT_JSON : HF_FORMAT_TEXT;
     if (hf_family_write(p, f, mem, format, &out) != HF_OK)
         abort();
     if (fclose(mem) != 0)
@@ -59,10 +73,60 @@ static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_fami
     free(buf);
 }
 
+/* The target's own format, then the machine formats (ids and bin). */
+static void fuzz_round_trips(const hf_poset *p, const hf_family *f, const hf_family_header *h,
+                             hf_format own)
+{
+    fuzz_round_trip(p, f, h, own);
+    fuzz_round_trip(p, f, h, HF_FORMAT_IDS);
+    fuzz_round_trip(p, f, h, HF_FORMAT_BIN);
+}
+
+#if FUZZ_FAMILY_BIN
+/* The bin checksum as docs/formats.md defines it, written into the trailer's last 8 bytes. */
+static void fuzz_fix_checksum(uint8_t *b, size_t len)
+{
+    uint64_t h = 0x6a09e667f3bcc908u;
+    size_t body = len - 8;
+    for (size_t i = 0; i < body; i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8; k++)
+            w |= (uint64_t)(i + k < body ? b[i + k] : 0) << (8 * k);
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 29;
+    }
+    h = (h ^ (uint64_t)body) * 0xd6e8feb86659fd93u;
+    h ^= h >> 32;
+    for (int k = 0; k < 8; k++)
+        b[body + (size_t)k] = (uint8_t)(h >> (8 * k));
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (fuzz_is_json(data, size) != FUZZ_FAMILY_JSON)
+#if FUZZ_FAMILY_BIN
+    /* Byte 0, bit 0 set: the trailer's checksum is made right, so that the checks after it are
+     * reached; the rest is the file. */
+    if (size < 1)
         return 0;
+    bool fix = data[0] & 1;
+    data++;
+    size--;
+    if (!fuzz_is_bin(data, size))
+        return 0;
+    uint8_t *copy = malloc(size);
+    if (copy == NULL)
+        abort();
+    memcpy(copy, data, size);
+    if (fix && size >= 8)
+        fuzz_fix_checksum(copy, size);
+    data = copy;
+    hf_format own = HF_FORMAT_BIN;
+#else
+    if (fuzz_is_json(data, size) != FUZZ_FAMILY_JSON || fuzz_is_bin(data, size))
+        return 0;
+    hf_format own = FUZZ_FAMILY_JSON ? HF_FORMAT_JSON : HF_FORMAT_TEXT;
+#endif
     hf_poset *p = fuzz_fixed_poset();
     hf_family *f = NULL;
     hf_family_header h;
@@ -70,12 +134,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hf_status st = hf_family_read_mem(p, (const char *)data, size, &f, &h, &err);
     if (st == HF_OK) {
         fuzz_check_permutations(p, f);
-        fuzz_round_trip(p, f, &h);
+        fuzz_round_trips(p, f, &h, own);
         hf_family_free(f);
     } else if (f != NULL) {
         abort();
     }
     hf_poset_free(p);
+#if FUZZ_FAMILY_BIN
+    free(copy);
+#endif
     return 0;
 }
 

@@ -211,6 +211,19 @@ hf_status hf_i_window_seek(hf_i_window *w, uint64_t off, const char **s, size_t 
     return HF_OK;
 }
 
+hf_status hf_i_window_all(hf_i_window *w, const char **s, size_t *len)
+{
+    /* called at the start, before anything was dropped: buf holds the input from its start */
+    while (!w->eof) {
+        hf_status st = window_read(w);
+        if (st)
+            return st;
+    }
+    *s = w->buf;
+    *len = w->len;
+    return HF_OK;
+}
+
 hf_status hf_i_window_rewindable(hf_i_window *w)
 {
     if (!w->in || w->seekable)

@@ -33,6 +33,9 @@ hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_
  * off; the next need refills. HF_EIO when the input cannot go back there. */
 hf_status hf_i_window_seek(hf_i_window *w, uint64_t off, const char **s, size_t *len, size_t *pos,
                            uint64_t *base);
+/* Read the whole input into the window (called at the start, before the reader dropped
+ * anything): *s and *len are all of it. For inputs read whole (bin). HF_ENOMEM or HF_EIO. */
+hf_status hf_i_window_all(hf_i_window *w, const char **s, size_t *len);
 /* Make sure the input can be read again from its start (hf_i_window_seek): an input that cannot
  * seek (a pipe) is copied to an unlinked temporary file first. */
 hf_status hf_i_window_rewindable(hf_i_window *w);

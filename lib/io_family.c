@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "family_stream_i.h"
+#include "io_family_ids.h"
 #include "names.h"
 
 /* ========================================================================================== */
@@ -17,6 +18,13 @@ struct hf_writer {
     uint64_t count;
     bool failed;   /* a write failed: every later put and the close report HF_EIO */
     hf_word *seen; /* n bits, all clear between puts */
+    /* Rows are assembled in o and reach the stream in blocks (the header goes to the stream
+     * directly first, except bin's, which the checksum covers). Each event's token (text: its
+     * name, quoted if needed; ids and JSON: its index in decimal) is rendered once, token v
+     * being tok[tok_off[v] .. tok_off[v + 1]), with HF_I_OUT_SLACK bytes after the last. */
+    hf_i_out o;
+    char *tok;
+    size_t *tok_off;
 };
 
 /* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them. */
@@ -96,7 +104,7 @@ static bool write_header(const hf_poset *p, FILE *out, hf_format format, const h
     const char *method = h->method ? h->method : "unknown";
     /* d is written only when it is a tuple length: 0 means the family's d is not known */
     bool has_d = h->d >= 1 && h->d <= HF_MAX_D;
-    if (format == HF_FORMAT_TEXT) {
+    if (format == HF_FORMAT_TEXT || format == HF_FORMAT_IDS) {
         if (fprintf(out, "# hitfam %s", hf_version_string()) < 0 ||
             (has_d && fprintf(out, " d=%u", h->d) < 0) || fputs(" method=", out) < 0 ||
             !text_write_method(out, method) || fprintf(out, " events=%" PRIu32, p->n) < 0)
@@ -107,6 +115,14 @@ static bool write_header(const hf_poset *p, FILE *out, hf_format format, const h
         if (h->row_first && (fprintf(out, " rows=%" PRIu64 ":", h->row_first) < 0 ||
                              (h->row_last && fprintf(out, "%" PRIu64, h->row_last) < 0)))
             return false;
+        if (format == HF_FORMAT_TEXT)
+            return putc('\n', out) != EOF;
+        /* ids: the key, then the names of event indices 0..n-1 */
+        if (fputs(" format=ids\n# events", out) < 0)
+            return false;
+        for (uint32_t v = 0; v < p->n; v++)
+            if (putc(' ', out) == EOF || !hf_i_name_write(out, hf_i_name(p, v)))
+                return false;
         return putc('\n', out) != EOF;
     }
     if (fputs("{\"hitfam\": ", out) < 0 || !json_write_string(out, hf_version_string()) ||
@@ -125,74 +141,153 @@ static bool write_header(const hf_poset *p, FILE *out, hf_format format, const h
     return fputs("], \"schedules\": [", out) >= 0;
 }
 
+/* The family text form of a name, the bytes hf_i_name_write writes: bare when it may be, else
+ * quoted with \" \\ and \n escapes. dst NULL: only count. Returns the length. */
+static size_t render_name(char *dst, const char *name)
+{
+    size_t l = strlen(name);
+    if (hf_i_name_is_bare(name)) {
+        if (dst)
+            memcpy(dst, name, l);
+        return l;
+    }
+    size_t k = 0;
+    if (!dst) {
+        for (; *name; name++)
+            k += (*name == '"' || *name == '\\' || *name == '\n') ? 2 : 1;
+        return k + 2;
+    }
+    dst[k++] = '"';
+    for (; *name; name++) {
+        char c = *name;
+        if (c == '"' || c == '\\' || c == '\n') {
+            dst[k++] = '\\';
+            c = c == '\n' ? 'n' : c;
+        }
+        dst[k++] = c;
+    }
+    dst[k++] = '"';
+    return k;
+}
+
+/* v in decimal at dst (at most 10 bytes). Returns the length. */
+static size_t render_index(char *dst, uint32_t v)
+{
+    char digits[10];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < k; i++)
+        dst[i] = digits[k - 1 - i];
+    return k;
+}
+
+/* Every event's token, rendered once (struct hf_writer says which). */
+static hf_status make_tokens(hf_writer *w)
+{
+    const hf_poset *p = w->p;
+    bool names = w->format == HF_FORMAT_TEXT;
+    size_t total = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        size_t l = names ? render_name(NULL, hf_i_name(p, v)) : 10;
+        if (total > SIZE_MAX - l - HF_I_OUT_SLACK)
+            return HF_ENOMEM;
+        total += l;
+    }
+    w->tok_off = hf_i_alloc_array(p->ctx, (size_t)p->n + 1, sizeof *w->tok_off);
+    w->tok = hf_i_malloc(p->ctx, total + HF_I_OUT_SLACK);
+    if (!w->tok_off || !w->tok)
+        return HF_ENOMEM;
+    size_t k = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        w->tok_off[v] = k;
+        k += names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+    }
+    w->tok_off[p->n] = k;
+    memset(w->tok + k, 0, HF_I_OUT_SLACK);
+    return HF_OK;
+}
+
+static void writer_free(hf_writer *w)
+{
+    hf_ctx *ctx = w->p->ctx;
+    hf_i_out_free(ctx, &w->o);
+    hf_i_free(ctx, w->tok);
+    hf_i_free(ctx, w->tok_off);
+    hf_i_free(ctx, w->seen);
+    hf_i_free(ctx, w);
+}
+
 hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
                         const hf_family_header *header, hf_writer **w)
 {
     if (!w)
         return HF_EINVAL;
     *w = NULL;
-    if (!p || !out || (format != HF_FORMAT_TEXT && format != HF_FORMAT_JSON) ||
+    if (!p || !out || format < HF_FORMAT_TEXT || format > HF_FORMAT_BIN ||
         (header && header->d > HF_MAX_D))
         return HF_EINVAL;
     hf_writer *wr = hf_i_calloc(p->ctx, 1, sizeof *wr);
     if (!wr)
         return HF_ENOMEM;
-    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
-    if (!wr->seen) {
-        hf_i_free(p->ctx, wr);
-        return HF_ENOMEM;
-    }
     wr->p = p;
     wr->out = out;
     wr->format = format;
+    hf_status st = HF_OK;
+    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
+    /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
+    if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4) ||
+        (format != HF_FORMAT_BIN && make_tokens(wr)))
+        st = HF_ENOMEM;
     const hf_family_header none = {0};
-    if (!write_header(p, out, format, header ? header : &none)) {
-        hf_i_free(p->ctx, wr->seen);
-        hf_i_free(p->ctx, wr);
-        return HF_EIO;
+    const hf_family_header *h = header ? header : &none;
+    if (!st && format == HF_FORMAT_BIN) {
+        wr->o.summed = true;
+        /* a slice (rows=) is written as a stream of unknown length: bin's header has no rows */
+        if (!hf_i_bin_write_header(&wr->o, p, h->d, h->method, h->schedules_known && !h->row_first,
+                                   h->schedules))
+            st = HF_EIO;
+    } else if (!st && !write_header(p, out, format, h)) {
+        st = HF_EIO;
+    }
+    if (st) {
+        writer_free(wr);
+        return st;
     }
     *w = wr;
     return HF_OK;
 }
 
-static bool write_text_row(const hf_poset *p, FILE *out, const uint32_t *s)
+/* A row of tokens: prefix, the tokens joined by sep, then end. */
+static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const char *prefix,
+                            char sep, char end)
 {
-    for (uint32_t i = 0; i < p->n; i++)
-        if ((i > 0 && putc(' ', out) == EOF) || !hf_i_name_write(out, hf_i_name(p, s[i])))
-            return false;
-    return putc('\n', out) != EOF;
-}
-
-/* JSON rows are long runs of small numbers: format them into a local buffer rather than pay
- * one fprintf per id. */
-static bool write_json_row(FILE *out, const uint32_t *s, uint32_t n, bool first)
-{
-    char buf[4096];
-    size_t k = 0;
-    const char *open = first ? "\n[" : ",\n[";
-    size_t olen = strlen(open);
-    memcpy(buf, open, olen);
-    k = olen;
+    hf_i_out *o = &w->o;
+    size_t plen = strlen(prefix);
+    if (plen && !hf_i_out_put(o, prefix, plen))
+        return false;
+    const char *tok = w->tok;
+    const size_t *off = w->tok_off;
     for (uint32_t i = 0; i < n; i++) {
-        if (k > sizeof buf - 16) {
-            if (fwrite(buf, 1, k, out) != k)
-                return false;
-            k = 0;
-        }
-        if (i > 0)
-            buf[k++] = ',';
-        char digits[10];
-        int d = 0;
-        uint32_t v = s[i];
-        do {
-            digits[d++] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v);
-        while (d)
-            buf[k++] = digits[--d];
+        size_t a = off[s[i]], l = off[s[i] + 1] - a;
+        char *d = hf_i_out_room(o, l + 1);
+        if (!d)
+            return false;
+        /* short tokens: one fixed-size copy (both buffers have slack after their ends) */
+        if (l <= 16)
+            memcpy(d, tok + a, 16);
+        else
+            memcpy(d, tok + a, l);
+        d[l] = sep;
+        o->len += l + 1;
     }
-    buf[k++] = ']';
-    return fwrite(buf, 1, k, out) == k;
+    if (n > 0) { /* the last separator, written with its token, becomes the end */
+        o->buf[o->len - 1] = end;
+        return true;
+    }
+    return hf_i_out_put(o, &end, 1);
 }
 
 static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
@@ -204,8 +299,18 @@ static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
         return HF_EIO;
     if (n != w->p->n || !is_permutation(w->seen, s, n))
         return HF_ESCHEDULE;
-    bool ok = w->format == HF_FORMAT_TEXT ? write_text_row(w->p, w->out, s)
-                                          : write_json_row(w->out, s, n, w->count == 0);
+    bool ok;
+    switch (w->format) {
+    case HF_FORMAT_BIN:
+        ok = hf_i_bin_write_row(&w->o, s, n);
+        break;
+    case HF_FORMAT_JSON:
+        ok = write_token_row(w, s, n, w->count == 0 ? "\n[" : ",\n[", ',', ']');
+        break;
+    default: /* text and ids */
+        ok = write_token_row(w, s, n, "", ' ', '\n');
+        break;
+    }
     if (!ok || ferror(w->out)) {
         w->failed = true;
         return HF_EIO;
@@ -223,13 +328,15 @@ hf_status hf_writer_close(hf_writer *w)
     if (!w)
         return HF_OK;
     bool ok = !w->failed;
+    if (ok && w->format == HF_FORMAT_BIN)
+        ok = hf_i_bin_write_trailer(&w->o, w->count);
+    else if (ok)
+        ok = hf_i_out_flush(&w->o);
     if (ok && w->format == HF_FORMAT_JSON)
         ok = fputs(w->count ? "\n]}\n" : "]}\n", w->out) >= 0;
     if (fflush(w->out) != 0 || ferror(w->out))
         ok = false;
-    hf_ctx *ctx = w->p->ctx;
-    hf_i_free(ctx, w->seen);
-    hf_i_free(ctx, w);
+    writer_free(w);
     return ok ? HF_OK : HF_EIO;
 }
 
@@ -291,7 +398,23 @@ typedef struct reader {
     void *emit_user;
     bool json;
     uint64_t row_first, row_last; /* text header rows=A:B (a slice of a family) */
+    bool ids;                     /* the header says format=ids: schedules are event indices */
+    /* Text names are first guessed from earlier schedules: guess[2v] is the event that followed
+     * v most recently, guess[2v + 1] the one that followed it before that (when different), and
+     * likewise first[] for the first event; key[v] holds v's name for a quick compare.
+     * Allocated at the first text schedule. */
+    uint32_t *guess;
+    uint32_t first[2];
+    struct name_key *key;
 } reader;
+
+/* An event's name as a bare token reads it: its length (0: it never reads as a bare token, so
+ * it is never guessed) and its first bytes, which are the whole name when len <= KEY_HEAD. */
+#define KEY_HEAD 12
+struct name_key {
+    uint32_t len;
+    char head[KEY_HEAD];
+};
 
 /* A saved position, to come back to a JSON value after the whole object is known. */
 typedef struct mark {
@@ -485,6 +608,18 @@ static hf_status text_quoted(reader *r)
 
 static void text_bare(reader *r)
 {
+    /* The common case in one pass: a token of at most HF_MAX_NAME bytes and no NUL. */
+    size_t start = r->pos, end = start;
+    while (!at_eol(r, end) && r->s[end] != ' ' && r->s[end] != '\t' && r->s[end] != '"')
+        end++;
+    if (end - start <= HF_MAX_NAME && !memchr(r->s + start, '\0', end - start)) {
+        memcpy(r->name.text, r->s + start, end - start);
+        r->name.text[end - start] = '\0';
+        r->name.len = end - start;
+        r->name.bad = false;
+        r->pos = end;
+        return;
+    }
     hf_i_name_buf_reset(&r->name);
     while (!at_eol(r, r->pos)) {
         char c = r->s[r->pos];
@@ -495,35 +630,117 @@ static void text_bare(reader *r)
     }
 }
 
+/* The guesses start as "the next event by id", which is right for many generated families. */
+static hf_status guess_init(reader *r)
+{
+    uint32_t n = r->p->n;
+    r->guess = hf_i_alloc_array(r->ctx, n, 2 * sizeof *r->guess);
+    r->key = hf_i_alloc_array(r->ctx, n, sizeof *r->key);
+    if (!r->guess || !r->key)
+        return HF_ENOMEM;
+    for (uint32_t v = 0; v < n; v++) {
+        const char *name = hf_i_name(r->p, v);
+        size_t l = strcspn(name, " \t\"\r\n");
+        bool bare = l > 0 && name[l] == '\0';
+        r->guess[2 * (size_t)v] = v + 1 < n ? v + 1 : 0;
+        r->guess[2 * (size_t)v + 1] = HF_NO_EVENT;
+        r->key[v].len = bare ? (uint32_t)l : 0;
+        memset(r->key[v].head, 0, KEY_HEAD);
+        memcpy(r->key[v].head, name, bare && l < KEY_HEAD ? l : (bare ? KEY_HEAD : 0));
+    }
+    r->first[0] = 0;
+    r->first[1] = HF_NO_EVENT;
+    return HF_OK;
+}
+
+/* Whether the bare token at pos is the name of event g: its bytes and then the end of the
+ * token, exactly where text_bare would stop. On a match pos moves past it. */
+static bool guessed(reader *r, uint32_t g)
+{
+    if (g >= r->p->n)
+        return false;
+    const struct name_key *k = &r->key[g];
+    size_t l = k->len, at = r->pos;
+    if (l == 0 || r->len - at < l)
+        return false;
+    const char *t = r->s + at;
+    if (memcmp(t, k->head, l < KEY_HEAD ? l : KEY_HEAD) != 0 ||
+        (l > KEY_HEAD && memcmp(t + KEY_HEAD, hf_i_name(r->p, g) + KEY_HEAD, l - KEY_HEAD) != 0))
+        return false;
+    at += l;
+    if (!(at_eol(r, at) || r->s[at] == ' ' || r->s[at] == '\t' || r->s[at] == '"'))
+        return false;
+    r->pos = at;
+    return true;
+}
+
+/* After schedule row (k events) was read: what followed each event becomes its first guess. */
+static void guess_learn(reader *r, const uint32_t *row, uint32_t k)
+{
+    if (k == 0)
+        return;
+    if (r->first[0] != row[0]) {
+        r->first[1] = r->first[0];
+        r->first[0] = row[0];
+    }
+    uint32_t *g = r->guess;
+    for (uint32_t i = 0; i + 1 < k; i++) {
+        size_t v = 2 * (size_t)row[i];
+        if (g[v] != row[i + 1]) {
+            g[v + 1] = g[v];
+            g[v] = row[i + 1];
+        }
+    }
+}
+
 static hf_status text_schedule(reader *r)
 {
     size_t sched = r->f->m + 1;
     size_t sl = r->line, sc = column_of(r, r->pos);
     uint32_t k = 0;
-    while (!at_eol(r, r->pos)) {
+    if (r->ids) {
+        hf_i_text_at at = {r->s, r->len, r->pos, r->line, r->line_start};
+        hf_status st = hf_i_ids_row(r->p, &at, r->row, r->seen, &k, sched, r->err);
+        if (st)
+            return st;
+        r->pos = at.pos;
+    } else if (!r->guess && guess_init(r)) {
+        return fail_nomem(r);
+    }
+    const uint32_t *guesses = r->first; /* the two guesses for the next name */
+    while (!r->ids && !at_eol(r, r->pos)) {
         char c = r->s[r->pos];
         if (c == ' ' || c == '\t') {
             r->pos++;
             continue;
         }
         size_t tl = r->line, tc = column_of(r, r->pos);
-        if (c == '"') {
-            hf_status st = text_quoted(r);
-            if (st)
-                return st;
-        } else {
-            text_bare(r);
-        }
         uint32_t id;
-        if (!name_find(r, &id))
-            return unknown_name(r, tl, tc);
+        if (c != '"' && guessed(r, guesses[0])) {
+            id = guesses[0];
+        } else if (c != '"' && guessed(r, guesses[1])) {
+            id = guesses[1];
+        } else {
+            if (c == '"') {
+                hf_status st = text_quoted(r);
+                if (st)
+                    return st;
+            } else {
+                text_bare(r);
+            }
+            if (!name_find(r, &id))
+                return unknown_name(r, tl, tc);
+        }
         hf_status st = row_add(r, &k, id, sched, tl, tc);
         if (st)
             return st;
+        guesses = r->guess + 2 * (size_t)id;
     }
     hf_status st = row_end(r, k, sched, sl, sc);
     if (st)
         return st;
+    if (!r->ids)
+        guess_learn(r, r->row, k);
     hf_family *f = r->f;
     if (r->emit) {
         skip_eol(r);
@@ -574,6 +791,22 @@ static hf_status text_header_rows(reader *r, text_header *th, size_t vs)
     return HF_OK;
 }
 
+/* format=text or format=ids (bit 3 of th->seen), the value starting at vs. */
+static hf_status header_format(reader *r, text_header *th, size_t vs)
+{
+    size_t len = r->pos - vs, vc = column_of(r, vs);
+    if (th->seen & 8u)
+        return fail_at(r, HF_EPARSE, r->line, column_of(r, vs - strlen("format=")),
+                       "header: format= appears twice");
+    th->seen |= 8u;
+    if (len == 3 && memcmp(r->s + vs, "ids", 3) == 0)
+        r->ids = true;
+    else if (!(len == 4 && memcmp(r->s + vs, "text", 4) == 0))
+        return fail_at(r, HF_EPARSE, r->line, vc, "header: format=%.*s%s is not text or ids",
+                       len > 24 ? 20 : (int)len, r->s + vs, len > 24 ? "..." : "");
+    return HF_OK;
+}
+
 /* `# hitfam VERSION key=value...`: the version and unknown keys are ignored; d=, events= and
  * schedules= must be numbers; method= is kept as written, unquoted when it is one quoted name
  * (method="a b"). A quoted value is one token, whatever blanks it holds. */
@@ -614,6 +847,13 @@ static hf_status text_header_line(reader *r, text_header *th)
         static const char rows[] = "rows=";
         if (r->pos - ts >= sizeof rows - 1 && memcmp(s + ts, rows, sizeof rows - 1) == 0) {
             hf_status st = text_header_rows(r, th, ts + sizeof rows - 1);
+            if (st)
+                return st;
+        }
+        static const char format[] = "format=";
+        size_t fl = sizeof format - 1;
+        if (r->pos - ts >= fl && memcmp(s + ts, format, fl) == 0) {
+            hf_status st = header_format(r, th, ts + fl);
             if (st)
                 return st;
         }
@@ -665,7 +905,7 @@ static hf_status text_read(reader *r)
     static const char magic[] = "# hitfam ";
     const size_t mlen = sizeof magic - 1;
     text_header th = {0};
-    bool first_comment = true, schedule_seen = false;
+    bool first_comment = true, schedule_seen = false, events_seen = false;
     for (;;) {
         hf_status nst = need(r, HF_I_NEED_LINE);
         if (nst)
@@ -688,6 +928,16 @@ static hf_status text_read(reader *r)
             hf_status st = header ? text_header_line(r, &th) : HF_OK;
             if (st)
                 return st;
+            if (!header && r->ids && !events_seen && !schedule_seen &&
+                hf_i_ids_is_events(r->s, r->len, r->pos)) {
+                events_seen = true;
+                hf_i_text_at at = {r->s, r->len, r->pos, r->line, r->line_start};
+                if ((st = hf_i_ids_events(r->p, &at, &r->name, r->err)))
+                    return st;
+                r->pos = at.pos;
+                r->line = at.line;
+                r->line_start = at.line_start;
+            }
             if (!header)
                 skip_line(r);
             continue;
@@ -1311,17 +1561,31 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
         while (i < r.len && (r.s[i] == ' ' || r.s[i] == '\t' || r.s[i] == '\r' || r.s[i] == '\n'))
             i++;
         bool json = i < r.len && r.s[i] == '{';
-        /* JSON is read twice (its syntax, then events and schedules): a pipe is kept aside */
-        if (json && win && (st = hf_i_window_rewindable(win)))
-            st = st == HF_ENOMEM ? fail_nomem(&r)
-                                 : hf_i_fail(err, st, 0, 0, "reading the family failed");
-        if (!st)
-            st = json ? json_read(&r) : text_read(&r);
+        if (hf_i_bin_detect(r.s, r.len)) {
+            /* bin is read whole (its rows are compact): a stream is read to its end first */
+            if (win && (st = hf_i_window_all(win, &r.s, &r.len)))
+                st = st == HF_ENOMEM ? fail_nomem(&r)
+                                     : hf_i_fail(err, st, 0, 0, "reading the family failed");
+            if (!st)
+                st = hf_i_bin_read(p, r.s, r.len, r.f, &r.d, err);
+            for (size_t k = 0; !st && emit && k < r.f->m; k++)
+                if ((st = emit(user, hf_family_schedule(r.f, k), p->n, k, 0)))
+                    st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+        } else {
+            /* JSON is read twice (its syntax, then events and schedules): a pipe is kept aside */
+            if (json && win && (st = hf_i_window_rewindable(win)))
+                st = st == HF_ENOMEM ? fail_nomem(&r)
+                                     : hf_i_fail(err, st, 0, 0, "reading the family failed");
+            if (!st)
+                st = json ? json_read(&r) : text_read(&r);
+        }
     }
     hf_i_free(r.ctx, r.name.text);
     hf_i_free(r.ctx, r.row);
     hf_i_free(r.ctx, r.seen);
     hf_i_free(r.ctx, r.map);
+    hf_i_free(r.ctx, r.guess);
+    hf_i_free(r.ctx, r.key);
     if (st) {
         hf_family_free(r.f);
         return st;

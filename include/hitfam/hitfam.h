@@ -400,8 +400,18 @@ HF_API hf_sink hf_family_sink(hf_family *f);
 /* ------------------------------------------------------------------------------------------ */
 /* Family text and JSON formats                                                               */
 
-/** Output formats for families. */
-typedef enum hf_format { HF_FORMAT_TEXT = 0, HF_FORMAT_JSON = 1 } hf_format;
+/** Output formats for families (docs/formats.md describes each byte). TEXT: names, one
+ * schedule per line; JSON: one object; IDS: the text header with `format=ids`, a `# events`
+ * line naming event index 0..n-1 (the order's event ids: the DOT file's node order, first
+ * appearance), then one schedule per line as decimal indices; BIN: a binary layout (magic
+ * `\x89HFB\r\n\x1a\n`, little-endian uint16 or uint32 indices, a trailer with the count and a
+ * checksum). The readers detect each from its first bytes. */
+typedef enum hf_format {
+    HF_FORMAT_TEXT = 0,
+    HF_FORMAT_JSON = 1,
+    HF_FORMAT_IDS = 2,
+    HF_FORMAT_BIN = 3
+} hf_format;
 
 /** What the header of a written family says. `method` may be NULL ("unknown"); `schedules` is
  * written only when `schedules_known` is true. */
@@ -419,8 +429,12 @@ typedef struct hf_family_header {
 } hf_family_header;
 
 /** A streaming family writer: text is one schedule per line after a `# hitfam VERSION ...` header
- * line; JSON is `{"hitfam": VERSION, "d": D, "method": M, "events": [...], "schedules": [...]}`.
- * Names that are not DOT identifiers or numerals are written DOT-quoted. */
+ * line; JSON is `{"hitfam": VERSION, "d": D, "method": M, "events": [...], "schedules": [...]}`;
+ * ids and bin as hf_format says (docs/formats.md). Names that are not DOT identifiers or numerals
+ * are written DOT-quoted. Each event's name (or index) is rendered once when the writer is made;
+ * schedules are assembled in a 1 MiB block and reach the stream with fwrite when it fills and at
+ * hf_writer_close (the header goes to the stream at once, except bin's, which the checksum
+ * covers), so a write error may first show at a later put or at the close. */
 typedef struct hf_writer hf_writer;
 
 /** Create a writer of schedules of @p p to @p out (not closed by the writer). Writes the header.
@@ -445,9 +459,14 @@ HF_API HF_NODISCARD hf_status hf_name_write(FILE *out, const char *name);
 HF_API HF_NODISCARD hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out,
                                               hf_format format, const hf_family_header *header);
 
-/** Read a family of schedules of @p p from memory: text or JSON, detected from the first
- * non-blank character (`{` is JSON). Every schedule must list each event exactly once, by name
- * (text) or by name or index (JSON). Errors with line and column in @p err: HF_EPARSE,
+/** Read a family of schedules of @p p from memory: text, JSON, ids or bin, detected from the
+ * first bytes (`\x89HFB` is bin, `{` after blanks JSON, a text header with `format=ids` ids).
+ * Every schedule must list each event exactly once, by name (text), by name or index (JSON) or
+ * by index (ids, bin; an ids `# events` line or the bin name table must match the order's names
+ * index by index, HF_EMISMATCH otherwise). A bin file is refused when its length, trailer or
+ * checksum does not match (HF_EPARSE), its version is not 1 (HF_EUNSUPPORTED), and its errors
+ * give the byte offset in the message (line and column 0). Errors with line and column in
+ * @p err: HF_EPARSE,
  * HF_ENOTFOUND (unknown event), HF_ESCHEDULE (missing or repeated event; a header whose
  * `schedules=` disagrees with the content), HF_EMISMATCH (a header `events=` or a JSON "events"
  * list that does not match the order's events), HF_ENOMEM. The message does not repeat the
@@ -470,17 +489,18 @@ HF_API HF_NODISCARD hf_status hf_family_read_file(const hf_poset *p, FILE *in, h
  * `method=NAME` (unquoted when it is one quoted name, as the writer quotes it) or JSON
  * `"method": "NAME"`. NULL when the header names none, names "unknown" (how the writer spells a
  * NULL method), or holds more than HF_MAX_NAME bytes or a NUL byte; also for a JSON "method"
- * that is not a string and for families not read from text or JSON. Owned by the family, valid
+ * that is not a string and for families not read from text, JSON, ids or bin (whose header's
+ * method bytes are read the same way). Owned by the family, valid
  * until it is freed. O(1). */
 HF_API const char *hf_family_method(const hf_family *f);
 
 /** The 1-based line of the text input where the header of @p f (`# hitfam ...`) was read; 0 for
- * JSON, no header, or a family not read. For messages about the header. O(1). */
+ * JSON, bin, no header, or a family not read. For messages about the header. O(1). */
 HF_API size_t hf_family_header_line(const hf_family *f);
 
 /** The 1-based line of the text input where schedule @p index of @p f was read, so that a caller
  * can locate a schedule that hf_verify or hf_family_minimize refuses (HF_ESCHEDULE names it by
- * index). 0 when unknown: JSON input, a schedule appended later, an index out of range, or a
+ * index). 0 when unknown: JSON or bin input, a schedule appended later, an index out of range, or a
  * family that hf_family_minimize has rewritten. hf_family_remove takes the line along with its
  * schedule. The reader keeps one word per schedule for this. O(1). */
 HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
