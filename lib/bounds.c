@@ -457,7 +457,10 @@ static hf_status sat_bounds(const hf_poset *p, const hf_bound_options *o, const 
     hf_bound *b = bs->b;
     for (unsigned c = 0; !st && c < cs.count && b->spent < budget; c++) {
         b->sub_orders++;
-        while (b->spent < budget && b->value <= HF_EXACT_MAX_ROWS) {
+        /* a family of cs.len[c] events rarely needs more than twice as many schedules: past
+         * that the encoding grows and the solver finds a family at once */
+        while (b->spent < budget && b->value <= HF_EXACT_MAX_ROWS &&
+               b->value <= 2 * (uint64_t)cs.len[c]) {
             uint64_t left = budget - b->spent, used = 0;
             int answer;
             st = hf_i_exact_refute(p, o->d, cs.ev[c], cs.len[c], (size_t)b->value,
