@@ -334,7 +334,7 @@ static void write_row(const plan *pl, unsigned level, uint32_t m, uint32_t o, un
 
 /*
  * Sperner families (used instead of the recursion when they give fewer schedules: from about
- * 60 focus events on; 18 schedules for 100, 26 for 1,000 against 22 and 36).
+ * 20 focus events on; 18 schedules for 100, 26 for 1,000 against 22 and 36).
  *
  * Give focus event x the x-th k-subset A_x of {0, ..., t - 1} in colex order, k = floor(t / 2),
  * t the smallest with C(t, k) >= m: no A_x contains another (all have k elements). For each
