@@ -20,6 +20,9 @@
  * agreeing with Chee, Colbourn, Horsley, Zhou, SIAM J. Discrete Math. 2013). */
 static const uint8_t scan3[] = {0, 1, 2, 6, 6, 7, 8, 8, 8};
 
+/* The embedded complete binary tree may have this many events even when max_events is
+ * smaller: height 4, whose minimum (12 at d = 3) the solver proves in about 500 conflicts. */
+#define BINARY_EVENTS 15u
 /* Candidate sub-orders handed to the solver at most. */
 #define MAX_CANDIDATES 8u
 
@@ -385,8 +388,8 @@ static hf_status candidates(const hf_poset *p, const view *t, uint32_t K, cands 
     for (uint32_t v = 0; v < n; v++)
         if (parent_of(t, v) == HF_NO_EVENT && (root == HF_NO_EVENT || t->st[v] > t->st[root]))
             root = v;
-    uint32_t s = t->st[root];
-    while (s > 1 && (((uint64_t)1 << s) - 1) > K)
+    uint32_t s = t->st[root], kb = K > BINARY_EVENTS ? K : BINARY_EVENTS;
+    while (s > 1 && (((uint64_t)1 << s) - 1) > kb)
         s--;
     k = 0;
     embed(t, root, s, buf, &k);
@@ -452,7 +455,8 @@ static hf_status sat_bounds(const hf_poset *p, const hf_bound_options *o, const 
     uint64_t per_call = budget / 4 ? budget / 4 : 1;
     cands cs;
     memset(&cs, 0, sizeof cs);
-    uint32_t *buf = hf_i_alloc_array(ctx, (size_t)K + 1, sizeof *buf);
+    uint32_t *buf =
+        hf_i_alloc_array(ctx, (size_t)(K > BINARY_EVENTS ? K : BINARY_EVENTS) + 1, sizeof *buf);
     hf_status st = buf ? candidates(p, t, K, &cs, buf) : HF_ENOMEM;
     hf_bound *b = bs->b;
     for (unsigned c = 0; !st && c < cs.count && b->spent < budget; c++) {

@@ -36,7 +36,8 @@ typedef struct hf_bound_options {
                               clauses): the same input and budget give the same bound
                               everywhere. 0, the default: HF_BOUND_DEFAULT_CONFLICTS */
     uint32_t max_events; /**< largest sub-order handed to the solver (0, the default:
-                              HF_BOUND_DEFAULT_EVENTS; at most 64) */
+                              HF_BOUND_DEFAULT_EVENTS; at most 64), except an embedded
+                              complete binary tree, which may have up to 15 events */
     bool no_sat;         /**< only the combinatorial bounds (also without the solver in the
                               build) */
 } hf_bound_options;
