@@ -114,7 +114,7 @@ static void certified_field(kv *w, const hf_poset *p, unsigned d)
         kv_u64(w, "value", b->value);
         kv_str(w, "how", hf_bound_kind_name(b->kind));
         kv_str(w, "reason", why);
-        kv_u64(w, "events", b->event_count);
+        kv_u64(w, "certificate_events", b->event_count);
         kv_u64(w, "conflicts", b->conflicts);
         kv_u64(w, "conflicts_spent", b->spent);
         kv_object_end(w);
