@@ -1,8 +1,10 @@
 /* hitfam stats: what an order is (size, height, shape) and what its families cost: exact counts
  * of linear extensions and admissible tuples, a lower bound, and each method's family size. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <hitfam/bounds.h>
 #include <hitfam/count.h>
 #include <hitfam/exact.h>
 
@@ -88,6 +90,42 @@ static void method_sizes(kv *w, const hf_poset *p, unsigned d, mpz_t v)
         kv_none(w, name, text);
     }
     kv_object_end(w);
+}
+
+/* The certified lower bound of hitfam/bounds.h and how it was obtained: text "7 (SAT: no
+ * 6-schedule family for the sub-order of ...)", JSON an object (value, how, reason, conflicts
+ * of the proof, conflicts spent), or why there is none. */
+static void certified_field(kv *w, const hf_poset *p, unsigned d)
+{
+    hf_bound_options bo;
+    hf_bound_options_init(&bo);
+    bo.d = d;
+    hf_bound *b = NULL;
+    hf_error err;
+    hf_status st = unless_oom(hf_bound_compute(p, &bo, &b, &err));
+    if (st) {
+        char text[sizeof err.text + 16];
+        snprintf(text, sizeof text, "unknown (%s)", err.text[0] ? err.text : hf_strerror(st));
+        kv_none(w, "certified_lower_bound", text);
+        return;
+    }
+    char why[512];
+    hf_bound_describe(p, b, why, sizeof why);
+    if (w->json) {
+        kv_object_begin(w, "certified_lower_bound", false);
+        kv_u64(w, "value", b->value);
+        kv_str(w, "how", hf_bound_kind_name(b->kind));
+        kv_str(w, "reason", why);
+        kv_u64(w, "certificate_events", b->event_count);
+        kv_u64(w, "conflicts", b->conflicts);
+        kv_u64(w, "conflicts_spent", b->spent);
+        kv_object_end(w);
+    } else {
+        char text[sizeof why + 32];
+        snprintf(text, sizeof text, "%" PRIu64 " (%s)", b->value, why);
+        kv_str(w, "certified_lower_bound", text);
+    }
+    hf_bound_free(b);
 }
 
 /* Orders on which stats asks method exact for the minimum (within auto's budget). */
@@ -217,6 +255,7 @@ int cmd_stats(int argc, char **argv)
         count_field(&w, "admissible_tuples", st, v, &err, true);
         st = unless_oom(hf_count_lower_bound(p, d, v, &err));
         count_field(&w, "lower_bound", st, v, &err, false);
+        certified_field(&w, p, d);
         method_sizes(&w, p, d, v);
         hf_gen_options opt;
         hf_gen_options_init(&opt);

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds_i.h"
 #include "gen.h"
 #include "hitfam/count.h"
 #include "hitfam/exact.h"
@@ -1160,3 +1161,42 @@ const hf_i_method hf_i_method_exact = {
     .auto_rule = exact_auto_rule,
     .auto_below = hf_i_exact_below,
 };
+
+/* ---- one refutation, for hitfam/bounds.h ---- */
+
+hf_status hf_i_exact_refute(const hf_poset *p, unsigned d, const uint32_t *events, size_t count,
+                            size_t R, uint64_t budget, int *answer, uint64_t *conflicts,
+                            hf_error *err)
+{
+    *answer = HF_I_UNKNOWN;
+    *conflicts = 0;
+    if (!events || !count || R < 1 || R > HF_EXACT_MAX_ROWS)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    problem q;
+    hf_status st = prepare(&q, p, d, events, count, err);
+    if (st)
+        return st;
+    if (q.count == 0) { /* nothing to hit beyond what every schedule hits */
+        *answer = HF_I_FOUND;
+        problem_free(&q);
+        return HF_OK;
+    }
+#ifdef HF_HAVE_SAT
+    sat S;
+    memset(&S, 0, sizeof S);
+    st = encode(&S, &q, (uint32_t)R, err);
+    if (!st) {
+        ccadical_limit(S.s, "conflicts", budget > INT32_MAX ? INT32_MAX : (int)budget);
+        int r = ccadical_solve(S.s);
+        *answer = r == 20 ? HF_I_REFUTED : r == 10 ? HF_I_FOUND : HF_I_UNKNOWN;
+        *conflicts = S.learned;
+    }
+    if (S.s)
+        ccadical_release(S.s);
+#else
+    (void)budget;
+    st = hf_i_fail(err, HF_EUNSUPPORTED, 0, 0, "%s", missing_sat);
+#endif
+    problem_free(&q);
+    return st;
+}

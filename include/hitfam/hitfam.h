@@ -697,7 +697,8 @@ typedef enum hf_method {
     HF_METHOD_SCRAMBLE = 8, /**< d <= 3, pairwise incomparable focus events (an antichain
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
-                                focus events, 36 for m = 1,000 (lib/gen_scramble.c) */
+                                focus events, or a Sperner family when smaller: 26 for
+                                m = 1,000 (lib/gen_scramble.c) */
     HF_METHOD_EXACT = 9,    /**< small orders (hitfam/exact.h): a smallest family by SAT, going
                                 down from a known family within a conflict budget; needs the
                                 build's SAT solver (libcadical-dev) */
