@@ -14,124 +14,6 @@
 TU_SUITE(formats);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Helpers                                                                                    */
-
-static hf_poset *named_poset(hf_ctx *ctx, const char *const *names, uint32_t n,
-                             const uint32_t (*edges)[2], size_t m)
-{
-    hf_poset_builder *b = NULL;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    for (uint32_t i = 0; i < n; i++)
-        cr_assert_eq(hf_poset_builder_add_event(b, names[i], NULL), HF_OK, "name %u", i);
-    for (size_t i = 0; i < m; i++)
-        cr_assert_eq(hf_poset_builder_add_order(b, edges[i][0], edges[i][1]), HF_OK);
-    hf_poset *p = NULL;
-    hf_error err;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
-    hf_poset_builder_free(b);
-    tu_register_edges(p, edges, m);
-    return p;
-}
-
-/* Read from an exact-size heap copy, so that a read past the end is caught by ASan. */
-static hf_status read_len(const hf_poset *p, const char *data, size_t len, hf_family **f,
-                          hf_family_header *h, hf_error *err)
-{
-    char *copy = malloc(len ? len : 1);
-    memcpy(copy, data, len);
-    hf_status st = hf_family_read_mem(p, len ? copy : NULL, len, f, h, err);
-    free(copy);
-    return st;
-}
-
-static char *write_family(const hf_poset *p, const hf_family *f, hf_format format,
-                          const hf_family_header *h, size_t *len)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&buf, &size);
-    cr_assert_not_null(out);
-    cr_assert_eq(hf_family_write(p, f, out, format, h), HF_OK);
-    cr_assert_eq(fclose(out), 0);
-    *len = size;
-    return buf;
-}
-
-static void assert_family_eq(const hf_family *a, const hf_family *b)
-{
-    cr_assert_eq(hf_family_events(a), hf_family_events(b));
-    cr_assert_eq(hf_family_size(a), hf_family_size(b), "sizes %zu and %zu", hf_family_size(a),
-                 hf_family_size(b));
-    uint32_t n = hf_family_events(a);
-    for (size_t i = 0; i < hf_family_size(a); i++)
-        cr_assert(
-            memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), n * sizeof(uint32_t)) == 0,
-            "schedule %zu differs", i);
-}
-
-/* Names from pieces that every quoting rule has to get right (the empty name included). */
-static void awkward_name(char *buf, uint64_t *rng)
-{
-    static const char *const pieces[] = {
-        "a",    "Z",   "_",    "0",    "9", "-",   ".",    "\xc3\xa9", " ",    "\t",
-        "\"",   "\\",  "\n",   "\r",   "#", "{",   "}",    ",",        "\x01", "\x7f",
-        "node", "\\n", "\\\n", " -> ", "=", "1.5", "\r\n", "u",        "ab",   "abc"};
-    const uint32_t count = sizeof pieces / sizeof pieces[0];
-    buf[0] = '\0';
-    uint32_t k = tu_below(rng, 5);
-    for (uint32_t i = 0; i < k; i++)
-        strcat(buf, pieces[tu_below(rng, count)]);
-}
-
-/* A random order over n awkwardly named events, its edges registered for the oracle. */
-static hf_poset *random_awkward_poset(uint32_t n, uint64_t *rng)
-{
-    hf_poset_builder *b = NULL;
-    cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
-    char name[128];
-    for (uint32_t i = 0; i < n; i++) {
-        hf_status st;
-        do {
-            awkward_name(name, rng);
-            st = hf_poset_builder_add_event(b, name, NULL);
-        } while (st == HF_EDUPLICATE);
-        cr_assert_eq(st, HF_OK);
-    }
-    uint32_t(*edges)[2] = malloc(((size_t)n * n + 1) * sizeof *edges);
-    size_t m = 0;
-    uint32_t density = tu_below(rng, 4);
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = i + 1; j < n; j++)
-            if (tu_below(rng, 8) < density) {
-                cr_assert_eq(hf_poset_builder_add_order(b, i, j), HF_OK);
-                edges[m][0] = i;
-                edges[m][1] = j;
-                m++;
-            }
-    hf_poset *p = NULL;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-    hf_poset_builder_free(b);
-    tu_register_edges(p, (const uint32_t(*)[2])edges, m);
-    free(edges);
-    return p;
-}
-
-/* m random linear extensions (the oracle's sampler). */
-static hf_family *random_family(const hf_poset *p, size_t m, uint64_t *rng)
-{
-    uint32_t n = hf_poset_size(p);
-    hf_family *f = NULL;
-    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
-    uint32_t *s = malloc((n + 1) * sizeof *s);
-    for (size_t k = 0; k < m; k++) {
-        tu_random_extension(p, rng, s);
-        cr_assert_eq(hf_family_append(f, s), HF_OK);
-    }
-    free(s);
-    return f;
-}
-
-/* ------------------------------------------------------------------------------------------ */
 /* The documented layouts, implemented here from docs/formats.md                               */
 
 static uint64_t ref_sum(const unsigned char *b, size_t len)
@@ -296,7 +178,7 @@ static char *ref_json_rows(const hf_family *f, size_t *len)
 static const char *const small_names[] = {"a", "b", "c d", "x\"y", "e"};
 static const uint32_t small_edges[][2] = {{0, 1}, {0, 2}, {2, 3}};
 
-static hf_poset *small_poset(void) { return named_poset(NULL, small_names, 5, small_edges, 3); }
+static hf_poset *small_poset(void) { return tu_named_poset(NULL, small_names, 5, small_edges, 3); }
 
 static hf_family *small_family(void)
 {
@@ -329,7 +211,7 @@ Test(formats, small_family_exact_bytes)
     hf_family *f = small_family();
     hf_family_header h = {2, "dfs", true, 2, 0, 0};
     size_t len;
-    char *ids = write_family(p, f, HF_FORMAT_IDS, &h, &len);
+    char *ids = tu_write_family(p, f, HF_FORMAT_IDS, &h, &len);
     char want[512];
     snprintf(want, sizeof want,
              "# hitfam %s d=2 method=dfs events=5 schedules=2 format=ids\n"
@@ -340,7 +222,7 @@ Test(formats, small_family_exact_bytes)
     cr_assert_str_eq(ids, want);
     cr_assert_eq(len, strlen(want));
     free(ids);
-    char *bin = write_family(p, f, HF_FORMAT_BIN, &h, &len);
+    char *bin = tu_write_family(p, f, HF_FORMAT_BIN, &h, &len);
     bytes ref = ref_bin(p, f, 2, "dfs", 2);
     cr_assert_eq(len, ref.len);
     cr_assert_eq(len, 100); /* 40 + 3 + 17 names, padded to 64; 2 x 10 bytes; 16 */
@@ -366,30 +248,30 @@ Test(formats, block_text_writer_equals_the_old_writer)
     uint64_t rng = 0x51ab;
     for (int round = 0; round < 120; round++) {
         uint32_t n = tu_below(&rng, 14);
-        hf_poset *p = random_awkward_poset(n, &rng);
-        hf_family *f = random_family(p, tu_below(&rng, 6), &rng);
+        hf_poset *p = tu_random_awkward_poset(NULL, n, &rng);
+        hf_family *f = tu_random_family(p, tu_below(&rng, 6), &rng);
         unsigned d = tu_below(&rng, 5);
         hf_family_header h = {d, "doubletree", true, 0, 0, 0};
         size_t len, rlen;
-        char *text = write_family(p, f, HF_FORMAT_TEXT, &h, &len);
+        char *text = tu_write_family(p, f, HF_FORMAT_TEXT, &h, &len);
         char *ref = ref_text(p, f, d, "doubletree", &rlen);
         cr_assert_eq(len, rlen, "round %d", round);
         cr_assert(memcmp(text, ref, len) == 0, "round %d:\n%s\n---\n%s", round, text, ref);
         free(text);
         free(ref);
-        char *ids = write_family(p, f, HF_FORMAT_IDS, &h, &len);
+        char *ids = tu_write_family(p, f, HF_FORMAT_IDS, &h, &len);
         ref = ref_ids(p, f, d, "doubletree", &rlen);
         cr_assert_eq(len, rlen);
         cr_assert(memcmp(ids, ref, len) == 0, "round %d:\n%s\n---\n%s", round, ids, ref);
         free(ids);
         free(ref);
-        char *json = write_family(p, f, HF_FORMAT_JSON, &h, &len);
+        char *json = tu_write_family(p, f, HF_FORMAT_JSON, &h, &len);
         ref = ref_json_rows(f, &rlen);
         cr_assert_geq(len, rlen);
         cr_assert(memcmp(json + len - rlen, ref, rlen) == 0, "round %d", round);
         free(json);
         free(ref);
-        char *bin = write_family(p, f, HF_FORMAT_BIN, &h, &len);
+        char *bin = tu_write_family(p, f, HF_FORMAT_BIN, &h, &len);
         bytes rb = ref_bin(p, f, d, "doubletree", hf_family_size(f));
         cr_assert_eq(len, rb.len);
         cr_assert(memcmp(bin, rb.b, len) == 0, "round %d", round);
@@ -414,25 +296,25 @@ Test(formats, rows_across_block_boundaries)
         snprintf(names[i] + l, 10, "%u", i); /* distinct */
         ptr[i] = names[i];
     }
-    hf_poset *p = named_poset(NULL, ptr, N, NULL, 0);
-    hf_family *f = random_family(p, 4, &rng);
+    hf_poset *p = tu_named_poset(NULL, ptr, N, NULL, 0);
+    hf_family *f = tu_random_family(p, 4, &rng);
     size_t len, rlen;
-    char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
+    char *text = tu_write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
     char *ref = ref_text(p, f, 0, "unknown", &rlen);
     cr_assert_gt(len, (size_t)1 << 21);
     cr_assert_eq(len, rlen);
     cr_assert(memcmp(text, ref, len) == 0);
     hf_family *g = NULL;
     hf_error err;
-    cr_assert_eq(read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    cr_assert_eq(tu_read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
+    tu_assert_family_eq(f, g);
     hf_family_free(g);
     free(text);
     free(ref);
     for (int format = HF_FORMAT_IDS; format <= HF_FORMAT_BIN; format++) {
-        char *data = write_family(p, f, (hf_format)format, NULL, &len);
-        cr_assert_eq(read_len(p, data, len, &g, NULL, &err), HF_OK, "%s", err.text);
-        assert_family_eq(f, g);
+        char *data = tu_write_family(p, f, (hf_format)format, NULL, &len);
+        cr_assert_eq(tu_read_len(p, data, len, &g, NULL, &err), HF_OK, "%s", err.text);
+        tu_assert_family_eq(f, g);
         hf_family_free(g);
         free(data);
     }
@@ -448,13 +330,13 @@ static void round_trip(const hf_poset *p, const hf_family *f, unsigned d, const 
     for (int format = HF_FORMAT_TEXT; format <= HF_FORMAT_BIN; format++) {
         hf_family_header h = {d, method, true, hf_family_size(f), 0, 0};
         size_t len;
-        char *data = write_family(p, f, (hf_format)format, &h, &len);
+        char *data = tu_write_family(p, f, (hf_format)format, &h, &len);
         hf_family *g = NULL;
         hf_family_header got;
         hf_error err;
-        cr_assert_eq(read_len(p, data, len, &g, &got, &err), HF_OK, "format %d: %s", format,
+        cr_assert_eq(tu_read_len(p, data, len, &g, &got, &err), HF_OK, "format %d: %s", format,
                      err.text);
-        assert_family_eq(f, g);
+        tu_assert_family_eq(f, g);
         cr_assert_eq(got.d, d);
         cr_assert_eq(got.schedules, hf_family_size(f));
         if (method && strcmp(method, "unknown") != 0)
@@ -471,8 +353,8 @@ Test(formats, round_trip_random_orders_and_awkward_names)
     uint64_t rng = 0xf0f0;
     for (int round = 0; round < 200; round++) {
         uint32_t n = 1 + tu_below(&rng, 12);
-        hf_poset *p = random_awkward_poset(n, &rng);
-        hf_family *f = random_family(p, tu_below(&rng, 5), &rng);
+        hf_poset *p = tu_random_awkward_poset(NULL, n, &rng);
+        hf_family *f = tu_random_family(p, tu_below(&rng, 5), &rng);
         round_trip(p, f, 1 + tu_below(&rng, 4), round % 3 ? "auto" : NULL);
         hf_family_free(f);
         hf_poset_free(p);
@@ -497,10 +379,10 @@ Test(formats, generated_families_read_back_and_verify)
         for (int format = HF_FORMAT_IDS; format <= HF_FORMAT_BIN; format++) {
             hf_family_header h = {d, hf_method_name(used), true, hf_family_size(f), 0, 0};
             size_t len;
-            char *data = write_family(p, f, (hf_format)format, &h, &len);
+            char *data = tu_write_family(p, f, (hf_format)format, &h, &len);
             hf_family *g = NULL;
-            cr_assert_eq(read_len(p, data, len, &g, NULL, &err), HF_OK, "%s", err.text);
-            assert_family_eq(f, g);
+            cr_assert_eq(tu_read_len(p, data, len, &g, NULL, &err), HF_OK, "%s", err.text);
+            tu_assert_family_eq(f, g);
             cr_assert(tu_oracle_hitting(p, hf_family_schedule(g, 0), hf_family_size(g), d, NULL),
                       "round %d format %d", round, format);
             hf_verify_options vo;
@@ -558,8 +440,8 @@ Test(formats, streamed_bin_without_count)
     hf_family *g = NULL;
     hf_family_header got;
     hf_error err;
-    cr_assert_eq(read_len(p, buf, len, &g, &got, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    cr_assert_eq(tu_read_len(p, buf, len, &g, &got, &err), HF_OK, "%s", err.text);
+    tu_assert_family_eq(f, g);
     cr_assert_eq(got.schedules, 2);
     hf_family_free(g);
     free(ref.b);
@@ -581,14 +463,14 @@ Test(formats, index_width_follows_the_event_count)
         cr_assert_eq(hf_family_append(f, s), HF_OK);
         free(s);
         size_t len;
-        char *bin = write_family(p, f, HF_FORMAT_BIN, NULL, &len);
+        char *bin = tu_write_family(p, f, HF_FORMAT_BIN, NULL, &len);
         unsigned w = n < 65536 ? 2 : 4;
         cr_assert_eq(((unsigned char *)bin)[11], w);
         cr_assert_eq(get_uint((unsigned char *)bin + len - 16 - w, (int)w), 0);
         hf_family *g = NULL;
         hf_error err;
-        cr_assert_eq(read_len(p, bin, len, &g, NULL, &err), HF_OK, "%s", err.text);
-        assert_family_eq(f, g);
+        cr_assert_eq(tu_read_len(p, bin, len, &g, NULL, &err), HF_OK, "%s", err.text);
+        tu_assert_family_eq(f, g);
         hf_family_free(g);
         free(bin);
         hf_family_free(f);
@@ -638,7 +520,7 @@ Test(formats, ids_refusals_with_exact_messages)
                  count, cases[i].body);
         hf_family *f = (hf_family *)&i;
         hf_error err;
-        hf_status st = read_len(p, text, strlen(text), &f, NULL, &err);
+        hf_status st = tu_read_len(p, text, strlen(text), &f, NULL, &err);
         cr_assert_eq(st, cases[i].st, "case %zu: %d %s", i, st, err.text);
         cr_assert_null(f);
         cr_assert_str_eq(err.text, cases[i].msg, "case %zu", i);
@@ -654,21 +536,21 @@ Test(formats, ids_header_format_key)
     hf_family *f = NULL;
     hf_error err;
     const char *bad = "# hitfam 0.1.0 events=5 format=xml\n0 1 2 3 4\n";
-    cr_assert_eq(read_len(p, bad, strlen(bad), &f, NULL, &err), HF_EPARSE);
+    cr_assert_eq(tu_read_len(p, bad, strlen(bad), &f, NULL, &err), HF_EPARSE);
     cr_assert_str_eq(err.text, "header: format=xml is not text or ids");
     cr_assert_eq(err.column, 32);
     const char *twice = "# hitfam 0.1.0 format=ids format=ids\n0 1 2 3 4\n";
-    cr_assert_eq(read_len(p, twice, strlen(twice), &f, NULL, &err), HF_EPARSE);
+    cr_assert_eq(tu_read_len(p, twice, strlen(twice), &f, NULL, &err), HF_EPARSE);
     cr_assert_str_eq(err.text, "header: format= appears twice");
     /* format=text: names, as without the key */
     const char *text = "# hitfam 0.1.0 format=text\na b \"c d\" \"x\\\"y\" e\n";
-    cr_assert_eq(read_len(p, text, strlen(text), &f, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(tu_read_len(p, text, strlen(text), &f, NULL, &err), HF_OK, "%s", err.text);
     cr_assert_eq(hf_family_size(f), 1);
     hf_family_free(f);
     /* ids without an events line, with tabs, CR LF, comments, blank lines, leading zeros */
     const char *loose = "# hitfam 0.1.0 format=ids\r\n\r\n# a comment\r\n4\t0  02 3 1 \r\n"
                         "# events this is not the events line any more\n";
-    cr_assert_eq(read_len(p, loose, strlen(loose), &f, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(tu_read_len(p, loose, strlen(loose), &f, NULL, &err), HF_OK, "%s", err.text);
     cr_assert_eq(hf_family_size(f), 1);
     static const uint32_t want[] = {4, 0, 2, 3, 1};
     cr_assert(memcmp(hf_family_schedule(f, 0), want, sizeof want) == 0);
@@ -676,7 +558,7 @@ Test(formats, ids_header_format_key)
     hf_family_free(f);
     /* an index in a text family is a name, and no event has it */
     const char *plain = "# hitfam 0.1.0\n0 1 2 3 4\n";
-    cr_assert_eq(read_len(p, plain, strlen(plain), &f, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, plain, strlen(plain), &f, NULL, &err), HF_ENOTFOUND);
     cr_assert_str_eq(err.text, "unknown event 0");
     hf_poset_free(p);
 }
@@ -689,7 +571,7 @@ static void expect_bin(const hf_poset *p, const unsigned char *b, size_t len, hf
 {
     hf_family *f = (hf_family *)&len;
     hf_error err;
-    hf_status got = read_len(p, (const char *)b, len, &f, NULL, &err);
+    hf_status got = tu_read_len(p, (const char *)b, len, &f, NULL, &err);
     cr_assert_eq(got, st, "%d (%s), expected %d (%s)", got, err.text, st, msg);
     cr_assert_null(f);
     cr_assert_str_eq(err.text, msg);
@@ -770,10 +652,10 @@ Test(formats, bin_refusals_with_exact_messages)
     expect_bin(p, b, len, HF_ESCHEDULE, "byte 82: schedule 2 repeats event e");
     /* another order: other count, other names */
     const char *const six[] = {"a", "b", "c d", "x\"y", "e", "f"};
-    hf_poset *q = named_poset(NULL, six, 6, NULL, 0);
+    hf_poset *q = tu_named_poset(NULL, six, 6, NULL, 0);
     expect_bin(q, b, len, HF_EMISMATCH, "byte 16: family has 5 events, the order has 6");
     const char *const other[] = {"a", "b", "c", "x\"y", "e"};
-    hf_poset *r = named_poset(NULL, other, 5, NULL, 0);
+    hf_poset *r = tu_named_poset(NULL, other, 5, NULL, 0);
     RESET();
     expect_bin(r, b, len, HF_EMISMATCH,
                "byte 47: event index 2 is \"c d\" in the family, c in the order");
@@ -801,15 +683,15 @@ Test(formats, bin_refusals_with_exact_messages)
 Test(formats, bin_every_prefix_and_byte_change_refused)
 {
     uint64_t rng = 99;
-    hf_poset *p = random_awkward_poset(7, &rng);
-    hf_family *f = random_family(p, 3, &rng);
+    hf_poset *p = tu_random_awkward_poset(NULL, 7, &rng);
+    hf_family *f = tu_random_family(p, 3, &rng);
     size_t len;
-    char *bin = write_family(p, f, HF_FORMAT_BIN, NULL, &len);
+    char *bin = tu_write_family(p, f, HF_FORMAT_BIN, NULL, &len);
     hf_family *g;
     hf_error err;
     for (size_t cut = 1; cut < len; cut++) { /* (no bytes: an empty text family) */
         g = NULL;
-        hf_status st = read_len(p, bin, cut, &g, NULL, &err);
+        hf_status st = tu_read_len(p, bin, cut, &g, NULL, &err);
         cr_assert_neq(st, HF_OK, "prefix %zu read", cut);
         cr_assert_null(g);
     }
@@ -817,7 +699,7 @@ Test(formats, bin_every_prefix_and_byte_change_refused)
         for (int bit = 0; bit < 8; bit++) {
             bin[i] ^= (char)(1 << bit);
             g = NULL;
-            hf_status st = read_len(p, bin, len, &g, NULL, &err);
+            hf_status st = tu_read_len(p, bin, len, &g, NULL, &err);
             bin[i] ^= (char)(1 << bit);
             if (i < 4) /* no longer bin: read as text, which cannot name these events */
                 cr_assert_neq(st, HF_OK);
@@ -839,9 +721,9 @@ Test(formats, text_guesses_never_change_what_is_read)
 {
     const char *const names[] = {"a", "ab", "abc", "a b", "b", "ab\"", "c\r", "node", "x"};
     const uint32_t n = 9;
-    hf_poset *p = named_poset(NULL, names, n, NULL, 0);
+    hf_poset *p = tu_named_poset(NULL, names, n, NULL, 0);
     uint64_t rng = 3;
-    hf_family *f = random_family(p, 30, &rng);
+    hf_family *f = tu_random_family(p, 30, &rng);
     /* runs of identical schedules (every guess right) and reversals (every guess wrong) */
     for (int k = 0; k < 3; k++) {
         uint32_t s[9];
@@ -855,11 +737,11 @@ Test(formats, text_guesses_never_change_what_is_read)
         cr_assert_eq(hf_family_append(f, s), HF_OK);
     }
     size_t len;
-    char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
+    char *text = tu_write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
     hf_family *g = NULL;
     hf_error err;
-    cr_assert_eq(read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    cr_assert_eq(tu_read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
+    tu_assert_family_eq(f, g);
     hf_family_free(g);
     free(text);
     /* hand-written: a guess of "a" must not take "ab", nor "ab" the start of "abc" */
@@ -867,18 +749,18 @@ Test(formats, text_guesses_never_change_what_is_read)
                      "a ab abc \"a b\" b \"ab\\\"\" \"c\r\" node x\n"
                      "ab abc a\"a b\"b \"ab\\\"\"\t\"c\r\"\tnode x\n"
                      "abc ab a \"a b\" b \"ab\\\"\" \"c\r\" node a\n";
-    cr_assert_eq(read_len(p, in, strlen(in), &g, NULL, &err), HF_ESCHEDULE);
+    cr_assert_eq(tu_read_len(p, in, strlen(in), &g, NULL, &err), HF_ESCHEDULE);
     cr_assert_str_eq(err.text, "schedule 4 repeats event a");
     cr_assert_eq(err.line, 4);
     cr_assert_eq(err.column, 35);
     /* the first line is not "c\r" but "c\\r": an unknown name, seen after correct guesses */
     const char *bad = "a ab abc \"a b\" b \"ab\\\"\" \"c\\\\r\" node x\n";
-    cr_assert_eq(read_len(p, bad, strlen(bad), &g, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, bad, strlen(bad), &g, NULL, &err), HF_ENOTFOUND);
     cr_assert_str_eq(err.text, "unknown event \"c\\\\r\"");
     cr_assert_eq(err.column, 25);
     /* a bare token longer than the guess */
     const char *longer = "a ab abc \"a b\" b \"ab\\\"\" \"c\r\" node xy\n";
-    cr_assert_eq(read_len(p, longer, strlen(longer), &g, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, longer, strlen(longer), &g, NULL, &err), HF_ENOTFOUND);
     cr_assert_str_eq(err.text, "unknown event xy");
     hf_family_free(f);
     hf_poset_free(p);
@@ -891,22 +773,22 @@ Test(formats, out_of_memory_on_every_allocation)
 {
     tu_chaos c = {.left = -1};
     hf_ctx *ctx = tu_chaos_ctx(&c);
-    hf_poset *p = named_poset(ctx, small_names, 5, small_edges, 3);
+    hf_poset *p = tu_named_poset(ctx, small_names, 5, small_edges, 3);
     hf_family *f = small_family();
     for (int format = HF_FORMAT_TEXT; format <= HF_FORMAT_BIN; format++) {
         hf_family_header h = {2, "dfs", true, 2, 0, 0};
         size_t len;
-        char *data = write_family(p, f, (hf_format)format, &h, &len);
+        char *data = tu_write_family(p, f, (hf_format)format, &h, &len);
         int failures = 0;
         for (long k = 0;; k++) {
             hf_family *g = (hf_family *)&k;
             hf_error err;
             long live = c.live;
             c.left = k;
-            hf_status st = read_len(p, data, len, &g, NULL, &err);
+            hf_status st = tu_read_len(p, data, len, &g, NULL, &err);
             c.left = -1;
             if (st == HF_OK) {
-                assert_family_eq(f, g);
+                tu_assert_family_eq(f, g);
                 hf_family_free(g);
                 break;
             }
@@ -977,13 +859,13 @@ Test(formats, indices_follow_the_dot_node_order)
     static const uint32_t row[] = {4, 2, 0, 1, 3}; /* e c b a d */
     cr_assert_eq(hf_family_append(f, row), HF_OK);
     size_t len;
-    char *ids = write_family(p, f, HF_FORMAT_IDS, NULL, &len);
+    char *ids = tu_write_family(p, f, HF_FORMAT_IDS, NULL, &len);
     cr_assert(strstr(ids, "\n# events b a c d e\n4 2 0 1 3\n") != NULL, "%s", ids);
     free(ids);
-    char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
+    char *text = tu_write_family(p, f, HF_FORMAT_TEXT, NULL, &len);
     cr_assert(strstr(text, "\ne c b a d\n") != NULL, "%s", text);
     free(text);
-    char *bin = write_family(p, f, HF_FORMAT_BIN, NULL, &len);
+    char *bin = tu_write_family(p, f, HF_FORMAT_BIN, NULL, &len);
     /* no method (L = 0), 10 bytes of names, rows at 56, one row of 5 x 2 bytes, the trailer */
     cr_assert_eq(len, 56 + 10 + 16);
     cr_assert(memcmp(bin + 40, "b\0a\0c\0d\0e\0", 10) == 0);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "oracle.h"
 #include "util.h"
 
 TU_SUITE(io_family);
@@ -13,147 +14,10 @@ TU_SUITE(io_family);
 /* ------------------------------------------------------------------------------------------ */
 /* Helpers                                                                                    */
 
-/* Build a poset with the given names and (before, after) pairs. */
-static hf_poset *named_poset(hf_ctx *ctx, const char *const *names, uint32_t n,
-                             const uint32_t (*edges)[2], size_t m)
-{
-    hf_poset_builder *b = NULL;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    for (uint32_t i = 0; i < n; i++)
-        cr_assert_eq(hf_poset_builder_add_event(b, names[i], NULL), HF_OK, "name %u", i);
-    for (size_t i = 0; i < m; i++)
-        cr_assert_eq(hf_poset_builder_add_order(b, edges[i][0], edges[i][1]), HF_OK);
-    hf_poset *p = NULL;
-    hf_error err;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
-    hf_poset_builder_free(b);
-    return p;
-}
-
-/* Read from an exact-size heap copy, so that any read past the end is caught by ASan. */
-static hf_status read_len(const hf_poset *p, const char *text, size_t len, hf_family **f,
-                          hf_family_header *h, hf_error *err)
-{
-    char *copy = malloc(len ? len : 1);
-    memcpy(copy, text, len);
-    hf_status st = hf_family_read_mem(p, len ? copy : NULL, len, f, h, err);
-    free(copy);
-    return st;
-}
-
 static hf_status read_str(const hf_poset *p, const char *text, hf_family **f, hf_family_header *h,
                           hf_error *err)
 {
-    return read_len(p, text, strlen(text), f, h, err);
-}
-
-/* Write with hf_family_write into a string (caller frees). */
-static char *write_family(const hf_poset *p, const hf_family *f, hf_format format,
-                          const hf_family_header *h, size_t *len)
-{
-    char *buf = NULL;
-    size_t size = 0;
-    FILE *out = open_memstream(&buf, &size);
-    cr_assert_not_null(out);
-    cr_assert_eq(hf_family_write(p, f, out, format, h), HF_OK);
-    cr_assert_eq(fclose(out), 0);
-    if (len)
-        *len = size;
-    return buf;
-}
-
-static void assert_family_eq(const hf_family *a, const hf_family *b)
-{
-    cr_assert_eq(hf_family_events(a), hf_family_events(b));
-    cr_assert_eq(hf_family_size(a), hf_family_size(b), "sizes %zu and %zu", hf_family_size(a),
-                 hf_family_size(b));
-    uint32_t n = hf_family_events(a);
-    for (size_t i = 0; i < hf_family_size(a); i++)
-        cr_assert(
-            memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), n * sizeof(uint32_t)) == 0,
-            "schedule %zu differs", i);
-}
-
-/* A uniformly chosen minimal event at each step: a random linear extension. */
-static void random_extension(const hf_poset *p, uint32_t *out, uint64_t *rng)
-{
-    uint32_t n = hf_poset_size(p);
-    uint32_t *indeg = malloc((n + 1) * sizeof *indeg);
-    uint32_t *avail = malloc((n + 1) * sizeof *avail);
-    uint32_t na = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        hf_poset_hasse_pred(p, v, &indeg[v]);
-        if (indeg[v] == 0)
-            avail[na++] = v;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        cr_assert_gt(na, 0);
-        uint32_t j = tu_below(rng, na);
-        uint32_t v = avail[j];
-        avail[j] = avail[--na];
-        out[k] = v;
-        uint32_t c;
-        const uint32_t *s = hf_poset_hasse_succ(p, v, &c);
-        for (uint32_t i = 0; i < c; i++)
-            if (--indeg[s[i]] == 0)
-                avail[na++] = s[i];
-    }
-    free(indeg);
-    free(avail);
-}
-
-/* Names built from pieces that every quoting rule has to get right. */
-static void awkward_name(char *buf, uint64_t *rng)
-{
-    static const char *const pieces[] = {
-        "a",  "Z",    "_",    "0",    "9",      "-",    ".",    "\xc3\xa9", " ",
-        "\t", "\"",   "\\",   "\n",   "\r",     "#",    "{",    "}",        "[",
-        ",",  "\x01", "\x7f", "node", "\\n",    "\\\n", " -> ", "\"\"",     "\xf0\x9f\x98\x80",
-        "=",  "1.5",  "\r\n", "u",    "\\u0041"};
-    const uint32_t count = sizeof pieces / sizeof pieces[0];
-    buf[0] = '\0';
-    uint32_t k = tu_below(rng, 5);
-    for (uint32_t i = 0; i < k; i++)
-        strcat(buf, pieces[tu_below(rng, count)]);
-}
-
-/* A random order over n awkwardly named events. */
-static hf_poset *random_awkward_poset(hf_ctx *ctx, uint32_t n, uint64_t *rng)
-{
-    hf_poset_builder *b = NULL;
-    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
-    char name[128];
-    for (uint32_t i = 0; i < n; i++) {
-        hf_status st;
-        do {
-            awkward_name(name, rng);
-            st = hf_poset_builder_add_event(b, name, NULL);
-        } while (st == HF_EDUPLICATE);
-        cr_assert_eq(st, HF_OK);
-    }
-    uint32_t density = tu_below(rng, 4);
-    for (uint32_t i = 0; i < n; i++)
-        for (uint32_t j = i + 1; j < n; j++)
-            if (tu_below(rng, 8) < density)
-                cr_assert_eq(hf_poset_builder_add_order(b, i, j), HF_OK);
-    hf_poset *p = NULL;
-    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-    hf_poset_builder_free(b);
-    return p;
-}
-
-static hf_family *random_family(const hf_poset *p, size_t m, uint64_t *rng)
-{
-    uint32_t n = hf_poset_size(p);
-    hf_family *f = NULL;
-    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
-    uint32_t *s = malloc((n + 1) * sizeof *s);
-    for (size_t k = 0; k < m; k++) {
-        random_extension(p, s, rng);
-        cr_assert_eq(hf_family_append(f, s), HF_OK);
-    }
-    free(s);
-    return f;
+    return tu_read_len(p, text, strlen(text), f, h, err);
 }
 
 /* Line and column of a byte offset, counted here independently of the reader. */
@@ -212,7 +76,7 @@ static hf_poset *small_poset(void)
 {
     static const char *const names[] = {"a", "b", "c", "x y"};
     static const uint32_t edges[][2] = {{0, 1}};
-    return named_poset(NULL, names, 4, edges, 1);
+    return tu_named_poset(NULL, names, 4, edges, 1);
 }
 
 static const uint32_t *row_of(const hf_family *f, size_t i) { return hf_family_schedule(f, i); }
@@ -239,7 +103,7 @@ static const char *const awkward[] = {"a b",   "x\"y",      "back\\slash", "new\
 static hf_poset *awkward_poset(hf_ctx *ctx)
 {
     static const uint32_t edges[][2] = {{0, 8}, {6, 7}};
-    return named_poset(ctx, awkward, AWKWARD_N, edges, 2);
+    return tu_named_poset(ctx, awkward, AWKWARD_N, edges, 2);
 }
 
 static hf_family *two_schedules(void)
@@ -271,7 +135,7 @@ Test(io_family, text_output_is_exact)
     hf_poset *p = awkward_poset(NULL);
     hf_family *f = two_schedules();
     hf_family_header h = {2, "test", false, 0, 0, 0};
-    char *got = write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
+    char *got = tu_write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
     char want[1024];
     snprintf(want, sizeof want, "# hitfam %s d=2 method=test events=11 schedules=2\n%s%s",
              hf_version_string(), awkward_text_row, awkward_text_row_rev);
@@ -286,7 +150,7 @@ Test(io_family, json_output_is_exact)
     hf_poset *p = awkward_poset(NULL);
     hf_family *f = two_schedules();
     hf_family_header h = {2, "test", false, 0, 0, 0};
-    char *got = write_family(p, f, HF_FORMAT_JSON, &h, NULL);
+    char *got = tu_write_family(p, f, HF_FORMAT_JSON, &h, NULL);
     char want[1024];
     snprintf(want, sizeof want,
              "{\"hitfam\": \"%s\", \"d\": 2, \"method\": \"test\", \"events\": %s, "
@@ -343,22 +207,22 @@ Test(io_family, header_method_needing_quotes_reads_back)
     cr_assert_eq(hf_family_append(f, s), HF_OK);
     /* The quoted method holds what looks like an events= key: it must not be read as one. */
     hf_family_header h = {3, "odd events=99 \"q\"", false, 0, 0, 0};
-    char *text = write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
+    char *text = tu_write_family(p, f, HF_FORMAT_TEXT, &h, NULL);
     cr_assert(strstr(text, "method=\"odd events=99 \\\"q\\\"\" events=4 schedules=1\n") != NULL,
               "%s", text);
     hf_family *g = NULL;
     hf_family_header got;
     hf_error err;
     cr_assert_eq(read_str(p, text, &g, &got, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    tu_assert_family_eq(f, g);
     cr_assert_eq(got.d, 3);
     cr_assert_null(got.method);
     free(text);
     hf_family_free(g);
-    char *json = write_family(p, f, HF_FORMAT_JSON, &h, NULL);
+    char *json = tu_write_family(p, f, HF_FORMAT_JSON, &h, NULL);
     cr_assert(strstr(json, "\"method\": \"odd events=99 \\\"q\\\"\"") != NULL, "%s", json);
     cr_assert_eq(read_str(p, json, &g, &got, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    tu_assert_family_eq(f, g);
     free(json);
     hf_family_free(g);
     hf_family_free(f);
@@ -488,20 +352,20 @@ Test(io_family, round_trip_random_orders_and_awkward_names)
     uint64_t rng = 2024;
     for (int iter = 0; iter < 300; iter++) {
         uint32_t n = iter % 10 == 9 ? 30 + tu_below(&rng, 30) : tu_below(&rng, 9);
-        hf_poset *p = random_awkward_poset(NULL, n, &rng);
+        hf_poset *p = tu_random_awkward_poset(NULL, n, &rng);
         size_t m = tu_below(&rng, 6);
-        hf_family *f = random_family(p, m, &rng);
+        hf_family *f = tu_random_family(p, m, &rng);
         static const char *const methods[] = {NULL, "greedy", "a b", ""};
         hf_family_header h = {tu_below(&rng, 9), methods[tu_below(&rng, 4)], false, 0, 0, 0};
         for (int format = 0; format < 2; format++) {
             size_t len;
-            char *text = write_family(p, f, (hf_format)format, &h, &len);
+            char *text = tu_write_family(p, f, (hf_format)format, &h, &len);
             hf_family *g = NULL;
             hf_family_header got;
             hf_error err;
-            hf_status st = read_len(p, text, len, &g, &got, &err);
+            hf_status st = tu_read_len(p, text, len, &g, &got, &err);
             cr_assert_eq(st, HF_OK, "iter %d format %d: %s\n%s", iter, format, err.text, text);
-            assert_family_eq(f, g);
+            tu_assert_family_eq(f, g);
             cr_assert_eq(got.d, h.d);
             cr_assert(got.schedules_known);
             cr_assert_eq(got.schedules, m);
@@ -520,14 +384,14 @@ Test(io_family, round_trip_random_orders_and_awkward_names)
             cr_assert_eq(hf_writer_count(w), m);
             cr_assert_eq(hf_writer_close(w), HF_OK);
             fclose(out);
-            st = read_len(p, buf, size, &g, NULL, &err);
+            st = tu_read_len(p, buf, size, &g, NULL, &err);
             if (n == 0 && format == HF_FORMAT_TEXT) {
                 /* Over no events, text schedules are blank lines: without a count, none. */
                 cr_assert_eq(st, HF_OK);
                 cr_assert_eq(hf_family_size(g), 0);
             } else {
                 cr_assert_eq(st, HF_OK, "iter %d format %d: %s\n%s", iter, format, err.text, buf);
-                assert_family_eq(f, g);
+                tu_assert_family_eq(f, g);
             }
             hf_family_free(g);
             free(buf);
@@ -549,13 +413,13 @@ Test(io_family, round_trip_standard_orders)
                           tu_random_inforest(25, 2, &rng),
                           tu_random_dag(20, 1, 3, &rng)};
     for (size_t k = 0; k < sizeof orders / sizeof orders[0]; k++) {
-        hf_family *f = random_family(orders[k], 1 + k, &rng);
+        hf_family *f = tu_random_family(orders[k], 1 + k, &rng);
         for (int format = 0; format < 2; format++) {
-            char *text = write_family(orders[k], f, (hf_format)format, NULL, NULL);
+            char *text = tu_write_family(orders[k], f, (hf_format)format, NULL, NULL);
             hf_family *g = NULL;
             hf_error err;
             cr_assert_eq(read_str(orders[k], text, &g, NULL, &err), HF_OK, "%s", err.text);
-            assert_family_eq(f, g);
+            tu_assert_family_eq(f, g);
             hf_family_free(g);
             free(text);
         }
@@ -572,7 +436,7 @@ Test(io_family, zero_events)
     for (int i = 0; i < 3; i++)
         cr_assert_eq(hf_family_append(f, NULL), HF_OK);
     char want[128];
-    char *text = write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
+    char *text = tu_write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
     snprintf(want, sizeof want, "# hitfam %s method=unknown events=0 schedules=3\n\n\n\n",
              hf_version_string());
     cr_assert_str_eq(text, want);
@@ -582,7 +446,7 @@ Test(io_family, zero_events)
     cr_assert_eq(hf_family_size(g), 3);
     hf_family_free(g);
     free(text);
-    char *json = write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
+    char *json = tu_write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
     snprintf(want, sizeof want,
              "{\"hitfam\": \"%s\", \"method\": \"unknown\", \"events\": [], "
              "\"schedules\": [\n[],\n[],\n[]\n]}\n",
@@ -744,22 +608,22 @@ Test(io_family, text_nul_bytes_and_long_names)
     hf_family *f = (hf_family *)&p;
     hf_error err;
     static const char with_nul[] = "a b\0 c \"x y\"\n";
-    cr_assert_eq(read_len(p, with_nul, sizeof with_nul - 1, &f, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, with_nul, sizeof with_nul - 1, &f, NULL, &err), HF_ENOTFOUND);
     cr_assert_null(f);
     cr_assert_eq(err.line, 1);
     cr_assert_eq(err.column, 3);
     static const char quoted_nul[] = "a \"b\0\" c \"x y\"\n";
-    cr_assert_eq(read_len(p, quoted_nul, sizeof quoted_nul - 1, &f, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, quoted_nul, sizeof quoted_nul - 1, &f, NULL, &err), HF_ENOTFOUND);
     size_t big = 3 * HF_MAX_NAME;
     char *long_in = malloc(big + 16);
     memcpy(long_in, "a ", 2);
     memset(long_in + 2, 'b', big);
     memcpy(long_in + 2 + big, " c\n", 3);
-    cr_assert_eq(read_len(p, long_in, big + 5, &f, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, long_in, big + 5, &f, NULL, &err), HF_ENOTFOUND);
     cr_assert_eq(err.column, 3);
     long_in[2] = '"';
     long_in[big + 1] = '"';
-    cr_assert_eq(read_len(p, long_in, big + 5, &f, NULL, &err), HF_ENOTFOUND);
+    cr_assert_eq(tu_read_len(p, long_in, big + 5, &f, NULL, &err), HF_ENOTFOUND);
     free(long_in);
     hf_poset_free(p);
 }
@@ -856,7 +720,7 @@ Test(io_family, json_deep_nesting_is_an_error_not_a_crash)
     in[k] = '\0';
     hf_family *f = NULL;
     hf_error err;
-    cr_assert_eq(read_len(p, in, k, &f, NULL, &err), HF_EPARSE);
+    cr_assert_eq(tu_read_len(p, in, k, &f, NULL, &err), HF_EPARSE);
     cr_assert(strstr(err.text, "nested too deeply") != NULL, "%s", err.text);
     /* Moderate nesting in an ignored key is fine. */
     k = (size_t)sprintf(in, "{\"x\": ");
@@ -865,7 +729,7 @@ Test(io_family, json_deep_nesting_is_an_error_not_a_crash)
     for (int i = 0; i < 100; i++)
         in[k++] = ']';
     k += (size_t)sprintf(in + k, ", \"schedules\": [[3, 2, 0, 1]]}");
-    cr_assert_eq(read_len(p, in, k, &f, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(tu_read_len(p, in, k, &f, NULL, &err), HF_OK, "%s", err.text);
     static const char *const want[] = {"x y", "c", "a", "b"};
     assert_row(p, f, 0, want);
     hf_family_free(f);
@@ -913,7 +777,7 @@ Test(io_family, json_string_escapes_decode_to_utf8)
 {
     static const char *const names[] = {"\xc3\xa9", "\xf0\x9f\x98\x80", "a/b",         "tab\t",
                                         "q\"\\",    "\x7f\x1f",         "\xe2\x82\xac"};
-    hf_poset *p = named_poset(NULL, names, 7, NULL, 0);
+    hf_poset *p = tu_named_poset(NULL, names, 7, NULL, 0);
     const char *in = "{\"schedules\": [[\"\\u00e9\", \"\\ud83d\\ude00\", \"a\\/b\", \"tab\\t\", "
                      "\"q\\\"\\\\\", \"\x7f\\u001F\", \"\\u20AC\"], "
                      "[\"\xe2\x82\xac\", \"\\u00E9\", \"\\uD83D\\uDE00\", \"a/b\", \"tab\\u0009\","
@@ -956,7 +820,7 @@ Test(io_family, read_from_streams)
     /* A large family through a temporary file crosses the reader's chunk size. */
     uint64_t rng = 3;
     hf_poset *big = tu_random_dag(60, 1, 4, &rng);
-    hf_family *f = random_family(big, 2000, &rng);
+    hf_family *f = tu_random_family(big, 2000, &rng);
     FILE *tmp = tmpfile();
     cr_assert_not_null(tmp);
     cr_assert_eq(hf_family_write(big, f, tmp, HF_FORMAT_TEXT, NULL), HF_OK);
@@ -964,7 +828,7 @@ Test(io_family, read_from_streams)
     hf_family *g = NULL;
     hf_error err;
     cr_assert_eq(hf_family_read_file(big, tmp, &g, NULL, &err), HF_OK, "%s", err.text);
-    assert_family_eq(f, g);
+    tu_assert_family_eq(f, g);
     fclose(tmp);
     hf_family_free(g);
     hf_family_free(f);
@@ -1007,16 +871,16 @@ Test(io_family, out_of_memory_on_every_allocation)
     hf_family *f = two_schedules();
     for (int format = 0; format < 2; format++) {
         size_t len;
-        char *text = write_family(p, f, (hf_format)format, NULL, &len);
+        char *text = tu_write_family(p, f, (hf_format)format, NULL, &len);
         int failures = 0;
         for (long k = 0;; k++) {
             hf_family *g = (hf_family *)&k;
             hf_error err;
             c.left = k;
-            hf_status st = read_len(p, text, len, &g, NULL, &err);
+            hf_status st = tu_read_len(p, text, len, &g, NULL, &err);
             c.left = -1;
             if (st == HF_OK) {
-                assert_family_eq(f, g);
+                tu_assert_family_eq(f, g);
                 hf_family_free(g);
                 break;
             }
@@ -1073,7 +937,7 @@ Test(io_family, prefixes_and_corruptions)
     uint64_t rng = 99;
     for (int format = 0; format < 2; format++) {
         size_t len;
-        char *text = write_family(p, f, (hf_format)format, NULL, &len);
+        char *text = tu_write_family(p, f, (hf_format)format, NULL, &len);
         /* Until the header's schedules= is complete, a text prefix is a comment or a header
          * without a count, and may read as an empty family. */
         const char *count_key = strstr(text, "schedules=");
@@ -1081,11 +945,11 @@ Test(io_family, prefixes_and_corruptions)
         for (size_t cut = 0; cut < len; cut++) {
             hf_family *g = NULL;
             hf_error err;
-            hf_status st = read_len(p, text, cut, &g, NULL, &err);
+            hf_status st = tu_read_len(p, text, cut, &g, NULL, &err);
             if (cut + 1 == len) {
                 /* Only the final newline is missing. */
                 cr_assert_eq(st, HF_OK, "%s", err.text);
-                assert_family_eq(f, g);
+                tu_assert_family_eq(f, g);
                 hf_family_free(g);
                 continue;
             }
@@ -1118,7 +982,7 @@ Test(io_family, prefixes_and_corruptions)
                 }
             }
             hf_family *g = NULL;
-            hf_status st = read_len(p, mut, mlen, &g, NULL, NULL);
+            hf_status st = tu_read_len(p, mut, mlen, &g, NULL, NULL);
             if (st == HF_OK) {
                 cr_assert_eq(hf_family_events(g), AWKWARD_N);
                 hf_family_free(g);
@@ -1147,19 +1011,19 @@ Test(io_family, large_family_reads_in_linear_time, .timeout = 300)
     const size_t m = 1000;
     hf_poset *p = tu_antichain(n);
     uint64_t rng = 8;
-    hf_family *f = random_family(p, m, &rng);
+    hf_family *f = tu_random_family(p, m, &rng);
     for (int format = 0; format < 2; format++) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         size_t len;
-        char *text = write_family(p, f, (hf_format)format, NULL, &len);
+        char *text = tu_write_family(p, f, (hf_format)format, NULL, &len);
         double tw = seconds_since(&t0);
         clock_gettime(CLOCK_MONOTONIC, &t0);
         hf_family *g = NULL;
         hf_error err;
-        cr_assert_eq(read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(tu_read_len(p, text, len, &g, NULL, &err), HF_OK, "%s", err.text);
         double tr = seconds_since(&t0);
-        assert_family_eq(f, g);
+        tu_assert_family_eq(f, g);
         cr_log_info("%s: %zu bytes, write %.2f s, read %.2f s", format ? "json" : "text", len, tw,
                     tr);
         hf_family_free(g);
@@ -1198,7 +1062,7 @@ Test(io_family, method_reads_back_from_text_and_json)
         const char *m = i < sizeof methods / sizeof methods[0] ? methods[i] : longest;
         hf_family_header h = {2, m, false, 0, 0, 0};
         for (int format = 0; format < 2; format++) {
-            char *text = write_family(p, f, (hf_format)format, &h, NULL);
+            char *text = tu_write_family(p, f, (hf_format)format, &h, NULL);
             hf_family *g = NULL;
             hf_family_header got;
             hf_error err;
@@ -1281,7 +1145,7 @@ Test(io_family, schedule_and_header_lines)
         uint32_t n = 1 + tu_below(&rng, 7);
         hf_poset *p = tu_random_dag(n, 1, 3, &rng);
         size_t m = tu_below(&rng, 8);
-        hf_family *f = random_family(p, m, &rng);
+        hf_family *f = tu_random_family(p, m, &rng);
         size_t cap = 4096, len = 0;
         char *text = malloc(cap);
         size_t *starts = malloc((m + 1) * sizeof *starts), header = 0;
@@ -1309,8 +1173,8 @@ Test(io_family, schedule_and_header_lines)
         text[len] = '\0';
         hf_family *g = NULL;
         hf_error err;
-        cr_assert_eq(read_len(p, text, len, &g, NULL, &err), HF_OK, "%s\n%s", err.text, text);
-        assert_family_eq(f, g);
+        cr_assert_eq(tu_read_len(p, text, len, &g, NULL, &err), HF_OK, "%s\n%s", err.text, text);
+        tu_assert_family_eq(f, g);
         cr_assert_eq(hf_family_header_line(g), with_header ? line_at(text, text + header) : 0);
         for (size_t i = 0; i < m; i++)
             cr_assert_eq(hf_family_schedule_line(g, i), line_at(text, text + starts[i]),
@@ -1328,7 +1192,7 @@ Test(io_family, schedule_and_header_lines)
         }
         hf_family_free(g);
         /* JSON gives no lines. */
-        char *json = write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
+        char *json = tu_write_family(p, f, HF_FORMAT_JSON, NULL, NULL);
         cr_assert_eq(read_str(p, json, &g, NULL, &err), HF_OK, "%s", err.text);
         for (size_t i = 0; i <= m; i++)
             cr_assert_eq(hf_family_schedule_line(g, i), 0);
@@ -1370,7 +1234,7 @@ Test(io_family, lines_locate_the_schedule_verify_refuses)
     memcpy(first, hf_family_schedule(f, 0), sizeof first);
     for (uint32_t k = 0; k < 4; k++) /* copies, so that there is something to drop */
         cr_assert_eq(hf_family_append(f, first), HF_OK);
-    char *written = write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
+    char *written = tu_write_family(p, f, HF_FORMAT_TEXT, NULL, NULL);
     hf_family *g = NULL;
     cr_assert_eq(read_str(p, written, &g, NULL, &err), HF_OK, "%s", err.text);
     size_t m = hf_family_size(g);
@@ -1405,17 +1269,17 @@ Test(io_family, out_of_memory_keeping_method_and_lines)
     hf_family_header h = {2, "greedy+minimize", false, 0, 0, 0};
     for (int format = 0; format < 2; format++) {
         size_t len;
-        char *text = write_family(p, f, (hf_format)format, &h, &len);
+        char *text = tu_write_family(p, f, (hf_format)format, &h, &len);
         int failures = 0;
         for (long k = 0;; k++) {
             hf_family *g = (hf_family *)&k;
             hf_error err;
             long live = c.live;
             c.left = k;
-            hf_status st = read_len(p, text, len, &g, NULL, &err);
+            hf_status st = tu_read_len(p, text, len, &g, NULL, &err);
             c.left = -1;
             if (st == HF_OK) {
-                assert_family_eq(f, g);
+                tu_assert_family_eq(f, g);
                 cr_assert_str_eq(hf_family_method(g), "greedy+minimize");
                 cr_assert_eq(hf_family_schedule_line(g, 41), format == HF_FORMAT_TEXT ? 43u : 0u);
                 hf_family_free(g);

@@ -1,5 +1,6 @@
 /* Test helpers: see util.h. */
 #include "util.h"
+#include "oracle.h"
 
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -358,4 +359,120 @@ size_t tu_each_level_sequence(uint32_t n, bool forest,
     uint32_t lev[32] = {0};
     cr_assert(n >= 1 && n <= 32);
     return level_rec(lev, 1, n, forest, visit, user);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Families and their formats                                                                 */
+
+hf_poset *tu_named_poset(hf_ctx *ctx, const char *const *names, uint32_t n,
+                         const uint32_t (*edges)[2], size_t m)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    for (uint32_t i = 0; i < n; i++)
+        cr_assert_eq(hf_poset_builder_add_event(b, names[i], NULL), HF_OK, "name %u", i);
+    for (size_t i = 0; i < m; i++)
+        cr_assert_eq(hf_poset_builder_add_order(b, edges[i][0], edges[i][1]), HF_OK);
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
+    hf_poset_builder_free(b);
+    tu_register_edges(p, edges, m);
+    return p;
+}
+
+void tu_awkward_name(char *buf, uint64_t *rng)
+{
+    static const char *const pieces[] = {
+        "a",  "Z",    "_",    "0",    "9",       "-",    ".",    "\xc3\xa9", " ",
+        "\t", "\"",   "\\",   "\n",   "\r",      "#",    "{",    "}",        "[",
+        ",",  "\x01", "\x7f", "node", "\\n",     "\\\n", " -> ", "\"\"",     "\xf0\x9f\x98\x80",
+        "=",  "1.5",  "\r\n", "u",    "\\u0041", "ab",   "abc"};
+    const uint32_t count = sizeof pieces / sizeof pieces[0];
+    buf[0] = '\0';
+    uint32_t k = tu_below(rng, 5);
+    for (uint32_t i = 0; i < k; i++)
+        strcat(buf, pieces[tu_below(rng, count)]);
+}
+
+hf_poset *tu_random_awkward_poset(hf_ctx *ctx, uint32_t n, uint64_t *rng)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    char name[128];
+    for (uint32_t i = 0; i < n; i++) {
+        hf_status st;
+        do {
+            tu_awkward_name(name, rng);
+            st = hf_poset_builder_add_event(b, name, NULL);
+        } while (st == HF_EDUPLICATE);
+        cr_assert_eq(st, HF_OK);
+    }
+    uint32_t(*edges)[2] = malloc(((size_t)n * n + 1) * sizeof *edges);
+    size_t m = 0;
+    uint32_t density = tu_below(rng, 4);
+    for (uint32_t i = 0; i < n; i++)
+        for (uint32_t j = i + 1; j < n; j++)
+            if (tu_below(rng, 8) < density) {
+                cr_assert_eq(hf_poset_builder_add_order(b, i, j), HF_OK);
+                edges[m][0] = i;
+                edges[m][1] = j;
+                m++;
+            }
+    hf_poset *p = NULL;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    tu_register_edges(p, (const uint32_t(*)[2])edges, m);
+    free(edges);
+    return p;
+}
+
+hf_family *tu_random_family(const hf_poset *p, size_t m, uint64_t *rng)
+{
+    uint32_t n = hf_poset_size(p);
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
+    uint32_t *s = malloc((n + 1) * sizeof *s);
+    for (size_t k = 0; k < m; k++) {
+        tu_random_extension(p, rng, s);
+        cr_assert_eq(hf_family_append(f, s), HF_OK);
+    }
+    free(s);
+    return f;
+}
+
+hf_status tu_read_len(const hf_poset *p, const char *data, size_t len, hf_family **f,
+                      hf_family_header *h, hf_error *err)
+{
+    char *copy = malloc(len ? len : 1);
+    memcpy(copy, data, len);
+    hf_status st = hf_family_read_mem(p, len ? copy : NULL, len, f, h, err);
+    free(copy);
+    return st;
+}
+
+char *tu_write_family(const hf_poset *p, const hf_family *f, hf_format format,
+                      const hf_family_header *h, size_t *len)
+{
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buf, &size);
+    cr_assert_not_null(out);
+    cr_assert_eq(hf_family_write(p, f, out, format, h), HF_OK);
+    cr_assert_eq(fclose(out), 0);
+    if (len)
+        *len = size;
+    return buf;
+}
+
+void tu_assert_family_eq(const hf_family *a, const hf_family *b)
+{
+    cr_assert_eq(hf_family_events(a), hf_family_events(b));
+    cr_assert_eq(hf_family_size(a), hf_family_size(b), "sizes %zu and %zu", hf_family_size(a),
+                 hf_family_size(b));
+    uint32_t n = hf_family_events(a);
+    for (size_t i = 0; i < hf_family_size(a); i++)
+        cr_assert(
+            memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), n * sizeof(uint32_t)) == 0,
+            "schedule %zu differs", i);
 }

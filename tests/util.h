@@ -62,6 +62,28 @@ size_t tu_each_level_sequence(uint32_t n, bool forest,
 /* A tree from a canonical level sequence ("0122"). */
 hf_poset *tu_tree_from_levels(const char *levels);
 
+/* Families and their formats (the io_family and formats suites). */
+/* An order of the given names and (before, after) pairs, built through `ctx` (may be NULL), its
+ * edges registered for the oracles. */
+hf_poset *tu_named_poset(hf_ctx *ctx, const char *const *names, uint32_t n,
+                         const uint32_t (*edges)[2], size_t m);
+/* A name of 0 to 4 pieces that need quoting in some format (blanks, quotes, backslashes, line
+ * breaks, keywords, UTF-8, control bytes), into buf (at least 128 bytes). */
+void tu_awkward_name(char *buf, uint64_t *rng);
+/* n events with distinct awkward names and random edges i -> j (i < j), registered. */
+hf_poset *tu_random_awkward_poset(hf_ctx *ctx, uint32_t n, uint64_t *rng);
+/* m random linear extensions of p (an order whose edges are registered). */
+hf_family *tu_random_family(const hf_poset *p, size_t m, uint64_t *rng);
+/* hf_family_read_mem from an exact-size heap copy of data, so that ASan catches a read past the
+ * end. */
+hf_status tu_read_len(const hf_poset *p, const char *data, size_t len, hf_family **f,
+                      hf_family_header *h, hf_error *err);
+/* The family as written in `format` (malloc'd; its length in *len if len is not NULL). */
+char *tu_write_family(const hf_poset *p, const hf_family *f, hf_format format,
+                      const hf_family_header *h, size_t *len);
+/* The two families have the same events and the same schedules in the same order. */
+void tu_assert_family_eq(const hf_family *a, const hf_family *b);
+
 /* A "chaos" allocator for out-of-memory tests: after `left` successful allocations the next
  * malloc/realloc fails (left < 0: never). With `once` only that call fails (left becomes -1);
  * without it every later call fails too, until the test resets `left`. `calls` counts every
