@@ -757,7 +757,7 @@ static hf_status text_schedule(reader *r)
 
 /* What the header line announced. */
 typedef struct text_header {
-    unsigned seen; /* bit k: keys[k] of text_header_line was read */
+    unsigned seen; /* bit k: keys[k] of text_header_line was read; 3: format=, 4: method= */
     bool have_count;
     uint64_t count;
     size_t count_line, count_column;
@@ -833,6 +833,10 @@ static hf_status text_header_line(reader *r, text_header *th)
         static const char method[] = "method=";
         size_t vm = ts + sizeof method - 1;
         if (r->pos >= vm && memcmp(s + ts, method, sizeof method - 1) == 0) {
+            if (th->seen & 16u) /* bit 4: method= */
+                return fail_at(r, HF_EPARSE, r->line, column_of(r, ts),
+                               "header: method= appears twice");
+            th->seen |= 16u;
             hf_i_unquoted where;
             if (!(vm < r->pos && s[vm] == '"' &&
                   hf_i_name_unquote(s, r->pos, vm, &r->name, &where) && where.end == r->pos)) {
