@@ -1095,7 +1095,6 @@ Test(io_family, method_as_written_in_the_header)
         {"# hitfam 0.1.0 method=\"a\"b\na b c \"x y\"\n", "\"a\"b"},
         {"# hitfam 0.1.0 method=\"open\na b c \"x y\"\n", "\"open"},
         {"# hitfam 0.1.0 method= d=2\na b c \"x y\"\n", ""},
-        {"# hitfam 0.1.0 method=one method=two\na b c \"x y\"\n", "two"},
         {"# hitfam 0.1.0 method=unknown\na b c \"x y\"\n", NULL},
         {"# hitfam 0.1.0 d=2 xmethod=no\na b c \"x y\"\n", NULL},
         {"# note\n# hitfam 0.1.0 method=late\na b c \"x y\"\n", NULL},
@@ -1124,6 +1123,10 @@ Test(io_family, method_as_written_in_the_header)
     static const bad_case twice = {"{\"method\": \"a\", \"method\": null, \"schedules\": []}",
                                    HF_EPARSE, "\"method\": null", 0, "duplicate key \"method\""};
     check_bad(p, &twice, 0);
+    /* and in a text header, as d=, events= and schedules= are */
+    static const bad_case text_twice = {"# hitfam 0.1.0 method=one method=two\na b c \"x y\"\n",
+                                        HF_EPARSE, "method=two", 0, "method= appears twice"};
+    check_bad(p, &text_twice, 1);
     hf_poset_free(p);
 }
 
