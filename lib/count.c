@@ -5,8 +5,6 @@
 #include "hitfam/count.h"
 #include "internal.h"
 
-#define NONE UINT32_MAX
-
 static void set_u64(mpz_t z, uint64_t v)
 {
 #if ULONG_MAX >= UINT64_MAX

@@ -4,8 +4,6 @@
 
 #include "coverage.h"
 
-#define NONE UINT32_MAX
-
 struct hf_i_coverage {
     hf_ctx *ctx;
     unsigned d; /* tuple length tracked: min(asked d, m) */

@@ -7,8 +7,6 @@
 #include "hitfam/enum.h"
 #include "internal.h"
 
-#define NONE UINT32_MAX
-
 void hf_enum_options_init(hf_enum_options *o)
 {
     if (!o)

@@ -56,8 +56,6 @@
 #include "gen_chains.h"
 #include "keyset.h"
 
-#define NONE HF_NO_EVENT
-
 /* ---------------------------------------------------------------------------------------- */
 /* Chain decompositions                                                                     */
 

@@ -38,7 +38,6 @@
 #include <ccadical.h>
 #endif
 
-#define NONE UINT32_MAX
 /* Pair relations: a constant, or +-(free pair index + 1). */
 #define REL_TRUE  INT32_MAX
 #define REL_FALSE INT32_MIN

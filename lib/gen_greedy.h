@@ -5,7 +5,6 @@
 
 #include "coverage.h"
 
-#define NONE UINT32_MAX
 /* Candidates per round: about CAND_WORK word operations' worth, 1..CAND_MAX. */
 #define CAND_MAX 64u
 /* Hill-climbing passes over each round's best candidate. */

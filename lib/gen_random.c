@@ -29,7 +29,6 @@
 
 #include "sample.h"
 
-#define NONE UINT32_MAX
 /* Down-set DP limits: number of down-sets, and total words of their keys (64 MiB). */
 #define SAMPLE_MAX_IDEALS    ((size_t)1 << 18)
 #define SAMPLE_MAX_KEY_WORDS ((size_t)1 << 23)

@@ -35,8 +35,6 @@
  * sequences with fewer than k runs and adds the rest from subtree sizes (count_below,
  * count_new_runs); d = 3 has a closed form (count_d3). */
 
-#define NONE HF_NO_EVENT
-
 /* Predict for d >= 5 stops after visiting this many placed sequences (about a second). */
 #define PREDICT_MAX_VISITS 20000000u
 

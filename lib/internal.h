@@ -72,6 +72,10 @@ hf_status hf_i_dot_id_check(hf_ctx *ctx, const char *s, bool node_name);
  * 2 * len + 1 bytes) and its length in *out_len. */
 size_t hf_i_dot_quoted_value(const char *t, size_t len, char *out, size_t *out_len);
 
+/* The one "no id" value of every uint32_t index of the library (an event, a row, a slot, a
+ * down-set): HF_NO_EVENT. */
+#define NONE HF_NO_EVENT
+
 /* Bitsets of 64-bit words. */
 typedef uint64_t hf_word;
 #define HF_WORD_BITS 64u

@@ -23,7 +23,6 @@
  * schedule, so it ends with a counter of at least 2.
  */
 
-#define NONE          UINT32_MAX
 #define SAT           255u
 #define GREEDY_ONE_IN 4u
 

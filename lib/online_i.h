@@ -9,8 +9,6 @@
 #include "coverage.h"
 #include "gen.h"
 
-#define NONE UINT32_MAX
-
 /* A node of the union forest: identified by (parent, rank among its siblings, label). Children in
  * first-seen order. */
 typedef struct unode {

@@ -7,7 +7,6 @@
 #include "hitfam/probability.h"
 #include "sample.h"
 
-#define NONE HF_NO_EVENT
 /* Memory bounds of the lattice besides max_ideals: the down-sets' bitsets (128 MiB) and the
  * steps between them (12 bytes each, 192 MiB). Past them the value is estimated. */
 #define MAX_KEY_WORDS ((size_t)1 << 24)
