@@ -153,50 +153,35 @@ static void check_not_below_count(const hf_poset *p, const hf_bound *b, unsigned
 
 /* ---- every rooted tree up to 8 events against its optimum ---- */
 
-static void check_file(const char *name, unsigned *count, unsigned *equal, unsigned *sat)
+typedef struct tree_tally {
+    unsigned equal, sat;
+} tree_tally;
+
+static void check_tree(hf_poset *p, const char *levels, unsigned opt, void *user)
 {
-    const char *root = getenv("HITFAM_SOURCE_ROOT");
-    cr_assert(root, "HITFAM_SOURCE_ROOT is not set");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/%s", root, name);
-    FILE *in = fopen(path, "r");
-    cr_assert(in, "cannot open %s", path);
-    char line[512];
-    while (fgets(line, sizeof line, in)) {
-        char levels[64];
-        unsigned opt;
-        const char *lv = strstr(line, "levels="), *op = strstr(line, "opt=");
-        if (line[0] == '#' || !lv || !op)
-            continue;
-        cr_assert_eq(sscanf(lv, "levels=%63[0-9]", levels), 1);
-        cr_assert_eq(sscanf(op, "opt=%u", &opt), 1);
-        hf_poset *p = tu_tree_from_levels(levels);
-        hf_bound *b = compute(p, 3, 0);
-        cr_assert_leq(b->value, opt, "%s: bound %llu above the optimum %u", levels,
-                      (unsigned long long)b->value, opt);
-        check_certificate(p, b, levels);
-        check_not_below_count(p, b, 3, levels);
-        *equal += b->value == opt;
-        *sat += b->kind == HF_BOUND_SAT;
-        (*count)++;
-        hf_bound_free(b);
-        hf_poset_free(p);
-    }
-    fclose(in);
+    tree_tally *t = user;
+    hf_bound *b = compute(p, 3, 0);
+    cr_assert_leq(b->value, opt, "%s: bound %llu above the optimum %u", levels,
+                  (unsigned long long)b->value, opt);
+    check_certificate(p, b, levels);
+    check_not_below_count(p, b, 3, levels);
+    t->equal += b->value == opt;
+    t->sat += b->kind == HF_BOUND_SAT;
+    hf_bound_free(b);
 }
 
 Test(bounds, every_rooted_tree_up_to_8_events, .timeout = 240)
 {
     if (!hf_exact_available())
         cr_skip_test("this build has no SAT solver");
-    unsigned count = 0, equal = 0, sat = 0;
-    check_file("optimum_trees_d3.txt", &count, &equal, &sat);
+    tree_tally t = {0, 0};
+    unsigned count = tu_each_tree_optimum("optimum_trees_d3.txt", check_tree, &t);
     cr_assert_eq(count, 83u);
-    check_file("optimum_trees8_d3.txt", &count, &equal, &sat);
+    count += tu_each_tree_optimum("optimum_trees8_d3.txt", check_tree, &t);
     cr_assert_eq(count, 83u + 115u);
     /* the whole tree fits the solver: its refutation reaches the optimum on every one */
-    cr_assert_eq(equal, count, "bound = optimum on %u of %u trees", equal, count);
-    cr_assert_gt(sat, 0u);
+    cr_assert_eq(t.equal, count, "bound = optimum on %u of %u trees", t.equal, count);
+    cr_assert_gt(t.sat, 0u);
 }
 
 /* ---- random orders of 3..8 events against exact's proved minima ---- */

@@ -273,41 +273,22 @@ Test(gen_exact, focus_sets)
 
 /* ---- the proved optima of every rooted tree up to 8 events, d = 3 ---- */
 
-static void check_optima_file(const char *name, unsigned *count)
+static void check_optimum(hf_poset *p, const char *levels, unsigned opt, void *user)
 {
-    const char *root = getenv("HITFAM_SOURCE_ROOT");
-    cr_assert(root, "HITFAM_SOURCE_ROOT is not set");
-    char path[4096];
-    snprintf(path, sizeof path, "%s/tests/data/%s", root, name);
-    FILE *in = fopen(path, "r");
-    cr_assert(in, "cannot open %s", path);
-    char line[512];
-    while (fgets(line, sizeof line, in)) {
-        char levels[64];
-        unsigned opt;
-        const char *lv = strstr(line, "levels="), *op = strstr(line, "opt=");
-        if (line[0] == '#' || !lv || !op)
-            continue;
-        cr_assert_eq(sscanf(lv, "levels=%63[0-9]", levels), 1);
-        cr_assert_eq(sscanf(op, "opt=%u", &opt), 1);
-        hf_poset *p = tu_tree_from_levels(levels);
-        hf_exact_result r;
-        hf_family *f = solve(p, 3, 0, &r);
-        cr_assert(r.proved, "%s: not proved", levels);
-        cr_assert_eq(r.schedules, opt, "%s: exact %zu, optimum %u", levels, r.schedules, opt);
-        check_hitting(p, f, 3);
-        /* auto finds a family of the optimum's size */
-        hf_gen_options o = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
-        uint64_t a;
-        hf_method chosen;
-        cr_assert_eq(hf_method_predict(p, &o, &a, &chosen, NULL), HF_OK);
-        cr_assert_eq(a, opt, "%s: auto (%s) %llu, optimum %u", levels, hf_method_name(chosen),
-                     (unsigned long long)a, opt);
-        hf_family_free(f);
-        hf_poset_free(p);
-        (*count)++;
-    }
-    fclose(in);
+    (void)user;
+    hf_exact_result r;
+    hf_family *f = solve(p, 3, 0, &r);
+    cr_assert(r.proved, "%s: not proved", levels);
+    cr_assert_eq(r.schedules, opt, "%s: exact %zu, optimum %u", levels, r.schedules, opt);
+    check_hitting(p, f, 3);
+    /* auto finds a family of the optimum's size */
+    hf_gen_options o = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    uint64_t a;
+    hf_method chosen;
+    cr_assert_eq(hf_method_predict(p, &o, &a, &chosen, NULL), HF_OK);
+    cr_assert_eq(a, opt, "%s: auto (%s) %llu, optimum %u", levels, hf_method_name(chosen),
+                 (unsigned long long)a, opt);
+    hf_family_free(f);
 }
 
 /* tests/data/optimum_trees_d3.txt: every rooted tree of 3..7 events, optima from integer
@@ -316,10 +297,9 @@ static void check_optima_file(const char *name, unsigned *count)
 Test(gen_exact, every_rooted_tree_up_to_8_events, .timeout = 300)
 {
     NEED_SAT();
-    unsigned count = 0;
-    check_optima_file("optimum_trees_d3.txt", &count);
+    unsigned count = tu_each_tree_optimum("optimum_trees_d3.txt", check_optimum, NULL);
     cr_assert_eq(count, 83u);
-    check_optima_file("optimum_trees8_d3.txt", &count);
+    count += tu_each_tree_optimum("optimum_trees8_d3.txt", check_optimum, NULL);
     cr_assert_eq(count, 83u + 115u);
 }
 

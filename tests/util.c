@@ -476,3 +476,33 @@ void tu_assert_family_eq(const hf_family *a, const hf_family *b)
             memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i), n * sizeof(uint32_t)) == 0,
             "schedule %zu differs", i);
 }
+
+unsigned tu_each_tree_optimum(const char *name,
+                              void (*visit)(hf_poset *p, const char *levels, unsigned opt,
+                                            void *user),
+                              void *user)
+{
+    const char *root = getenv("HITFAM_SOURCE_ROOT");
+    cr_assert(root, "HITFAM_SOURCE_ROOT is not set");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tests/data/%s", root, name);
+    FILE *in = fopen(path, "r");
+    cr_assert(in, "cannot open %s", path);
+    char line[512];
+    unsigned count = 0;
+    while (fgets(line, sizeof line, in)) {
+        char levels[64];
+        unsigned opt;
+        const char *lv = strstr(line, "levels="), *op = strstr(line, "opt=");
+        if (line[0] == '#' || !lv || !op)
+            continue;
+        cr_assert_eq(sscanf(lv, "levels=%63[0-9]", levels), 1);
+        cr_assert_eq(sscanf(op, "opt=%u", &opt), 1);
+        hf_poset *p = tu_tree_from_levels(levels);
+        visit(p, levels, opt, user);
+        hf_poset_free(p);
+        count++;
+    }
+    fclose(in);
+    return count;
+}

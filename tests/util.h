@@ -62,6 +62,14 @@ size_t tu_each_level_sequence(uint32_t n, bool forest,
 /* A tree from a canonical level sequence ("0122"). */
 hf_poset *tu_tree_from_levels(const char *levels);
 
+/* Each tree of tests/data/NAME (lines `levels=L ... opt=K`, `#` comments; HITFAM_SOURCE_ROOT
+ * locates the file) as a poset from its level sequence, with its optimum; visit frees nothing,
+ * the caller's poset is freed after the visit. Returns the number of trees visited. */
+unsigned tu_each_tree_optimum(const char *name,
+                              void (*visit)(hf_poset *p, const char *levels, unsigned opt,
+                                            void *user),
+                              void *user);
+
 /* Families and their formats (the io_family and formats suites). */
 /* An order of the given names and (before, after) pairs, built through `ctx` (may be NULL), its
  * edges registered for the oracles. */
