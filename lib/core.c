@@ -157,7 +157,9 @@ char *hf_i_strdup(hf_ctx *ctx, const char *s)
     return d;
 }
 
-hf_status hf_i_grow(hf_ctx *ctx, void **items, size_t *cap, size_t need, size_t item_size)
+/* slot holds an object pointer of any type; it is read and written through memcpy, so no
+ * caller casts its T ** to void **. */
+hf_status hf_i_grow_slot(hf_ctx *ctx, void *slot, size_t *cap, size_t need, size_t item_size)
 {
     if (need <= *cap)
         return HF_OK;
@@ -167,10 +169,12 @@ hf_status hf_i_grow(hf_ctx *ctx, void **items, size_t *cap, size_t need, size_t 
             return HF_ENOMEM;
         c *= 2;
     }
-    void *p = hf_i_realloc_array(ctx, *items, c, item_size);
+    void *items;
+    memcpy(&items, slot, sizeof items);
+    void *p = hf_i_realloc_array(ctx, items, c, item_size);
     if (!p)
         return HF_ENOMEM;
-    *items = p;
+    memcpy(slot, &p, sizeof p);
     *cap = c;
     return HF_OK;
 }

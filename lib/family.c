@@ -44,12 +44,10 @@ hf_status hf_family_append(hf_family *f, const uint32_t *schedule)
     if (f->n > 0) {
         if (f->m + 1 > SIZE_MAX / f->n)
             return HF_ENOMEM;
-        void *rows = f->rows;
-        /* hf_i_grow leaves rows and cap untouched when it fails: the family stays as it was. */
-        hf_status st = hf_i_grow(f->ctx, &rows, &f->cap, (f->m + 1) * f->n, sizeof *f->rows);
+        /* HF_I_GROW leaves rows and cap untouched when it fails: the family stays as it was. */
+        hf_status st = HF_I_GROW(f->ctx, f->rows, &f->cap, (f->m + 1) * f->n);
         if (st)
             return st;
-        f->rows = rows;
         memcpy(f->rows + f->m * f->n, schedule, f->n * sizeof *f->rows);
     }
     f->m++;

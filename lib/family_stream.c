@@ -37,10 +37,8 @@ static hf_status window_read(hf_i_window *w)
 {
     if (w->len > SIZE_MAX - w->chunk)
         return HF_ENOMEM;
-    void *buf = w->buf;
-    if (hf_i_grow(w->ctx, &buf, &w->cap, w->len + w->chunk, 1))
+    if (HF_I_GROW(w->ctx, w->buf, &w->cap, w->len + w->chunk))
         return HF_ENOMEM;
-    w->buf = buf;
     size_t got;
     if (w->in) {
         got = fread(w->buf + w->len, 1, w->chunk, w->in);
@@ -385,10 +383,8 @@ static hf_status store_put(void *user, const uint32_t *row, uint32_t n, size_t i
     store_fill *sf = user;
     hf_family_store *s = sf->s;
     (void)index;
-    void *lines = s->lines;
-    if (hf_i_grow(s->ctx, &lines, &s->lines_cap, s->m + 1, sizeof *s->lines))
+    if (HF_I_GROW(s->ctx, s->lines, &s->lines_cap, s->m + 1))
         return sf->st = HF_ENOMEM;
-    s->lines = lines;
     s->lines[s->m] = line;
     /* the rows stay on the heap while they take at most a quarter of the limit: the check's
      * tables take about three times as much again */
@@ -412,10 +408,8 @@ static hf_status store_put(void *user, const uint32_t *row, uint32_t n, size_t i
         if (fwrite(row, sizeof *row, n, sf->spill) != n)
             return sf->st = HF_EIO;
     } else if (n) {
-        void *heap = s->heap;
-        if (hf_i_grow(s->ctx, &heap, &s->cap, ids, sizeof *s->heap))
+        if (HF_I_GROW(s->ctx, s->heap, &s->cap, ids))
             return sf->st = HF_ENOMEM;
-        s->heap = heap;
         memcpy(s->heap + s->m * (size_t)n, row, n * sizeof *row);
     }
     s->m++;

@@ -31,12 +31,12 @@ hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uin
     if (!p || !ids || !count || (!data && len > 0))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     hf_ctx *ctx = hf_poset_ctx(p);
-    void *out = NULL;
+    uint32_t *out = NULL;
     size_t cap = 0, k = 0;
     hf_i_name_buf name = {.text = hf_i_malloc(ctx, HF_MAX_NAME + 1)};
     hf_status st = HF_OK;
     /* one slot at least, so that an empty focus set is a non-NULL array */
-    if (!name.text || hf_i_grow(ctx, &out, &cap, 1, sizeof **ids))
+    if (!name.text || HF_I_GROW(ctx, out, &cap, 1))
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     size_t i = len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0, line = 1, line_start = 0;
     while (!st && i < len) {
@@ -79,10 +79,10 @@ hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uin
             uint32_t id;
             if (!hf_i_name_buf_find(&name, p, &id))
                 st = focus_fail(err, HF_ENOTFOUND, tl, tc, NULL, &name);
-            else if (hf_i_grow(ctx, &out, &cap, k + 1, sizeof **ids))
+            else if (HF_I_GROW(ctx, out, &cap, k + 1))
                 st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
             else
-                ((uint32_t *)out)[k++] = id;
+                out[k++] = id;
         }
         i = eol + 1;
         line++;

@@ -199,7 +199,7 @@ static void walk_rec(walk *w, unsigned depth)
         qsort(codes, len, sizeof *codes, cmp_code);
         for (unsigned i = len; i < e; i++)
             codes[i] = 0;
-        if (hf_i_grow(q->ctx, (void **)&q->sets, &q->cap, (q->count + 1) * e, sizeof *q->sets)) {
+        if (HF_I_GROW(q->ctx, q->sets, &q->cap, (q->count + 1) * e)) {
             w->st = HF_ENOMEM;
             return;
         }
@@ -333,7 +333,7 @@ typedef struct rows {
 static hf_status rows_push(hf_ctx *ctx, rows *f, uint32_t k, const uint32_t *seq)
 {
     size_t k1 = k ? k : 1;
-    if (hf_i_grow(ctx, (void **)&f->v, &f->cap, (f->m + 1) * k1, sizeof *f->v))
+    if (HF_I_GROW(ctx, f->v, &f->cap, (f->m + 1) * k1))
         return HF_ENOMEM;
     memcpy(f->v + f->m * k1, seq, k * sizeof *seq);
     f->m++;

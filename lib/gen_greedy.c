@@ -381,12 +381,12 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
             build_forced(&g, tuple, g.best);
         }
         hf_i_coverage_add_local(g.cov, g.best);
-        if (hf_i_grow(g.ctx, (void **)&g.rows, &g.cap, (g.count + 1) * m1, sizeof *g.rows)) {
+        if (HF_I_GROW(g.ctx, g.rows, &g.cap, (g.count + 1) * m1)) {
             st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
             goto out;
         }
         memcpy(g.rows + g.count * m1, g.best, g.m * sizeof *g.rows);
-        if (hf_i_grow(g.ctx, (void **)&left, &left_cap, g.count + 1, sizeof *left)) {
+        if (HF_I_GROW(g.ctx, left, &left_cap, g.count + 1)) {
             st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
             goto out;
         }

@@ -39,7 +39,7 @@ static hf_status open_push(greedy *g, ls *L, uint32_t code)
 {
     if (hf_i_bit_test(L->listed, code))
         return HF_OK;
-    if (hf_i_grow(g->ctx, (void **)&L->open, &L->cap, L->nopen + 1, sizeof *L->open))
+    if (HF_I_GROW(g->ctx, L->open, &L->cap, L->nopen + 1))
         return HF_ENOMEM;
     L->open[L->nopen++] = code;
     hf_i_bit_set(L->listed, code);

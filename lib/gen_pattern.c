@@ -151,9 +151,9 @@ static hf_status work(run *r, uint64_t w)
  * level, until every subtree has ended. O(len * levels). */
 static hf_status tnode_add(run *r, uint32_t depth, size_t len)
 {
-    if (hf_i_grow(r->ctx, (void **)&r->tn, &r->tn_cap, r->tn_len + 1, sizeof *r->tn) ||
-        hf_i_grow(r->ctx, (void **)&r->fpool, &r->f_cap, r->f_len + len, sizeof *r->fpool) ||
-        hf_i_grow(r->ctx, (void **)&r->scratch, &r->scratch_cap, 2 * len + 2, sizeof *r->scratch))
+    if (HF_I_GROW(r->ctx, r->tn, &r->tn_cap, r->tn_len + 1) ||
+        HF_I_GROW(r->ctx, r->fpool, &r->f_cap, r->f_len + len) ||
+        HF_I_GROW(r->ctx, r->scratch, &r->scratch_cap, 2 * len + 2))
         return HF_ENOMEM;
     tnode *tn = &r->tn[r->tn_len];
     tn->depth = depth;
@@ -168,7 +168,7 @@ static hf_status tnode_add(run *r, uint32_t depth, size_t len)
         hi[i] = lo[i] + 1;
     span acc = {0, {0, 0}};
     for (;;) {
-        if (hf_i_grow(r->ctx, (void **)&r->lp, &r->lp_cap, r->lp_len + 1, sizeof *r->lp))
+        if (HF_I_GROW(r->ctx, r->lp, &r->lp_cap, r->lp_len + 1))
             return HF_ENOMEM;
         r->lp[r->lp_len++] = acc;
         span level = {0, {0, 0}};
@@ -242,8 +242,7 @@ static hf_status tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t side, 
             return st;
         for (uint32_t q = lo; q < hi; q++)
             if (side < r->fc[q + 1] - r->fc[q]) {
-                if (hf_i_grow(r->ctx, (void **)&r->scratch, &r->scratch_cap, 2 * (len + 1) + 2,
-                              sizeof *r->scratch))
+                if (HF_I_GROW(r->ctx, r->scratch, &r->scratch_cap, 2 * (len + 1) + 2))
                     return HF_ENOMEM;
                 r->scratch[len++] = r->fc[q] + side;
             }
@@ -467,9 +466,8 @@ static hf_status collect_sigmas(run *r, const pat *P, uint8_t *sigma, uint32_t k
     if (k == P->m) {
         if (r->mode == HF_PATTERN_CANONICAL && !canonical(r, P, sigma))
             return HF_OK;
-        if (hf_i_grow(r->ctx, (void **)&r->sig, &r->sig_cap, (r->nsig + 1) * P->m, 1) ||
-            hf_i_grow(r->ctx, (void **)&r->sigmask, &r->sigmask_cap, r->nsig + 1,
-                      sizeof *r->sigmask))
+        if (HF_I_GROW(r->ctx, r->sig, &r->sig_cap, (r->nsig + 1) * P->m) ||
+            HF_I_GROW(r->ctx, r->sigmask, &r->sigmask_cap, r->nsig + 1))
             return HF_ENOMEM;
         memcpy(r->sig + r->nsig * P->m, sigma, P->m);
         r->sigmask[r->nsig++] = r->pass == PASS_UNREDUCED ? 0 : free_mask(P, sigma);
@@ -508,8 +506,7 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
         } else {
             yes = realised(r, P);
             if (r->record) {
-                if (hf_i_grow(r->ctx, (void **)&r->rbits, &r->rbits_cap, r->rbits_len / 64 + 1,
-                              sizeof *r->rbits))
+                if (HF_I_GROW(r->ctx, r->rbits, &r->rbits_cap, r->rbits_len / 64 + 1))
                     return HF_ENOMEM;
                 if (r->rbits_len % 64 == 0)
                     r->rbits[r->rbits_len / 64] = 0;
@@ -931,7 +928,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
                 r->ph[k * ((size_t)n + 1) + i], hf_i_mulmod(g, r->pw[k * (nreal + 1) + r->pc[i]]));
         }
     }
-    if (hf_i_grow(ctx, (void **)&r->scratch, &r->scratch_cap, 4, sizeof *r->scratch))
+    if (HF_I_GROW(ctx, r->scratch, &r->scratch_cap, 4))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     r->scratch[0] = 0; /* the root's position */
     bool guard = r->guard;

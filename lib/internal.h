@@ -46,8 +46,12 @@ void hf_i_free(hf_ctx *ctx, void *ptr);
 char *hf_i_strdup(hf_ctx *ctx, const char *s);
 void hf_i_log(hf_ctx *ctx, hf_log_level level, const char *fmt, ...) HF_I_PRINTF(3, 4);
 
-/* Grow a dynamic array so that it holds at least `need` items (doubling). */
-hf_status hf_i_grow(hf_ctx *ctx, void **items, size_t *cap, size_t need, size_t item_size);
+/* Grow the dynamic array `arr` (an lvalue of any object-pointer type, NULL when empty) so that
+ * it holds at least `need` items, doubling the capacity `*cap`; the item size is the array's own
+ * (sizeof *arr). On failure arr and *cap are untouched and HF_ENOMEM is returned. */
+#define HF_I_GROW(ctx, arr, cap, need)                                                             \
+    hf_i_grow_slot((ctx), (void *)&(arr), (cap), (need), sizeof *(arr))
+hf_status hf_i_grow_slot(hf_ctx *ctx, void *slot, size_t *cap, size_t need, size_t item_size);
 
 /* Error text: set err (may be NULL) and return status. */
 hf_status hf_i_fail(hf_error *err, hf_status status, int line, int column, const char *fmt, ...)

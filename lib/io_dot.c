@@ -1037,7 +1037,7 @@ hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err)
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
-        if (hf_i_grow(ctx, (void **)&buf, &cap, len + 65536, 1)) {
+        if (HF_I_GROW(ctx, buf, &cap, len + 65536)) {
             hf_i_free(ctx, buf);
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         }

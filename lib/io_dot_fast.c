@@ -288,8 +288,8 @@ static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n,
     hf_status st;
     if (!vt->slots) {
         if ((st = values_rehash(ctx, vt, 16)) ||
-            (st = hf_i_grow(ctx, (void **)&vt->data, &vt->data_cap, 1, 1)) ||
-            (st = hf_i_grow(ctx, (void **)&vt->off, &vt->off_cap, 1, sizeof *vt->off)))
+            (st = HF_I_GROW(ctx, vt->data, &vt->data_cap, 1)) ||
+            (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, 1)))
             return st;
         vt->data[0] = '\0';
         vt->off[0] = 0;
@@ -309,9 +309,8 @@ static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n,
             return HF_OK;
         }
     }
-    if ((st = hf_i_grow(ctx, (void **)&vt->data, &vt->data_cap, vt->data_len + n + 1, 1)) ||
-        (st = hf_i_grow(ctx, (void **)&vt->off, &vt->off_cap, (size_t)vt->count + 1,
-                        sizeof *vt->off)))
+    if ((st = HF_I_GROW(ctx, vt->data, &vt->data_cap, vt->data_len + n + 1)) ||
+        (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, (size_t)vt->count + 1)))
         return st;
     if (2 * ((size_t)vt->count + 1) > vt->mask + 1) {
         if ((st = values_rehash(ctx, vt, 2 * (vt->mask + 1))))
@@ -475,7 +474,7 @@ static bool is_id(int tok) { return tok == TK_ID || tok == TK_QSTR; }
 
 static hf_status push(hf_ctx *ctx, uint32_t **a, size_t *len, size_t *cap, uint32_t v)
 {
-    hf_status st = hf_i_grow(ctx, (void **)a, cap, *len + 1, sizeof **a);
+    hf_status st = HF_I_GROW(ctx, *a, cap, *len + 1);
     if (st)
         return st;
     (*a)[(*len)++] = v;
@@ -592,8 +591,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (st)
         return st == HF_ENOMEM ? st : GIVE_UP;
-    if ((st = hf_i_grow(r->ctx, (void **)&r->place, &r->place_cap, (size_t)r->n + 1,
-                        sizeof *r->place)))
+    if ((st = HF_I_GROW(r->ctx, r->place, &r->place_cap, (size_t)r->n + 1)))
         return st;
     bool at = r->in_input && r->input_at <= UINT32_MAX;
     r->place[r->n] =
@@ -618,8 +616,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     for (int a = 0; a < ATTR_COUNT; a++)
         if (r->of[a]) {
-            if ((st = hf_i_grow(r->ctx, (void **)&r->of[a], &r->of_cap[a], (size_t)r->n + 1,
-                                sizeof *r->of[a])))
+            if ((st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
@@ -671,8 +668,7 @@ static hf_status attr_lists(reader *r, int owner)
                 if (owner == OF_NODE_DEFAULTS) {
                     r->dflt[a] = v;
                 } else {
-                    if ((st = hf_i_grow(r->ctx, (void **)&r->assign, &r->assign_cap,
-                                        r->assign_len + 1, sizeof *r->assign)))
+                    if ((st = HF_I_GROW(r->ctx, r->assign, &r->assign_cap, r->assign_len + 1)))
                         return st;
                     r->assign[r->assign_len++] = (assignment){a, v};
                 }

@@ -746,10 +746,8 @@ static hf_status text_schedule(reader *r)
         skip_eol(r);
         return HF_OK;
     }
-    void *lines = f->lines;
-    if (hf_i_grow(r->ctx, &lines, &r->lines_cap, f->lined + 1, sizeof *f->lines))
+    if (HF_I_GROW(r->ctx, f->lines, &r->lines_cap, f->lined + 1))
         return fail_nomem(r);
-    f->lines = lines;
     f->lines[f->lined++] = sl;
     skip_eol(r);
     return HF_OK;
@@ -1615,15 +1613,15 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
         *header = (hf_family_header){0};
     if (!p || !in || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    void *buf = NULL;
+    char *buf = NULL;
     size_t cap = 0, len = 0;
     const size_t chunk = 1u << 16;
     for (;;) {
-        if (len > SIZE_MAX - chunk || hf_i_grow(p->ctx, &buf, &cap, len + chunk, 1) != HF_OK) {
+        if (len > SIZE_MAX - chunk || HF_I_GROW(p->ctx, buf, &cap, len + chunk) != HF_OK) {
             hf_i_free(p->ctx, buf);
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         }
-        size_t got = fread((char *)buf + len, 1, cap - len, in);
+        size_t got = fread(buf + len, 1, cap - len, in);
         len += got;
         if (got == 0 || feof(in) || ferror(in))
             break;

@@ -261,10 +261,8 @@ static hf_status bin_rows(const hf_poset *p, hf_family *f, const unsigned char *
         f->m = (size_t)m;
         return HF_OK;
     }
-    void *rows = f->rows;
-    if (hf_i_grow(p->ctx, &rows, &f->cap, (size_t)m * n, sizeof *f->rows))
+    if (HF_I_GROW(p->ctx, f->rows, &f->cap, (size_t)m * n))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    f->rows = rows;
     hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(n), sizeof *seen);
     if (!seen)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");

@@ -94,7 +94,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     if (s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0,
                          "run %zu is still open: end it with hf_online_end_run first", s->runs + 1);
-    if (hf_i_grow(s->ctx, (void **)&s->run_off, &s->run_off_cap, s->runs + 2, sizeof *s->run_off))
+    if (HF_I_GROW(s->ctx, s->run_off, &s->run_off_cap, s->runs + 2))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     s->open = true;
     s->started = false;
@@ -154,8 +154,8 @@ static hf_status reserve_event_slow(hf_online *s)
 {
     size_t need = (size_t)s->n_ev + 1, pend = (size_t)s->pending + 1;
     hf_ctx *ctx = s->ctx;
-    if (hf_i_grow(ctx, (void **)&s->ev, &s->ev_cap, need, sizeof *s->ev) ||
-        hf_i_grow(ctx, (void **)&s->sched, &s->sched_cap, s->sched_len + need, sizeof *s->sched))
+    if (HF_I_GROW(ctx, s->ev, &s->ev_cap, need) ||
+        HF_I_GROW(ctx, s->sched, &s->sched_cap, s->sched_len + need))
         return HF_ENOMEM;
     /* the scheduling structures hold pending events only: every stack range, double-tree item
      * (on the stack or deferred) and heap entry holds at least one pending event, and they are
@@ -165,22 +165,22 @@ static hf_status reserve_event_slow(hf_online *s)
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
-            if (hf_i_grow(ctx, (void **)&s->useful, &s->useful_cap, 2 * need + 2, 1))
+            if (HF_I_GROW(ctx, s->useful, &s->useful_cap, 2 * need + 2))
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
-        if (hf_i_grow(ctx, (void **)&s->items, &s->items_cap, pend + 2, sizeof *s->items) ||
-            hf_i_grow(ctx, (void **)&s->deferred, &s->deferred_cap, pend + 2, sizeof *s->deferred))
+        if (HF_I_GROW(ctx, s->items, &s->items_cap, pend + 2) ||
+            HF_I_GROW(ctx, s->deferred, &s->deferred_cap, pend + 2))
             return HF_ENOMEM;
         room = (s->items_cap < s->deferred_cap ? s->items_cap : s->deferred_cap) - 2;
         break;
     default: /* dfs, and learn (its runs without a plan are depth first) */
         if (s->strategy == HF_ONLINE_LEARN) {
-            if (hf_i_grow(ctx, (void **)&s->heap, &s->heap_cap, pend, sizeof *s->heap))
+            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend))
                 return HF_ENOMEM;
             room = s->heap_cap;
         }
-        if (hf_i_grow(ctx, (void **)&s->stack, &s->stack_cap, 2 * pend + 2, sizeof *s->stack))
+        if (HF_I_GROW(ctx, s->stack, &s->stack_cap, 2 * pend + 2))
             return HF_ENOMEM;
         if ((s->stack_cap - 2) / 2 < room)
             room = (s->stack_cap - 2) / 2;
@@ -271,10 +271,8 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
          * may move */
         bool inside = label && s->labels && label >= s->labels && label < s->labels + s->labels_len;
         size_t at = inside ? (size_t)(label - s->labels) : 0;
-        if (hf_i_grow(s->ctx, (void **)&s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1,
-                      sizeof *s->nodes) ||
-            (label &&
-             hf_i_grow(s->ctx, (void **)&s->labels, &s->labels_cap, s->labels_len + llen + 1, 1)))
+        if (HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1) ||
+            (label && HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1)))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         if (inside)
             label = s->labels + at;

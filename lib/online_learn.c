@@ -209,8 +209,7 @@ static hf_status repair_learn(hf_online *s, const struct hf_i_aim *a, hf_error *
             bool before = then[y] < then[g], before_now = now[y] < now[g];
             if (before == before_now)
                 continue;
-            if (hf_i_grow(s->ctx, (void **)&s->learnt, &s->learnt_cap, s->n_learnt + 1,
-                          sizeof *s->learnt))
+            if (HF_I_GROW(s->ctx, s->learnt, &s->learnt_cap, s->n_learnt + 1))
                 return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
             s->learnt[s->n_learnt][0] = before ? y : g;
             s->learnt[s->n_learnt++][1] = before ? g : y;
@@ -238,8 +237,7 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
             uint32_t t[4] = {NONE, NONE, NONE, NONE};
             size_t moved = 0;
             while (moved < HF_ONLINE_LEARN_BATCH && hf_i_coverage_first(s->cov, t)) {
-                if (hf_i_grow(s->ctx, (void **)&s->aims, &s->aims_cap, s->n_aims + 1,
-                              sizeof *s->aims))
+                if (HF_I_GROW(s->ctx, s->aims, &s->aims_cap, s->n_aims + 1))
                     return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
                 struct hf_i_aim *a = &s->aims[s->n_aims++];
                 memset(a, 0, sizeof *a);
@@ -293,8 +291,7 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
  * hits any, repair runs aimed at the open tuples one at a time (repair_choose). */
 hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool changed, hf_error *err)
 {
-    if (hf_i_grow(s->ctx, (void **)&s->mark, &s->mark_cap, 2 * ((size_t)s->n_nodes + 1),
-                  sizeof *s->mark))
+    if (HF_I_GROW(s->ctx, s->mark, &s->mark_cap, 2 * ((size_t)s->n_nodes + 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     size_t last = s->runs - 1;
     /* the tracked tuples: did the last run hit them? A repair run that missed its leader counts

@@ -162,7 +162,7 @@ hf_status hf_online_poset(const hf_online *s, hf_poset **out, hf_error *err)
                            HF_MAX_NAME);
             break;
         }
-        if (hf_i_grow(s->ctx, (void **)&buf, &cap, need, 1)) {
+        if (HF_I_GROW(s->ctx, buf, &cap, need)) {
             st = HF_ENOMEM;
             break;
         }

@@ -154,12 +154,11 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     if (b->n >= HF_MAX_EVENTS)
         return HF_ETOOLARGE;
     hf_status st;
-    if ((st = hf_i_grow(b->ctx, (void **)&b->name_data, &b->name_cap, b->name_len + len + 1, 1)))
+    if ((st = HF_I_GROW(b->ctx, b->name_data, &b->name_cap, b->name_len + len + 1)))
         return st;
-    if ((st = hf_i_grow(b->ctx, (void **)&b->name_off, &b->off_cap, (size_t)b->n + 1,
-                        sizeof *b->name_off)))
+    if ((st = HF_I_GROW(b->ctx, b->name_off, &b->off_cap, (size_t)b->n + 1)))
         return st;
-    if ((st = hf_i_grow(b->ctx, (void **)&b->flags, &b->flags_cap, (size_t)b->n + 1, 1)))
+    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)))
         return st;
     /* Grow the table before inserting so that a failure leaves the builder unchanged. */
     if (2 * ((size_t)b->n + 1) > b->slot_mask + 1) {
@@ -200,8 +199,7 @@ hf_status hf_poset_builder_add_order(hf_poset_builder *b, uint32_t before, uint3
         return HF_ESTATE;
     if (before >= b->n || after >= b->n)
         return HF_EINVAL;
-    hf_status st = hf_i_grow(b->ctx, (void **)&b->edges, &b->edge_cap, 2 * (b->edge_count + 1),
-                             sizeof *b->edges);
+    hf_status st = HF_I_GROW(b->ctx, b->edges, &b->edge_cap, 2 * (b->edge_count + 1));
     if (st)
         return st;
     b->edges[2 * b->edge_count] = before;
@@ -254,16 +252,15 @@ static hf_status label_set(hf_ctx *ctx, label_builder *lb, uint32_t id, const ch
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
     hf_status st;
-    if ((st = hf_i_grow(ctx, (void **)&lb->of, &lb->of_cap, (size_t)id + 1, sizeof *lb->of)))
+    if ((st = HF_I_GROW(ctx, lb->of, &lb->of_cap, (size_t)id + 1)))
         return st;
     if (!lb->slots && (st = label_rehash(ctx, lb, 16)))
         return st;
     size_t slot;
     uint32_t k = slots_lookup(lb->slots, lb->mask, lb->data, lb->off, s, &slot);
     if (k == HF_NO_EVENT) {
-        if ((st = hf_i_grow(ctx, (void **)&lb->data, &lb->data_cap, lb->data_len + len + 1, 1)) ||
-            (st = hf_i_grow(ctx, (void **)&lb->off, &lb->off_cap, (size_t)lb->count + 1,
-                            sizeof *lb->off)))
+        if ((st = HF_I_GROW(ctx, lb->data, &lb->data_cap, lb->data_len + len + 1)) ||
+            (st = HF_I_GROW(ctx, lb->off, &lb->off_cap, (size_t)lb->count + 1)))
             return st;
         if (2 * ((size_t)lb->count + 1) > lb->mask + 1) {
             if ((st = label_rehash(ctx, lb, 2 * (lb->mask + 1))))

@@ -56,12 +56,17 @@ Test(core, contexts_and_allocators)
     /* overflowing array sizes are refused, not wrapped */
     cr_assert_null(hf_i_alloc_array(ctx, SIZE_MAX / 2, 4));
     cr_assert_null(hf_i_realloc_array(ctx, NULL, SIZE_MAX / 2, 4));
-    void *items = NULL;
+    uint64_t *items = NULL;
     size_t cap = 0;
-    cr_assert_eq(hf_i_grow(ctx, &items, &cap, 100, 8), HF_OK);
+    cr_assert_eq(HF_I_GROW(ctx, items, &cap, 100), HF_OK);
     cr_assert_geq(cap, 100);
-    cr_assert_eq(hf_i_grow(ctx, &items, &cap, SIZE_MAX, 8), HF_ENOMEM);
+    items[99] = 7;
+    uint64_t *kept = items;
+    cr_assert_eq(HF_I_GROW(ctx, items, &cap, SIZE_MAX), HF_ENOMEM);
     cr_assert_geq(cap, 100, "a failed grow keeps the array");
+    cr_assert_eq(items, kept, "a failed grow keeps the pointer");
+    cr_assert_eq(HF_I_GROW(ctx, items, &cap, 1000), HF_OK);
+    cr_assert_eq(items[99], 7, "growing keeps the items");
     hf_i_free(ctx, items);
     hf_ctx_free(ctx);
     hf_ctx_free(NULL);
