@@ -15,6 +15,7 @@
 #include "bounds_i.h"
 #include "hitfam/bounds.h"
 #include "hitfam/exact.h"
+#include "poset_i.h"
 
 /* The proved SCAN(3, w) for w <= 8 (papers/smallest/README.md: each proved by method exact,
  * agreeing with Chee, Colbourn, Horsley, Zhou, SIAM J. Discrete Math. 2013). */

@@ -4,6 +4,7 @@
 
 #include "hitfam/count.h"
 #include "internal.h"
+#include "poset_i.h"
 
 static void set_u64(mpz_t z, uint64_t v)
 {

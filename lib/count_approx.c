@@ -4,6 +4,7 @@
 
 #include "hitfam/count.h"
 #include "internal.h"
+#include "poset_i.h"
 
 hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out, hf_error *err)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "poset_i.h"
 
 struct hf_i_coverage {
     hf_ctx *ctx;

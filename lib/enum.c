@@ -6,6 +6,7 @@
 #include "hitfam/count.h"
 #include "hitfam/enum.h"
 #include "internal.h"
+#include "poset_i.h"
 
 void hf_enum_options_init(hf_enum_options *o)
 {

@@ -2,6 +2,7 @@
  * the sink generators stream into when the caller wants the schedules in memory. */
 #include <string.h>
 
+#include "family_i.h"
 #include "internal.h"
 
 /* What hf_family_schedule returns for a family over zero events: a schedule exists but has no

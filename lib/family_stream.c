@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "family_stream_i.h"
+#include "poset_i.h"
 
 static int temp_fd(size_t bytes);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "forest.h"
+#include "poset_i.h"
 
 void hf_i_tree_free(hf_i_tree *t)
 {

@@ -2,8 +2,10 @@
  * `auto` choice of the smallest applicable family. */
 #include <string.h>
 
+#include "family_i.h"
 #include "gen.h"
 #include "hitfam/count.h"
+#include "poset_i.h"
 #include "sample.h"
 
 /* Implemented methods, in the order auto prefers them on equal predicted size. Each descriptor

@@ -55,6 +55,7 @@
 
 #include "gen_chains.h"
 #include "keyset.h"
+#include "poset_i.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Chain decompositions                                                                     */

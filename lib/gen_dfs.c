@@ -3,6 +3,7 @@
  * right-to-left preorders order them oppositely; a chain needs one schedule. */
 #include "forest.h"
 #include "gen.h"
+#include "poset_i.h"
 
 static bool dfs_applies(const hf_poset *p, unsigned d)
 {

@@ -2,6 +2,7 @@
  * (CAV 2016, Section 4), restricted to the binarized tree and generated row by row. */
 #include "forest.h"
 #include "gen.h"
+#include "poset_i.h"
 
 /*
  * The rows on the tree.

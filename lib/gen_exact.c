@@ -30,9 +30,11 @@
 #include <string.h>
 
 #include "bounds_i.h"
+#include "family_i.h"
 #include "gen.h"
 #include "hitfam/count.h"
 #include "hitfam/exact.h"
+#include "poset_i.h"
 
 #ifdef HF_HAVE_SAT
 #include <ccadical.h>

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "gen_greedy.h"
+#include "poset_i.h"
 
 static void greedy_free(greedy *g)
 {

@@ -7,6 +7,7 @@
 #include "gen_pattern.h"
 #include "keyset.h"
 #include "mod61.h"
+#include "poset_i.h"
 
 /* Pattern nodes: at most d - 1 non-leaf nodes, so at most 2d - 1 nodes. */
 #define MAXM (2 * HF_MAX_D - 1)

@@ -27,6 +27,7 @@
 
 #include <gmp.h>
 
+#include "poset_i.h"
 #include "sample.h"
 
 /* Down-set DP limits: number of down-sets, and total words of their keys (64 MiB). */

@@ -49,6 +49,7 @@
  * are broken by event id. */
 #include <string.h>
 
+#include "poset_i.h"
 #include "sample.h"
 
 /* ---------------------------------------------------------------------------------------- */

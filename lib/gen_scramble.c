@@ -6,6 +6,7 @@
 #include "gen.h"
 #include "gen_scramble.h"
 #include "mod61.h"
+#include "poset_i.h"
 
 /*
  * Split families.

@@ -4,6 +4,7 @@
 
 #include "forest.h"
 #include "gen_simple.h"
+#include "poset_i.h"
 
 /* How each distinct schedule is emitted once (k = d - 2; C = the candidate prefix events: every
  * real node, or the racing ones).

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "io_dot_fast.h"
+#include "poset_i.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Limits that keep libcgraph (Graphviz 2.4x) on its safe paths                               */

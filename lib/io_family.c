@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "family_i.h"
 #include "family_stream_i.h"
 #include "io_family_ids.h"
 #include "names.h"
+#include "poset_i.h"
 
 /* ========================================================================================== */
 /* Writer                                                                                     */

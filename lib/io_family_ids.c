@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "family_i.h"
 #include "io_family_ids.h"
+#include "poset_i.h"
 
 /* ========================================================================================== */
 /* Checksum                                                                                   */

@@ -6,6 +6,7 @@
 
 #include "hitfam/order.h"
 #include "internal.h"
+#include "poset_i.h"
 
 /* Header: magic[8], version u32, flags u32, n u32, reserved u32, edges u64, name bytes u64. */
 #define HEADER_BYTES 40u

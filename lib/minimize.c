@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "coverage.h"
+#include "family_i.h"
+#include "poset_i.h"
 
 /*
  * Bookkeeping. Every ordered d-tuple of focus events (local ids 0..k-1, in id order) has a

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "poset_i.h"
 
 /* Per-event labels drawn from a set of names (threads, objects): of[v] indexes the names, or is
  * HF_NO_EVENT (none); events from `len` on have none. Names are interned through their own

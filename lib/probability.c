@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hitfam/probability.h"
+#include "poset_i.h"
 #include "sample.h"
 
 /* Memory bounds of the lattice besides max_ideals: the down-sets' bitsets (128 MiB) and the

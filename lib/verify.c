@@ -6,9 +6,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "family_i.h"
 #include "family_stream_i.h"
 #include "hitfam/count.h"
 #include "internal.h"
+#include "poset_i.h"
 #include "verify_focus.h"
 #include "verify_ref.h"
 

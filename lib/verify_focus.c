@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "poset_i.h"
 #include "verify_focus.h"
 
 /* focus events by topological position */

@@ -1,0 +1,65 @@
+/* The layout of struct hf_poset, for the code that builds a poset (poset.c, the readers) and
+ * the code that walks its arrays in inner loops (methods, verify, counts). Everything else uses
+ * the accessors of hitfam/poset.h and the functions of internal.h. */
+#ifndef HITFAM_POSET_I_H
+#define HITFAM_POSET_I_H
+
+#include "internal.h"
+
+/* Per-event labels drawn from a set of names (threads, objects). of[v] in 0..count-1 or
+ * HF_NO_EVENT; of is NULL when no event has a label. Names NUL-terminated in data at off[k],
+ * numbered by first appearance in id order. */
+typedef struct hf_i_labels {
+    uint32_t *of;
+    uint32_t count;
+    char *data;
+    size_t *off;
+} hf_i_labels;
+
+static inline const char *hf_i_label_name(const hf_i_labels *l, uint32_t k)
+{
+    return l->data + l->off[k];
+}
+
+/* The poset layout. Hasse diagram in compressed rows, both directions, sorted by id. */
+struct hf_poset {
+    hf_ctx *ctx;
+    uint32_t n;
+    char *name_data;      /* all names, NUL-terminated, one after another */
+    size_t *name_off;     /* n offsets into name_data */
+    uint32_t *name_slots; /* open-addressing hash table of ids (HF_NO_EVENT = empty) */
+    size_t name_mask;     /* table size - 1 (a power of two) */
+    size_t edge_count;
+    size_t *succ_off; /* n + 1 */
+    uint32_t *succ;
+    size_t *pred_off; /* n + 1 */
+    uint32_t *pred;
+    uint32_t *topo; /* lexicographically smallest topological order */
+    uint32_t *rank; /* rank[v] = position of v in topo */
+    uint32_t height;
+    unsigned shape;
+    /* Forest views (forest or in-forest; for an in-forest, the tree is the reversed order:
+     * parents are Hasse successors). tin/tout are DFS entry/exit times on that tree. */
+    bool dual;        /* the views describe the in-forest */
+    uint32_t *parent; /* forest parent (only when shape has HF_SHAPE_FOREST) */
+    uint32_t *depth;
+    uint32_t *subtree;
+    uint32_t *tin;
+    uint32_t *tout;
+    uint32_t *dfs_order; /* events by tin */
+    /* Closure of other orders: below[v] (closure_words words) has bit u iff u < v. */
+    hf_word *closure;
+    size_t closure_words;
+    uint32_t *focus;
+    uint32_t focus_count;
+    hf_i_labels threads; /* hf_poset_builder_set_thread */
+    hf_i_labels objects; /* hf_poset_builder_set_object */
+    uint8_t *access;     /* hf_access per event; NULL when no event touches an object */
+};
+
+static inline const char *hf_i_name(const hf_poset *p, uint32_t id)
+{
+    return p->name_data + p->name_off[id];
+}
+
+#endif /* HITFAM_POSET_I_H */
