@@ -2,6 +2,7 @@
  * as GMP integers: tree formulas for forests, down-set DP and prefix enumeration otherwise. */
 #include <string.h>
 
+#include "downsets.h"
 #include "hitfam/count.h"
 #include "internal.h"
 #include "poset_i.h"
@@ -258,112 +259,9 @@ out:
 /* ---------------------------------------------------------------------------------------- */
 /* Linear extensions of other orders: dynamic programming over down-sets                     */
 
-/* All down-sets of one size, each with the number of linear extensions of the sub-order it
- * induces, in an open-addressing table keyed by the bitset. */
-typedef struct ideal_level {
-    size_t count, cap;
-    hf_word *sets;  /* cap * W words */
-    mpz_t *val;     /* count initialised values */
-    uint64_t *slot; /* (hash tag << 32) | index into sets/val; EMPTY_SLOT = empty */
-    size_t mask;    /* table size - 1 (0 with no table) */
-} ideal_level;
-
-static void level_clear(hf_ctx *ctx, ideal_level *L)
-{
-    for (size_t i = 0; i < L->count; i++)
-        mpz_clear(L->val[i]);
-    hf_i_free(ctx, L->sets);
-    hf_i_free(ctx, L->val);
-    hf_i_free(ctx, L->slot);
-    memset(L, 0, sizeof *L);
-}
-
-#define EMPTY_SLOT UINT64_MAX
-
-static uint64_t hash_words(const hf_word *w, size_t W)
-{
-    uint64_t h = 0x9e3779b97f4a7c15u;
-    for (size_t i = 0; i < W; i++) {
-        h ^= w[i];
-        h *= 0xff51afd7ed558ccdu;
-        h ^= h >> 29;
-    }
-    h *= 0xc4ceb9fe1a85ec53u;
-    return h ^ (h >> 32);
-}
-
-/* The slot keeps the hash's high half, so that most mismatches are told without reading the
- * bitset. */
-static uint64_t slot_of(uint64_t h, size_t index) { return (h & 0xffffffff00000000u) | index; }
-
-static hf_status level_rehash(hf_ctx *ctx, ideal_level *L, size_t W, size_t size)
-{
-    uint64_t *slot = hf_i_alloc_array(ctx, size, sizeof *slot);
-    if (!slot)
-        return HF_ENOMEM;
-    memset(slot, 0xff, size * sizeof *slot);
-    for (size_t e = 0; e < L->count; e++) {
-        uint64_t h = hash_words(L->sets + e * W, W);
-        size_t i = (size_t)h & (size - 1);
-        while (slot[i] != EMPTY_SLOT)
-            i = (i + 1) & (size - 1);
-        slot[i] = slot_of(h, e);
-    }
-    hf_i_free(ctx, L->slot);
-    L->slot = slot;
-    L->mask = size - 1;
-    return HF_OK;
-}
-
-/* Add v to the value of `set`, creating the entry (one more down-set in *total) if needed. */
-static hf_status level_add(hf_ctx *ctx, ideal_level *L, size_t W, const hf_word *set, const mpz_t v,
-                           size_t *total)
-{
-    if (!L->slot || 2 * (L->count + 1) > L->mask + 1) {
-        hf_status st = level_rehash(ctx, L, W, L->slot ? 2 * (L->mask + 1) : 64);
-        if (st)
-            return st;
-    }
-    uint64_t h = hash_words(set, W);
-    size_t i = (size_t)h & L->mask;
-    for (; L->slot[i] != EMPTY_SLOT; i = (i + 1) & L->mask) {
-        if ((L->slot[i] ^ h) >> 32)
-            continue;
-        size_t e = (size_t)(L->slot[i] & 0xffffffffu);
-        const hf_word *s = L->sets + e * W;
-        size_t w = 0;
-        while (w < W && s[w] == set[w])
-            w++;
-        if (w == W) {
-            mpz_add(L->val[e], L->val[e], v);
-            return HF_OK;
-        }
-    }
-    if (*total >= HF_COUNT_MAX_IDEALS)
-        return HF_ETOOLARGE;
-    if (L->count == L->cap) {
-        size_t cap = L->cap ? 2 * L->cap : 64;
-        hf_word *sets = hf_i_realloc_array(ctx, L->sets, cap * W, sizeof *sets);
-        if (!sets)
-            return HF_ENOMEM;
-        L->sets = sets;
-        /* mpz_t structs may be moved in memory as long as the old copy is not used again */
-        mpz_t *val = hf_i_realloc_array(ctx, L->val, cap, sizeof *val);
-        if (!val)
-            return HF_ENOMEM;
-        L->val = val;
-        L->cap = cap;
-    }
-    memcpy(L->sets + L->count * W, set, W * sizeof *set);
-    mpz_init_set(L->val[L->count], v);
-    L->slot[i] = slot_of(h, L->count);
-    L->count++;
-    (*total)++;
-    return HF_OK;
-}
-
-/* Forward over down-set sizes: every down-set J of size k+1 arises from each J - x with x
- * maximal in J, so pushing each I's count to I + x for every minimal x outside I gives
+/* Forward over down-set sizes, a table of the down-sets of one size each with the number of
+ * linear extensions of the sub-order it induces: every down-set J of size k+1 arises from each J -
+ * x with x maximal in J, so pushing each I's count to I + x for every minimal x outside I gives
  * e(J) = sum over maximal x of e(J - x). Only two sizes are alive at a time. Time
  * O(#down-sets * (n + e)), memory O(width of the largest level * n / 64) words.
  * An antichain of w events gives 2^w distinct down-sets (one per subset), so a wide order is
@@ -373,10 +271,10 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n;
     size_t W = hf_i_words(n);
-    ideal_level cur, nxt;
-    memset(&cur, 0, sizeof cur);
-    memset(&nxt, 0, sizeof nxt);
-    size_t total = 0;
+    hf_i_downsets cur, nxt;
+    hf_i_downsets_init(&cur, W, sizeof(mpz_t));
+    hf_i_downsets_init(&nxt, W, sizeof(mpz_t));
+    size_t room = HF_COUNT_MAX_IDEALS;
     shape_facts sf;
     hf_status st = facts_general(p, false, &sf);
     if (st)
@@ -389,12 +287,12 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
     hf_word *J = hf_i_calloc(ctx, W, sizeof *J);
     mpz_t one;
     mpz_init_set_ui(one, 1);
-    if (!J || (st = level_add(ctx, &cur, W, J, one, &total)))
+    if (!J || (st = hf_i_downsets_add_mpz(ctx, &cur, J, one, false, &room)))
         goto out;
     hf_word last_mask = n % 64 ? ((hf_word)1 << (n % 64)) - 1 : ~(hf_word)0;
     for (uint32_t k = 0; k < n; k++) {
         for (size_t e = 0; e < cur.count; e++) {
-            const hf_word *I = cur.sets + e * W;
+            const hf_word *I = hf_i_downsets_key(&cur, e);
             memcpy(J, I, W * sizeof *J);
             for (size_t w = 0; w < W; w++) {
                 hf_word outside = ~I[w] & (w + 1 == W ? last_mask : ~(hf_word)0);
@@ -407,24 +305,25 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
                     if (!minimal)
                         continue;
                     hf_i_bit_set(J, x);
-                    st = level_add(ctx, &nxt, W, J, cur.val[e], &total);
+                    st = hf_i_downsets_add_mpz(ctx, &nxt, J, hf_i_downsets_mpz(&cur)[e], false,
+                                               &room);
                     hf_i_bit_clear(J, x);
                     if (st)
                         goto out;
                 }
             }
         }
-        level_clear(ctx, &cur);
+        hf_i_downsets_clear_mpz(ctx, &cur);
         cur = nxt;
-        memset(&nxt, 0, sizeof nxt);
+        hf_i_downsets_init(&nxt, W, sizeof(mpz_t));
     }
-    mpz_set(out, cur.val[0]);
+    mpz_set(out, hf_i_downsets_mpz(&cur)[0]);
 out:
     if (!J)
         st = HF_ENOMEM;
     mpz_clear(one);
-    level_clear(ctx, &cur);
-    level_clear(ctx, &nxt);
+    hf_i_downsets_clear_mpz(ctx, &cur);
+    hf_i_downsets_clear_mpz(ctx, &nxt);
     hf_i_free(ctx, J);
     if (st == HF_ETOOLARGE)
         return hf_i_fail(err, st, 0, 0,

@@ -2,6 +2,7 @@
  * extension by adjacent transpositions, one schedule per trace, schedules of few preemptions. */
 #include <string.h>
 
+#include "downsets.h"
 #include "enum_i.h"
 #include "hitfam/count.h"
 #include "hitfam/enum.h"
@@ -526,58 +527,6 @@ static hf_status count_by_enum(const hf_poset *p, const hf_enum_options *o, uint
     return HF_OK;
 }
 
-/* States of a dynamic program over down-sets: a key of KW words (the down-set's bitset, then
- * one word of extra state) and a big number each, in an open-addressing table. */
-typedef struct state_table {
-    size_t count, cap;
-    hf_word *keys;  /* cap * KW words */
-    mpz_t *val;     /* count initialised values */
-    uint64_t *slot; /* (hash high half) | index; SLOT_EMPTY = empty */
-    size_t mask;
-} state_table;
-
-#define SLOT_EMPTY UINT64_MAX
-
-static void table_clear(hf_ctx *ctx, state_table *t)
-{
-    for (size_t i = 0; i < t->count; i++)
-        mpz_clear(t->val[i]);
-    hf_i_free(ctx, t->keys);
-    hf_i_free(ctx, t->val);
-    hf_i_free(ctx, t->slot);
-    memset(t, 0, sizeof *t);
-}
-
-static uint64_t key_hash(const hf_word *k, size_t KW)
-{
-    uint64_t h = 0x2545f4914f6cdd1du;
-    for (size_t i = 0; i < KW; i++) {
-        h = (h ^ k[i]) * 0x9e3779b97f4a7c15u;
-        h ^= h >> 31;
-    }
-    h *= 0xbf58476d1ce4e5b9u;
-    return h ^ (h >> 29);
-}
-
-static hf_status table_rehash(hf_ctx *ctx, state_table *t, size_t KW, size_t size)
-{
-    uint64_t *slot = hf_i_alloc_array(ctx, size, sizeof *slot);
-    if (!slot)
-        return HF_ENOMEM;
-    memset(slot, 0xff, size * sizeof *slot);
-    for (size_t i = 0; i < t->count; i++) {
-        uint64_t h = key_hash(t->keys + i * KW, KW);
-        size_t s = (size_t)h & (size - 1);
-        while (slot[s] != SLOT_EMPTY)
-            s = (s + 1) & (size - 1);
-        slot[s] = (h & 0xffffffff00000000u) | i;
-    }
-    hf_i_free(ctx, t->slot);
-    t->slot = slot;
-    t->mask = size - 1;
-    return HF_OK;
-}
-
 /* What a dynamic program has spent: states created and steps, and its bound on steps (0: none).
  * An addition to a table of millions of states costs a few cache misses, some 30 times a step
  * of enumeration: it counts DP_ADD_STEPS steps, and listing a down-set's enabled events one
@@ -585,60 +534,21 @@ static hf_status table_rehash(hf_ctx *ctx, state_table *t, size_t KW, size_t siz
 #define DP_ADD_STEPS 32u
 
 typedef struct dp_budget {
-    size_t states;
+    size_t room; /* states that may still be created */
     uint64_t work, max_work;
 } dp_budget;
 
 /* Add (or, with negate, subtract) v to the value of key, creating the state if needed.
- * HF_ETOOLARGE past HF_ENUM_MAX_STATES states or the budget's steps. */
-static hf_status table_add(hf_ctx *ctx, state_table *t, size_t KW, const hf_word *key,
-                           const mpz_t v, bool negate, dp_budget *b)
+ * HF_ETOOLARGE past HF_ENUM_MAX_STATES states or the budget's steps. The states of a dynamic
+ * program over down-sets: a key of KW words (the down-set's bitset, then one word of extra
+ * state) and a big number each. */
+static hf_status table_add(hf_ctx *ctx, hf_i_downsets *t, const hf_word *key, const mpz_t v,
+                           bool negate, dp_budget *b)
 {
     b->work += DP_ADD_STEPS;
     if (b->max_work && b->work > b->max_work)
         return HF_ETOOLARGE;
-    if (!t->slot || 2 * (t->count + 1) > t->mask + 1) {
-        hf_status st = table_rehash(ctx, t, KW, t->slot ? 2 * (t->mask + 1) : 64);
-        if (st)
-            return st;
-    }
-    uint64_t h = key_hash(key, KW);
-    size_t s = (size_t)h & t->mask;
-    for (; t->slot[s] != SLOT_EMPTY; s = (s + 1) & t->mask) {
-        if ((t->slot[s] ^ h) >> 32)
-            continue;
-        size_t i = (size_t)(t->slot[s] & 0xffffffffu);
-        if (memcmp(t->keys + i * KW, key, KW * sizeof *key) == 0) {
-            if (negate)
-                mpz_sub(t->val[i], t->val[i], v);
-            else
-                mpz_add(t->val[i], t->val[i], v);
-            return HF_OK;
-        }
-    }
-    if (b->states >= HF_ENUM_MAX_STATES)
-        return HF_ETOOLARGE;
-    if (t->count == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        hf_word *keys = hf_i_realloc_array(ctx, t->keys, cap * KW, sizeof *keys);
-        if (!keys)
-            return HF_ENOMEM;
-        t->keys = keys;
-        /* mpz_t structs may move in memory as long as the old copy is not used again */
-        mpz_t *val = hf_i_realloc_array(ctx, t->val, cap, sizeof *val);
-        if (!val)
-            return HF_ENOMEM;
-        t->val = val;
-        t->cap = cap;
-    }
-    memcpy(t->keys + t->count * KW, key, KW * sizeof *key);
-    mpz_init_set(t->val[t->count], v);
-    if (negate)
-        mpz_neg(t->val[t->count], t->val[t->count]);
-    t->slot[s] = (h & 0xffffffff00000000u) | t->count;
-    t->count++;
-    b->states++;
-    return HF_OK;
+    return hf_i_downsets_add_mpz(ctx, t, key, v, negate, &b->room);
 }
 
 /* The events outside down-set I whose predecessors are all in I, into list; their number. */
@@ -665,10 +575,10 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n, T = p->threads.count;
     size_t W = hf_i_words(n), KW = W + 1;
-    dp_budget budget = {0, 0, max_work};
-    state_table cur, nxt;
-    memset(&cur, 0, sizeof cur);
-    memset(&nxt, 0, sizeof nxt);
+    dp_budget budget = {HF_ENUM_MAX_STATES, 0, max_work};
+    hf_i_downsets cur, nxt;
+    hf_i_downsets_init(&cur, KW, sizeof(mpz_t));
+    hf_i_downsets_init(&nxt, KW, sizeof(mpz_t));
     hf_word *key = hf_i_calloc(ctx, KW, sizeof *key);
     uint32_t *list = hf_i_alloc_array(ctx, n, sizeof *list);
     uint32_t *tid = hf_i_alloc_array(ctx, n, sizeof *tid);
@@ -683,11 +593,11 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
         uint32_t t = p->threads.of ? p->threads.of[v] : HF_NO_EVENT;
         tid[v] = t != HF_NO_EVENT ? t : T + v;
     }
-    if ((st = table_add(ctx, &cur, KW, key, one, false, &budget)))
+    if ((st = table_add(ctx, &cur, key, one, false, &budget)))
         goto out;
     for (uint32_t k = 0; k < n; k++) {
         for (size_t s = 0; s < cur.count; s++) {
-            const hf_word *I = cur.keys + s * KW;
+            const hf_word *I = hf_i_downsets_key(&cur, s);
             uint64_t extra = I[W];
             uint32_t last = (uint32_t)(extra >> 32), pre = (uint32_t)extra;
             uint32_t m = enabled_of(p, I, list);
@@ -703,23 +613,23 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
                     continue;
                 hf_i_bit_set(key, x);
                 key[W] = ((uint64_t)(tid[x] + 1) << 32) | (pre + cost);
-                st = table_add(ctx, &nxt, KW, key, cur.val[s], false, &budget);
+                st = table_add(ctx, &nxt, key, hf_i_downsets_mpz(&cur)[s], false, &budget);
                 hf_i_bit_clear(key, x);
                 if (st)
                     goto out;
             }
         }
-        table_clear(ctx, &cur);
+        hf_i_downsets_clear_mpz(ctx, &cur);
         cur = nxt;
-        memset(&nxt, 0, sizeof nxt);
+        hf_i_downsets_init(&nxt, KW, sizeof(mpz_t));
     }
     mpz_set_ui(out, 0);
     for (size_t s = 0; s < cur.count; s++)
-        mpz_add(out, out, cur.val[s]);
+        mpz_add(out, out, hf_i_downsets_mpz(&cur)[s]);
 out:
     mpz_clear(one);
-    table_clear(ctx, &cur);
-    table_clear(ctx, &nxt);
+    hf_i_downsets_clear_mpz(ctx, &cur);
+    hf_i_downsets_clear_mpz(ctx, &nxt);
     hf_i_free(ctx, key);
     hf_i_free(ctx, list);
     hf_i_free(ctx, tid);
@@ -739,8 +649,8 @@ typedef struct trace_dp {
     const hf_poset *p;
     hf_ctx *ctx;
     size_t W;
-    state_table *level; /* n + 1 tables, by down-set size */
-    uint32_t *list;     /* enabled events of the current down-set */
+    hf_i_downsets *level; /* n + 1 tables, by down-set size */
+    uint32_t *list;       /* enabled events of the current down-set */
     uint32_t m;
     uint32_t *chosen;
     hf_word *key;
@@ -760,8 +670,8 @@ static hf_status trace_subsets(trace_dp *t, uint32_t k, const mpz_t v, uint32_t 
             continue;
         t->chosen[size] = x;
         hf_i_bit_set(t->key, x);
-        hf_status st = table_add(t->ctx, &t->level[k + size + 1], t->W, t->key, v,
-                                 (size + 1) % 2 == 0, &t->budget);
+        hf_status st =
+            table_add(t->ctx, &t->level[k + size + 1], t->key, v, (size + 1) % 2 == 0, &t->budget);
         if (!st)
             st = trace_subsets(t, k, v, i + 1, size + 1);
         hf_i_bit_clear(t->key, x);
@@ -775,7 +685,10 @@ static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out
 {
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n;
-    trace_dp t = {.p = p, .ctx = ctx, .W = hf_i_words(n), .budget = {0, 0, max_work}};
+    trace_dp t = {.p = p,
+                  .ctx = ctx,
+                  .W = n ? hf_i_words(n) : 1,
+                  .budget = {HF_ENUM_MAX_STATES, 0, max_work}};
     t.level = hf_i_calloc(ctx, (size_t)n + 1, sizeof *t.level);
     t.list = hf_i_alloc_array(ctx, n, sizeof *t.list);
     t.chosen = hf_i_alloc_array(ctx, n, sizeof *t.chosen);
@@ -787,31 +700,33 @@ static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out
         st = HF_ENOMEM;
         goto out;
     }
-    if ((st = table_add(ctx, &t.level[0], t.W, t.key, one, false, &t.budget)))
+    for (uint32_t k = 0; k <= n; k++)
+        hf_i_downsets_init(&t.level[k], t.W, sizeof(mpz_t));
+    if ((st = table_add(ctx, &t.level[0], t.key, one, false, &t.budget)))
         goto out;
     for (uint32_t k = 0; k < n; k++) {
-        state_table *L = &t.level[k];
+        hf_i_downsets *L = &t.level[k];
         for (size_t s = 0; s < L->count; s++) {
-            const hf_word *I = L->keys + s * t.W;
-            if (mpz_sgn(L->val[s]) == 0)
+            const hf_word *I = hf_i_downsets_key(L, s);
+            if (mpz_sgn(hf_i_downsets_mpz(L)[s]) == 0)
                 continue;
             t.m = enabled_of(p, I, t.list);
             t.budget.work += n;
             memcpy(t.key, I, t.W * sizeof *t.key);
-            if ((st = trace_subsets(&t, k, L->val[s], 0, 0)))
+            if ((st = trace_subsets(&t, k, hf_i_downsets_mpz(L)[s], 0, 0)))
                 goto out;
         }
-        table_clear(ctx, L);
+        hf_i_downsets_clear_mpz(ctx, L);
     }
     if (t.level[n].count == 1)
-        mpz_set(out, t.level[n].val[0]);
+        mpz_set(out, hf_i_downsets_mpz(&t.level[n])[0]);
     else
         mpz_set_ui(out, 0);
 out:
     mpz_clear(one);
     if (t.level)
         for (uint32_t k = 0; k <= n; k++)
-            table_clear(ctx, &t.level[k]);
+            hf_i_downsets_clear_mpz(ctx, &t.level[k]);
     hf_i_free(ctx, t.level);
     hf_i_free(ctx, t.list);
     hf_i_free(ctx, t.chosen);

@@ -27,6 +27,7 @@
 
 #include <gmp.h>
 
+#include "downsets.h"
 #include "poset_i.h"
 #include "sample.h"
 
@@ -47,12 +48,9 @@ typedef struct hf_i_uniform {
     uint64_t *fen;    /* Fenwick tree over the weights, 1-based, n + 1 */
     uint32_t *weight; /* current weight of each event (subtree size when available) */
     /* down-sets */
-    size_t W, count, cap;
-    hf_word *keys; /* count * W */
-    mpz_t *ext;    /* count */
-    size_t *slots; /* hash table of indices + 1 (0 = empty) */
-    size_t slot_mask;
-    hf_word *probe; /* W scratch */
+    hf_i_downsets sets;
+    mpz_t *ext;     /* sets.count */
+    hf_word *probe; /* sets.words scratch */
     mpz_t r, t;
     uint64_t *draw; /* scratch words for big draws */
     size_t draw_cap;
@@ -68,13 +66,12 @@ static void sampler_free(sampler *s)
     hf_ctx *ctx = s->ctx;
     hf_i_free(ctx, s->fen);
     hf_i_free(ctx, s->weight);
-    hf_i_free(ctx, s->keys);
     if (s->ext) {
-        for (size_t i = 0; i < s->count; i++)
+        for (size_t i = 0; i < s->sets.count; i++)
             mpz_clear(s->ext[i]);
         hf_i_free(ctx, s->ext);
     }
-    hf_i_free(ctx, s->slots);
+    hf_i_downsets_clear(ctx, &s->sets);
     hf_i_free(ctx, s->probe);
     hf_i_free(ctx, s->draw);
     hf_i_free(ctx, s->cur);
@@ -135,70 +132,13 @@ static void sample_forest(sampler *s, uint32_t *out)
 
 /* ---- down-sets ---- */
 
-static uint64_t hash_key(const hf_word *w, size_t W)
+/* Add a down-set unless present, out of *room. HF_ETOOLARGE past it (the caller then falls
+ * back). */
+static hf_status add_ideal(sampler *s, const hf_word *key, size_t *room)
 {
-    uint64_t h = 0x2545f4914f6cdd1du;
-    for (size_t i = 0; i < W; i++) {
-        h ^= w[i];
-        h *= 0x9e3779b97f4a7c15u;
-        h ^= h >> 29;
-    }
-    return h;
-}
-
-static size_t lookup(const sampler *s, const hf_word *key)
-{
-    size_t i = (size_t)hash_key(key, s->W) & s->slot_mask;
-    for (;; i = (i + 1) & s->slot_mask) {
-        size_t k = s->slots[i];
-        if (!k)
-            return SIZE_MAX;
-        if (memcmp(s->keys + (k - 1) * s->W, key, s->W * sizeof *key) == 0)
-            return k - 1;
-    }
-}
-
-static hf_status rehash(sampler *s, size_t size)
-{
-    size_t *slots = hf_i_calloc(s->ctx, size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    hf_i_free(s->ctx, s->slots);
-    s->slots = slots;
-    s->slot_mask = size - 1;
-    for (size_t k = 0; k < s->count; k++) {
-        size_t i = (size_t)hash_key(s->keys + k * s->W, s->W) & s->slot_mask;
-        while (s->slots[i])
-            i = (i + 1) & s->slot_mask;
-        s->slots[i] = k + 1;
-    }
-    return HF_OK;
-}
-
-/* Add a down-set unless present. HF_ETOOLARGE past the limits (the caller then falls back). */
-static hf_status add_ideal(sampler *s, const hf_word *key)
-{
-    if (lookup(s, key) != SIZE_MAX)
-        return HF_OK;
-    if (s->count >= SAMPLE_MAX_IDEALS || (s->count + 1) * s->W > SAMPLE_MAX_KEY_WORDS)
-        return HF_ETOOLARGE;
-    if (s->count == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        hf_word *keys = hf_i_realloc_array(s->ctx, s->keys, cap * s->W, sizeof *keys);
-        if (!keys)
-            return HF_ENOMEM;
-        s->keys = keys;
-        s->cap = cap;
-    }
-    memcpy(s->keys + s->count * s->W, key, s->W * sizeof *key);
-    s->count++;
-    if (2 * s->count > s->slot_mask + 1)
-        return rehash(s, 2 * (s->slot_mask + 1));
-    size_t i = (size_t)hash_key(key, s->W) & s->slot_mask;
-    while (s->slots[i])
-        i = (i + 1) & s->slot_mask;
-    s->slots[i] = s->count;
-    return HF_OK;
+    size_t at;
+    bool fresh;
+    return hf_i_downsets_add(s->ctx, &s->sets, key, room, &at, &fresh);
 }
 
 static bool is_minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x)
@@ -216,37 +156,38 @@ static bool is_minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x
 static hf_status build_ideals(sampler *s)
 {
     const hf_poset *p = s->p;
-    s->W = hf_i_words(s->n) ? hf_i_words(s->n) : 1;
-    s->probe = hf_i_calloc(s->ctx, s->W, sizeof *s->probe);
+    hf_i_downsets *D = &s->sets;
+    size_t W = D->words;
+    s->probe = hf_i_calloc(s->ctx, W, sizeof *s->probe);
     if (!s->probe)
         return HF_ENOMEM;
-    hf_status st = rehash(s, 1024);
-    if (!st)
-        st = add_ideal(s, s->probe); /* the empty down-set */
-    for (size_t k = 0; k < s->count && !st; k++)
+    size_t room =
+        SAMPLE_MAX_IDEALS < SAMPLE_MAX_KEY_WORDS / W ? SAMPLE_MAX_IDEALS : SAMPLE_MAX_KEY_WORDS / W;
+    hf_status st = add_ideal(s, s->probe, &room); /* the empty down-set */
+    for (size_t k = 0; k < D->count && !st; k++)
         for (uint32_t x = 0; x < s->n && !st; x++) {
-            if (!is_minimal_outside(p, s->keys + k * s->W, x))
+            if (!is_minimal_outside(p, hf_i_downsets_key(D, k), x))
                 continue;
-            memcpy(s->probe, s->keys + k * s->W, s->W * sizeof *s->probe);
+            memcpy(s->probe, hf_i_downsets_key(D, k), W * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
-            st = add_ideal(s, s->probe);
+            st = add_ideal(s, s->probe, &room);
         }
     if (st)
         return st;
-    s->ext = hf_i_alloc_array(s->ctx, s->count, sizeof *s->ext);
+    s->ext = hf_i_alloc_array(s->ctx, D->count, sizeof *s->ext);
     if (!s->ext)
         return HF_ENOMEM;
-    for (size_t k = 0; k < s->count; k++)
+    for (size_t k = 0; k < D->count; k++)
         mpz_init(s->ext[k]);
-    for (size_t k = s->count; k-- > 0;) {
-        const hf_word *key = s->keys + k * s->W;
+    for (size_t k = D->count; k-- > 0;) {
+        const hf_word *key = hf_i_downsets_key(D, k);
         bool any = false;
         for (uint32_t x = 0; x < s->n; x++) {
             if (!is_minimal_outside(p, key, x))
                 continue;
-            memcpy(s->probe, key, s->W * sizeof *s->probe);
+            memcpy(s->probe, key, W * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
-            mpz_add(s->ext[k], s->ext[k], s->ext[lookup(s, s->probe)]);
+            mpz_add(s->ext[k], s->ext[k], s->ext[hf_i_downsets_find(D, s->probe)]);
             any = true;
         }
         if (!any)
@@ -286,15 +227,15 @@ static hf_status sample_ideals(sampler *s, uint32_t *out)
         hf_status st = draw_below(s, s->ext[k]);
         if (st)
             return st;
-        const hf_word *key = s->keys + k * s->W;
+        const hf_word *key = hf_i_downsets_key(&s->sets, k);
         size_t next = SIZE_MAX;
         uint32_t chosen = NONE;
         for (uint32_t x = 0; x < s->n && chosen == NONE; x++) {
             if (!is_minimal_outside(p, key, x))
                 continue;
-            memcpy(s->probe, key, s->W * sizeof *s->probe);
+            memcpy(s->probe, key, s->sets.words * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
-            next = lookup(s, s->probe);
+            next = hf_i_downsets_find(&s->sets, s->probe);
             if (mpz_cmp(s->r, s->ext[next]) < 0)
                 chosen = x;
             else
@@ -360,6 +301,7 @@ static hf_status sampler_new(const hf_poset *p, uint64_t seed, sampler **out, hf
     mpz_init(s->r);
     mpz_init(s->t);
     hf_i_rng_seed(&s->rng, seed);
+    hf_i_downsets_init(&s->sets, hf_i_words(s->n), 0);
     hf_status st = HF_OK;
     if (p->tin) {
         s->kind = SAMPLE_FOREST;
@@ -372,11 +314,7 @@ static hf_status sampler_new(const hf_poset *p, uint64_t seed, sampler **out, hf
         st = build_ideals(s);
         if (st == HF_ETOOLARGE) {
             /* too many down-sets: drop the table and use the chain */
-            hf_i_free(ctx, s->keys);
-            hf_i_free(ctx, s->slots);
-            s->keys = NULL;
-            s->slots = NULL;
-            s->count = s->cap = 0;
+            hf_i_downsets_clear(ctx, &s->sets);
             s->kind = SAMPLE_CHAIN;
             s->steps = chain_steps(s->n);
             s->cur = hf_i_alloc_array(ctx, s->n, sizeof *s->cur);

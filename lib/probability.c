@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "downsets.h"
 #include "hitfam/probability.h"
 #include "poset_i.h"
 #include "sample.h"
@@ -33,14 +34,10 @@ typedef struct lattice {
     hf_ctx *ctx;
     const hf_poset *p;
     uint32_t n;
-    size_t W;
-    size_t count, cap;
-    hf_word *keys; /* count * W, in breadth-first order (so by size) */
-    size_t *slots; /* hash table of indices + 1 */
-    size_t mask;
-    size_t *toff; /* count + 1: the steps out of each down-set */
-    uint32_t *tx; /* the event added */
-    size_t *tto;  /* the down-set reached */
+    hf_i_downsets sets; /* in breadth-first order (so by size) */
+    size_t *toff;       /* count + 1: the steps out of each down-set */
+    uint32_t *tx;       /* the event added */
+    size_t *tto;        /* the down-set reached */
     size_t steps, steps_cap;
     mpz_t *num; /* count: path weights of the current computation */
     mpz_t mult; /* rw: the lcm M of the enabled counts */
@@ -50,84 +47,17 @@ typedef struct lattice {
 static void lattice_free(lattice *L)
 {
     hf_ctx *ctx = L->ctx;
-    hf_i_free(ctx, L->keys);
-    hf_i_free(ctx, L->slots);
+    hf_i_downsets_clear(ctx, &L->sets);
     hf_i_free(ctx, L->toff);
     hf_i_free(ctx, L->tx);
     hf_i_free(ctx, L->tto);
     if (L->num) {
-        for (size_t i = 0; i < L->count; i++)
+        for (size_t i = 0; i < L->sets.count; i++)
             mpz_clear(L->num[i]);
         hf_i_free(ctx, L->num);
     }
     mpz_clear(L->mult);
     mpz_clear(L->tmp);
-}
-
-static uint64_t hash_key(const hf_word *w, size_t W)
-{
-    uint64_t h = 0x2545f4914f6cdd1du;
-    for (size_t i = 0; i < W; i++) {
-        h ^= w[i];
-        h *= 0x9e3779b97f4a7c15u;
-        h ^= h >> 29;
-    }
-    return h;
-}
-
-static size_t lookup(const lattice *L, const hf_word *key)
-{
-    for (size_t i = (size_t)hash_key(key, L->W) & L->mask;; i = (i + 1) & L->mask) {
-        size_t k = L->slots[i];
-        if (!k)
-            return SIZE_MAX;
-        if (memcmp(L->keys + (k - 1) * L->W, key, L->W * sizeof *key) == 0)
-            return k - 1;
-    }
-}
-
-static hf_status rehash(lattice *L, size_t size)
-{
-    size_t *slots = hf_i_calloc(L->ctx, size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    hf_i_free(L->ctx, L->slots);
-    L->slots = slots;
-    L->mask = size - 1;
-    for (size_t k = 0; k < L->count; k++) {
-        size_t i = (size_t)hash_key(L->keys + k * L->W, L->W) & L->mask;
-        while (L->slots[i])
-            i = (i + 1) & L->mask;
-        L->slots[i] = k + 1;
-    }
-    return HF_OK;
-}
-
-/* Add a down-set unless present; its index in *at. HF_ETOOLARGE past `limit`. */
-static hf_status add_ideal(lattice *L, const hf_word *key, uint64_t limit, size_t *at)
-{
-    if ((*at = lookup(L, key)) != SIZE_MAX)
-        return HF_OK;
-    if (L->count >= limit || (L->count + 1) * L->W > MAX_KEY_WORDS ||
-        (uint64_t)(L->count + 1) * L->n > MAX_BUILD_TESTS)
-        return HF_ETOOLARGE;
-    if (L->count == L->cap) {
-        size_t cap = L->cap ? 2 * L->cap : 64;
-        hf_word *keys = hf_i_realloc_array(L->ctx, L->keys, cap * L->W, sizeof *keys);
-        if (!keys)
-            return HF_ENOMEM;
-        L->keys = keys;
-        L->cap = cap;
-    }
-    memcpy(L->keys + L->count * L->W, key, L->W * sizeof *key);
-    *at = L->count++;
-    if (2 * L->count > L->mask + 1)
-        return rehash(L, 2 * (L->mask + 1));
-    size_t i = (size_t)hash_key(key, L->W) & L->mask;
-    while (L->slots[i])
-        i = (i + 1) & L->mask;
-    L->slots[i] = L->count;
-    return HF_OK;
 }
 
 static bool minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x)
@@ -149,18 +79,24 @@ static hf_status lattice_build(lattice *L, const hf_poset *p, uint64_t limit)
     L->ctx = p->ctx;
     L->p = p;
     L->n = p->n;
-    L->W = hf_i_words(p->n) ? hf_i_words(p->n) : 1;
-    hf_word *probe = hf_i_calloc(L->ctx, L->W, sizeof *probe);
+    hf_i_downsets_init(&L->sets, hf_i_words(p->n), 0);
+    size_t W = L->sets.words;
+    hf_word *probe = hf_i_calloc(L->ctx, W, sizeof *probe);
     if (!probe)
         return HF_ENOMEM;
+    /* the down-sets that fit in `limit`, MAX_KEY_WORDS and MAX_BUILD_TESTS */
+    size_t room = limit < SIZE_MAX ? (size_t)limit : SIZE_MAX;
+    if (room > MAX_KEY_WORDS / W)
+        room = MAX_KEY_WORDS / W;
+    if (L->n && room > MAX_BUILD_TESTS / L->n)
+        room = (size_t)(MAX_BUILD_TESTS / L->n);
     size_t at;
-    hf_status st = rehash(L, 1024);
-    if (!st)
-        st = add_ideal(L, probe, limit, &at);
+    bool fresh;
+    hf_status st = hf_i_downsets_add(L->ctx, &L->sets, probe, &room, &at, &fresh);
     if (!st && !(L->toff = hf_i_alloc_array(L->ctx, 64, sizeof *L->toff)))
         st = HF_ENOMEM;
     size_t toff_cap = 64;
-    for (size_t k = 0; k < L->count && !st; k++) {
+    for (size_t k = 0; k < L->sets.count && !st; k++) {
         if (k + 2 > toff_cap) {
             size_t cap = 2 * toff_cap;
             size_t *t = hf_i_realloc_array(L->ctx, L->toff, cap, sizeof *t);
@@ -173,11 +109,11 @@ static hf_status lattice_build(lattice *L, const hf_poset *p, uint64_t limit)
         }
         L->toff[k] = L->steps;
         for (uint32_t x = 0; x < L->n && !st; x++) {
-            if (!minimal_outside(p, L->keys + k * L->W, x))
+            if (!minimal_outside(p, hf_i_downsets_key(&L->sets, k), x))
                 continue;
-            memcpy(probe, L->keys + k * L->W, L->W * sizeof *probe);
+            memcpy(probe, hf_i_downsets_key(&L->sets, k), W * sizeof *probe);
             hf_i_bit_set(probe, x);
-            if ((st = add_ideal(L, probe, limit, &at)))
+            if ((st = hf_i_downsets_add(L->ctx, &L->sets, probe, &room, &at, &fresh)))
                 break;
             if (L->steps == MAX_STEPS) {
                 st = HF_ETOOLARGE;
@@ -201,15 +137,15 @@ static hf_status lattice_build(lattice *L, const hf_poset *p, uint64_t limit)
         }
     }
     if (!st)
-        L->toff[L->count] = L->steps;
-    if (!st && !(L->num = hf_i_alloc_array(L->ctx, L->count, sizeof *L->num)))
+        L->toff[L->sets.count] = L->steps;
+    if (!st && !(L->num = hf_i_alloc_array(L->ctx, L->sets.count, sizeof *L->num)))
         st = HF_ENOMEM;
     if (!st) {
-        for (size_t k = 0; k < L->count; k++)
+        for (size_t k = 0; k < L->sets.count; k++)
             mpz_init(L->num[k]);
         /* rw's common multiplier: lcm of the numbers of enabled events */
         mpz_set_ui(L->mult, 1);
-        for (size_t k = 0; k < L->count; k++)
+        for (size_t k = 0; k < L->sets.count; k++)
             if (L->toff[k + 1] > L->toff[k])
                 mpz_lcm_ui(L->mult, L->mult, (unsigned long)(L->toff[k + 1] - L->toff[k]));
     }
@@ -222,13 +158,13 @@ static hf_status lattice_build(lattice *L, const hf_poset *p, uint64_t limit)
  * or path probabilities times M^n (rw). Into L->num[count - 1]. */
 static void lattice_paths(lattice *L, bool rw, const uint32_t *tuple, unsigned d)
 {
-    for (size_t k = 0; k < L->count; k++)
+    for (size_t k = 0; k < L->sets.count; k++)
         mpz_set_ui(L->num[k], 0);
     mpz_set_ui(L->num[0], 1);
-    for (size_t k = 0; k < L->count; k++) {
+    for (size_t k = 0; k < L->sets.count; k++) {
         if (!mpz_sgn(L->num[k]) || L->toff[k] == L->toff[k + 1])
             continue;
-        const hf_word *key = L->keys + k * L->W;
+        const hf_word *key = hf_i_downsets_key(&L->sets, k);
         if (rw) {
             mpz_mul(L->tmp, L->num[k], L->mult);
             mpz_divexact_ui(L->tmp, L->tmp, (unsigned long)(L->toff[k + 1] - L->toff[k]));
@@ -249,7 +185,7 @@ static void lattice_prob(lattice *L, bool rw, const uint32_t *tuple, unsigned d,
                          mpq_t q)
 {
     lattice_paths(L, rw, tuple, d);
-    mpq_set_num(q, L->num[L->count - 1]);
+    mpq_set_num(q, L->num[L->sets.count - 1]);
     mpq_set_den(q, all);
     mpq_canonicalize(q);
 }
@@ -350,7 +286,7 @@ static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, lat
         mpz_pow_ui(all, L->mult, p->n);
     else {
         lattice_paths(L, false, NULL, 0);
-        mpz_set(all, L->num[L->count - 1]);
+        mpz_set(all, L->num[L->sets.count - 1]);
     }
     *have = true;
     return HF_OK;
@@ -610,7 +546,7 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
         mpq_init(q);
         if (!st) {
             lattice_prob(&L, o->method == HF_METHOD_RW, tuple, d, all, q);
-            set_exact(&res, q, L.count);
+            set_exact(&res, q, L.sets.count);
             if (out)
                 mpq_set(out, q);
         }
@@ -781,7 +717,7 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
                 arg = i;
             }
         }
-        set_exact(&res, best, L.count);
+        set_exact(&res, best, L.sets.count);
         if (out)
             mpq_set(out, best);
     } else if (!st && pct_done) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "downsets.h"
 #include "hitfam/count.h"
 #include "internal.h"
 #include "oracle.h"
@@ -1068,4 +1069,77 @@ Test(count, admissible_tuples_within_a_work_limit)
     hf_poset_free(t);
     mpz_clears(a, b, NULL);
     hf_poset_free(p);
+}
+
+/* The shared table of down-sets (lib/downsets.h): keys of two words found again after many
+ * growths, values that follow their keys, the room budget refusing the set past it (the table
+ * unchanged), and every allocation failing in turn leaving a table that is whole and leaks
+ * nothing. */
+static hf_status fill_downsets(hf_ctx *ctx, hf_i_downsets *t, size_t sets, size_t *room)
+{
+    hf_word key[2];
+    mpz_t v;
+    mpz_init(v);
+    hf_status st = HF_OK;
+    for (size_t i = 0; i < 2 * sets && !st; i++) {
+        /* every set twice: first created, then its value doubled */
+        size_t k = i % sets;
+        key[0] = (hf_word)k * 0x9e3779b97f4a7c15u;
+        key[1] = k % 3;
+        mpz_set_ui(v, (unsigned long)k + 1);
+        st = hf_i_downsets_add_mpz(ctx, t, key, v, k % 2 == 1, room);
+    }
+    mpz_clear(v);
+    return st;
+}
+
+Test(count, downset_table)
+{
+    enum { SETS = 5000 };
+    hf_i_downsets t;
+    hf_i_downsets_init(&t, 2, sizeof(mpz_t));
+    size_t room = SETS;
+    cr_assert_eq(fill_downsets(NULL, &t, SETS, &room), HF_OK);
+    cr_assert_eq(t.count, SETS);
+    cr_assert_eq(room, 0);
+    for (size_t k = 0; k < SETS; k++) {
+        const hf_word *key = hf_i_downsets_key(&t, k);
+        cr_assert_eq(key[0], (hf_word)k * 0x9e3779b97f4a7c15u);
+        cr_assert_eq(hf_i_downsets_find(&t, key), k);
+        long want = 2 * ((long)k + 1) * (k % 2 ? -1 : 1);
+        cr_assert_eq(mpz_get_si(hf_i_downsets_mpz(&t)[k]), want, "set %zu", k);
+    }
+    hf_word other[2] = {1, 7};
+    cr_assert_eq(hf_i_downsets_find(&t, other), SIZE_MAX);
+    size_t at = 0;
+    bool fresh = true;
+    cr_assert_eq(hf_i_downsets_add(NULL, &t, other, &room, &at, &fresh), HF_ETOOLARGE);
+    cr_assert_eq(t.count, SETS);
+    cr_assert_eq(hf_i_downsets_add(NULL, &t, hf_i_downsets_key(&t, 17), &room, &at, &fresh), HF_OK,
+                 "a present set needs no room");
+    cr_assert(!fresh);
+    cr_assert_eq(at, 17);
+    hf_i_downsets_clear_mpz(NULL, &t);
+    cr_assert_eq(t.count, 0);
+    cr_assert_eq(hf_i_downsets_find(&t, other), SIZE_MAX);
+
+    tu_chaos c = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    long base = c.live;
+    hf_status st = HF_ENOMEM;
+    for (long fail = 0; st == HF_ENOMEM; fail++) {
+        cr_assert_lt(fail, 1000);
+        hf_i_downsets_init(&t, 2, sizeof(mpz_t));
+        room = 300;
+        c.left = fail;
+        st = fill_downsets(ctx, &t, 300, &room);
+        c.left = -1;
+        /* what was added is whole: every key found at its index */
+        for (size_t k = 0; k < t.count; k++)
+            cr_assert_eq(hf_i_downsets_find(&t, hf_i_downsets_key(&t, k)), k);
+        hf_i_downsets_clear_mpz(ctx, &t);
+        cr_assert_eq(c.live, base, "leak after failing allocation %ld", fail);
+    }
+    cr_assert_eq(st, HF_OK);
+    hf_ctx_free(ctx);
 }
