@@ -2,8 +2,8 @@
  * and in-forests from the hook-length formula in double arithmetic. */
 #include <math.h>
 
+#include "count_i.h"
 #include "hitfam/count.h"
-#include "internal.h"
 #include "poset_i.h"
 
 hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out, hf_error *err)
@@ -11,7 +11,7 @@ hf_status hf_count_linear_extensions_log10(const hf_poset *p, double *out, hf_er
     hf_i_error_clear(err);
     if (!p || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)) {
+    if (hf_i_forest_like(p)) {
         /* n! / prod(subtree sizes): log10 n! by lgamma, then one logarithm per event (sizes
          * repeat, so each distinct size's logarithm is weighted by how often it occurs) */
         double l = lgamma((double)p->n + 1.0) / log(10.0);

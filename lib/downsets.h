@@ -8,6 +8,7 @@
 #include <gmp.h>
 
 #include "internal.h"
+#include "poset_i.h"
 
 typedef struct hf_i_downsets {
     size_t words;    /* words of a key: the bitset, then any extra state the user keys on */
@@ -37,6 +38,18 @@ hf_status hf_i_downsets_add(hf_ctx *ctx, hf_i_downsets *t, const hf_word *key, s
 static inline const hf_word *hf_i_downsets_key(const hf_i_downsets *t, size_t i)
 {
     return t->keys + i * t->words;
+}
+
+/* Whether x is outside the down-set `set` with all its predecessors inside: set + x is a
+ * down-set too. O(predecessors of x). */
+static inline bool hf_i_downsets_minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x)
+{
+    if (hf_i_bit_test(set, x))
+        return false;
+    for (size_t i = p->pred_off[x]; i < p->pred_off[x + 1]; i++)
+        if (!hf_i_bit_test(set, p->pred[i]))
+            return false;
+    return true;
 }
 
 /* Tables whose values are big numbers (val_size sizeof(mpz_t)). */

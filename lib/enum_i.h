@@ -1,5 +1,6 @@
-/* White-box view of an enumeration (lib/enum.c) for the tests: how often the depth-first search
- * placed an event after which no schedule followed, which the completion tests rule out. */
+/* Internal view of an enumeration (lib/enum.c): for its counts (lib/enum_count.c), and for the
+ * tests how often the depth-first search placed an event after which no schedule followed,
+ * which the completion tests rule out. */
 #ifndef HITFAM_ENUM_I_H
 #define HITFAM_ENUM_I_H
 
@@ -10,6 +11,14 @@
 uint64_t hf_i_enum_dead_ends(const hf_enum *e);
 /* Steps taken so far (the unit of hf_enum_options.max_work). 0 for NULL. */
 uint64_t hf_i_enum_work(const hf_enum *e);
+
+/* What lib/enum.c and lib/enum_count.c share: o, or the defaults in *def when o is NULL; NULL
+ * (HF_EINVAL, explained in err) for a mode that is not an hf_enum_mode. */
+const hf_enum_options *hf_i_enum_options(const hf_enum_options *o, hf_enum_options *def,
+                                         hf_error *err);
+/* The next schedule into the enumeration's own state (hf_enum_next without the copy, the limit
+ * and the count of schedules given): false after the last. */
+bool hf_i_enum_advance(hf_enum *e);
 
 /* The dynamic program hf_enum_count falls back on, alone: traces or preemption bounds (HF_EINVAL
  * for other modes), within o->max_work steps (0: no bound) and HF_ENUM_MAX_STATES states. */

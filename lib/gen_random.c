@@ -141,16 +141,6 @@ static hf_status add_ideal(sampler *s, const hf_word *key, size_t *room)
     return hf_i_downsets_add(s->ctx, &s->sets, key, room, &at, &fresh);
 }
 
-static bool is_minimal_outside(const hf_poset *p, const hf_word *set, uint32_t x)
-{
-    if (hf_i_bit_test(set, x))
-        return false;
-    for (size_t i = p->pred_off[x]; i < p->pred_off[x + 1]; i++)
-        if (!hf_i_bit_test(set, p->pred[i]))
-            return false;
-    return true;
-}
-
 /* Enumerate the down-sets breadth first (so by size) and count the extensions of each
  * complement, largest down-sets first. */
 static hf_status build_ideals(sampler *s)
@@ -166,7 +156,7 @@ static hf_status build_ideals(sampler *s)
     hf_status st = add_ideal(s, s->probe, &room); /* the empty down-set */
     for (size_t k = 0; k < D->count && !st; k++)
         for (uint32_t x = 0; x < s->n && !st; x++) {
-            if (!is_minimal_outside(p, hf_i_downsets_key(D, k), x))
+            if (!hf_i_downsets_minimal_outside(p, hf_i_downsets_key(D, k), x))
                 continue;
             memcpy(s->probe, hf_i_downsets_key(D, k), W * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
@@ -183,7 +173,7 @@ static hf_status build_ideals(sampler *s)
         const hf_word *key = hf_i_downsets_key(D, k);
         bool any = false;
         for (uint32_t x = 0; x < s->n; x++) {
-            if (!is_minimal_outside(p, key, x))
+            if (!hf_i_downsets_minimal_outside(p, key, x))
                 continue;
             memcpy(s->probe, key, W * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
@@ -231,7 +221,7 @@ static hf_status sample_ideals(sampler *s, uint32_t *out)
         size_t next = SIZE_MAX;
         uint32_t chosen = NONE;
         for (uint32_t x = 0; x < s->n && chosen == NONE; x++) {
-            if (!is_minimal_outside(p, key, x))
+            if (!hf_i_downsets_minimal_outside(p, key, x))
                 continue;
             memcpy(s->probe, key, s->sets.words * sizeof *s->probe);
             hf_i_bit_set(s->probe, x);
