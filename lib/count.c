@@ -244,7 +244,7 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
     hf_i_downsets cur, nxt;
     hf_i_downsets_init(&cur, W, sizeof(mpz_t));
     hf_i_downsets_init(&nxt, W, sizeof(mpz_t));
-    size_t room = HF_COUNT_MAX_IDEALS;
+    size_t room = HF_COUNT_MAX_IDEALS, expanded = 0;
     shape_facts sf;
     hf_status st = facts_general(p, false, &sf);
     if (st)
@@ -262,6 +262,10 @@ static hf_status linext_ideals(const hf_poset *p, mpz_t out, hf_error *err)
     hf_word last_mask = n % 64 ? ((hf_word)1 << (n % 64)) - 1 : ~(hf_word)0;
     for (uint32_t k = 0; k < n; k++) {
         for (size_t e = 0; e < cur.count; e++) {
+            /* the down-sets made so far, every 4096 expanded (some milliseconds) */
+            if ((++expanded & 4095) == 0 &&
+                (st = hf_i_progress(ctx, "count", HF_COUNT_MAX_IDEALS - room, 0, err)))
+                goto out;
             const hf_word *I = hf_i_downsets_key(&cur, e);
             memcpy(J, I, W * sizeof *J);
             for (size_t w = 0; w < W; w++) {

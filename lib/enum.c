@@ -481,6 +481,7 @@ hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory starting an enumeration");
     }
     hf_enum_step step;
+    uint64_t reported = 0;
     while ((step = hf_enum_next(e, buf)) == HF_ENUM_SCHEDULE) {
         st = sink.put(sink.user, buf, p->n);
         if (st) {
@@ -490,6 +491,12 @@ hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
         }
         if (given)
             *given = e->given;
+        /* the schedules given, every 2^20 steps of the search (a few milliseconds) */
+        if (e->work >> 20 != reported) {
+            reported = e->work >> 20;
+            if ((st = hf_i_progress(p->ctx, "enum", e->given, e->limit, err)))
+                break;
+        }
     }
     if (!st && more)
         *more = step == HF_ENUM_LIMIT;

@@ -19,18 +19,25 @@ static hf_status count_by_enum(const hf_poset *p, const hf_enum_options *o, uint
     hf_status st = hf_enum_new(p, &eo, &e, err);
     if (st)
         return st;
-    uint64_t count = 0;
+    uint64_t count = 0, reported = 0;
     while (hf_i_enum_advance(e)) {
         count++;
-        if (budget && hf_i_enum_work(e) > budget)
+        uint64_t work = hf_i_enum_work(e);
+        if (budget && work > budget)
             break;
+        /* every 2^20 steps (a few milliseconds) */
+        if (work >> 20 != reported) {
+            reported = work >> 20;
+            if ((st = hf_i_progress(p->ctx, "count", work, budget, err)))
+                break;
+        }
     }
-    if (!budget || hf_i_enum_work(e) <= budget) {
+    if (!st && (!budget || hf_i_enum_work(e) <= budget)) {
         *finished = true;
         hf_i_mpz_set_u64(out, count);
     }
     hf_enum_free(e);
-    return HF_OK;
+    return st;
 }
 
 /* What a dynamic program has spent: states created and steps, and its bound on steps (0: none).
@@ -42,6 +49,8 @@ static hf_status count_by_enum(const hf_poset *p, const hf_enum_options *o, uint
 typedef struct dp_budget {
     size_t room; /* states that may still be created */
     uint64_t work, max_work;
+    uint64_t reported; /* work >> 20 when progress was last reported */
+    hf_error *err;     /* where a stop by the progress callback is explained */
 } dp_budget;
 
 /* Add (or, with negate, subtract) v to the value of key, creating the state if needed.
@@ -55,6 +64,16 @@ static hf_status table_add(hf_ctx *ctx, hf_i_downsets *t, const hf_word *key, co
     if (b->max_work && b->work > b->max_work)
         return HF_ETOOLARGE;
     return hf_i_downsets_add_mpz(ctx, t, key, v, negate, &b->room);
+}
+
+/* Report the work every 2^20 steps (a few milliseconds): HF_EABORTED when the progress callback
+ * says stop. */
+static hf_status dp_progress(hf_ctx *ctx, dp_budget *b)
+{
+    if (b->work >> 20 == b->reported)
+        return HF_OK;
+    b->reported = b->work >> 20;
+    return hf_i_progress(ctx, "count", b->work, b->max_work, b->err);
 }
 
 /* The events outside down-set I whose predecessors are all in I, into list; their number. */
@@ -76,12 +95,13 @@ static uint32_t enabled_of(const hf_poset *p, const hf_word *I, uint32_t *list)
 /* Preemption-bounded schedules: forward over down-set sizes, the state being the down-set, the
  * last event's thread (+1; 0 before the first event) and the preemptions spent, its value the
  * number of prefixes reaching it. */
-static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_work, mpz_t out)
+static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_work, mpz_t out,
+                                  hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n, T = p->threads.count;
     size_t W = hf_i_words(n), KW = W + 1;
-    dp_budget budget = {HF_ENUM_MAX_STATES, 0, max_work};
+    dp_budget budget = {.room = HF_ENUM_MAX_STATES, .max_work = max_work, .err = err};
     hf_i_downsets cur, nxt;
     hf_i_downsets_init(&cur, KW, sizeof(mpz_t));
     hf_i_downsets_init(&nxt, KW, sizeof(mpz_t));
@@ -108,6 +128,8 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
             uint32_t last = (uint32_t)(extra >> 32), pre = (uint32_t)extra;
             uint32_t m = enabled_of(p, I, list);
             budget.work += n;
+            if ((st = dp_progress(ctx, &budget)))
+                goto out;
             bool runnable = false;
             for (uint32_t i = 0; i < m && last && !runnable; i++)
                 runnable = tid[list[i]] == last - 1;
@@ -187,14 +209,14 @@ static hf_status trace_subsets(trace_dp *t, uint32_t k, const mpz_t v, uint32_t 
     return HF_OK;
 }
 
-static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out)
+static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out, hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n;
     trace_dp t = {.p = p,
                   .ctx = ctx,
                   .W = n ? hf_i_words(n) : 1,
-                  .budget = {HF_ENUM_MAX_STATES, 0, max_work}};
+                  .budget = {.room = HF_ENUM_MAX_STATES, .max_work = max_work, .err = err}};
     t.level = hf_i_calloc(ctx, (size_t)n + 1, sizeof *t.level);
     t.list = hf_i_alloc_array(ctx, n, sizeof *t.list);
     t.chosen = hf_i_alloc_array(ctx, n, sizeof *t.chosen);
@@ -218,6 +240,8 @@ static hf_status count_traces_dp(const hf_poset *p, uint64_t max_work, mpz_t out
                 continue;
             t.m = enabled_of(p, I, t.list);
             t.budget.work += n;
+            if ((st = dp_progress(ctx, &t.budget)))
+                goto out;
             memcpy(t.key, I, t.W * sizeof *t.key);
             if ((st = trace_subsets(&t, k, hf_i_downsets_mpz(L)[s], 0, 0)))
                 goto out;
@@ -245,9 +269,9 @@ hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t 
     if (!p || !o || !out)
         return HF_EINVAL;
     if (o->mode == HF_ENUM_TRACES)
-        return count_traces_dp(p, o->max_work, out);
+        return count_traces_dp(p, o->max_work, out, NULL);
     if (o->mode == HF_ENUM_PREEMPTIONS)
-        return count_preempt_dp(p, o->preemptions, o->max_work, out);
+        return count_preempt_dp(p, o->preemptions, o->max_work, out, NULL);
     return HF_EINVAL;
 }
 
@@ -296,8 +320,8 @@ hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out, 
         return st;
     if (finished)
         return HF_OK;
-    st = eo.mode == HF_ENUM_TRACES ? count_traces_dp(p, eo.max_work, out)
-                                   : count_preempt_dp(p, eo.preemptions, eo.max_work, out);
+    st = eo.mode == HF_ENUM_TRACES ? count_traces_dp(p, eo.max_work, out, err)
+                                   : count_preempt_dp(p, eo.preemptions, eo.max_work, out, err);
     if (st == HF_ENOMEM)
         return hf_i_fail(err, st, 0, 0, "out of memory counting %s", what);
     if (st == HF_ETOOLARGE)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "enum_i.h"
+#include "hitfam/count.h"
 #include "hitfam/enum.h"
 #include "oracle.h"
 #include "util.h"
@@ -702,5 +703,145 @@ Test(enum, out_of_memory)
         hf_poset_free(p);
         hf_poset_free(q);
     }
+    hf_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Progress and cancellation                                                                 */
+
+typedef struct stopper {
+    unsigned calls, stop_at; /* stop (return false) at this call; 0: never */
+    char task[16];
+    uint64_t last_done;
+} stopper;
+
+static bool stop_when_told(const hf_progress *pr, void *user)
+{
+    stopper *s = user;
+    snprintf(s->task, sizeof s->task, "%s", pr->task);
+    s->last_done = pr->done;
+    return ++s->calls != s->stop_at;
+}
+
+static hf_status tally_put(void *user, const uint32_t *s, uint32_t n)
+{
+    (void)s;
+    (void)n;
+    ++*(uint64_t *)user;
+    return HF_OK;
+}
+
+/* `threads` chains of `per` events (per >= 2), every event writing one object (so no two
+ * events commute and the traces are the linear extensions), and two messages that make the
+ * order neither a forest nor an in-forest: thread 0's first event before thread 1's second, and
+ * thread 1's first before thread 2's second. Through ctx. */
+static hf_poset *threads_on_one_object(hf_ctx *ctx, uint32_t threads, uint32_t per)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    for (uint32_t v = 0; v < threads * per; v++) {
+        char name[16], thread[16];
+        snprintf(name, sizeof name, "e%u", v);
+        snprintf(thread, sizeof thread, "t%u", v / per);
+        cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+        cr_assert_eq(hf_poset_builder_set_thread(b, v, thread), HF_OK);
+        cr_assert_eq(hf_poset_builder_set_object(b, v, "x", HF_ACCESS_WRITE), HF_OK);
+        if (v % per)
+            cr_assert_eq(hf_poset_builder_add_order(b, v - 1, v), HF_OK);
+    }
+    cr_assert_eq(hf_poset_builder_add_order(b, 0, per + 1), HF_OK);
+    cr_assert_eq(hf_poset_builder_add_order(b, per, 2 * per + 1), HF_OK);
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
+    hf_poset_builder_free(b);
+    return p;
+}
+
+/* A long enumeration and the exact counts report their progress and stop with HF_EABORTED when
+ * the callback says so, leaving nothing allocated; stopped at every report in turn, the counts
+ * either stop or give the number an unstopped run gives. */
+Test(enum, progress_stops_runs_and_counts)
+{
+    tu_chaos chaos = {-1, false, 0, 0}; /* fails nothing: counts the live allocations */
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    stopper s = {0};
+    cr_assert_eq(hf_ctx_set_progress(ctx, stop_when_told, &s), HF_OK);
+    long base = chaos.live;
+
+    /* 14! schedules: only the callback ends this run */
+    hf_poset *q = tu_antichain(14);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    uint64_t put = 0, given = 0;
+    bool more = true;
+    hf_error err;
+    s = (stopper){.stop_at = 3};
+    cr_assert_eq(hf_enum_run(p, NULL, (hf_sink){tally_put, &put}, &given, &more, &err),
+                 HF_EABORTED);
+    cr_assert_eq(s.calls, 3);
+    cr_assert_str_eq(s.task, "enum");
+    cr_assert(strstr(err.text, "enum: stopped by the progress callback"), "%s", err.text);
+    cr_assert_eq(given, put);
+    cr_assert_eq(s.last_done, given);
+    cr_assert_gt(given, 0);
+    cr_assert(!more);
+    hf_poset_free(p);
+    hf_poset_free(q);
+    cr_assert_eq(chaos.live, base, "the stopped run leaked");
+
+    /* traces and preemption bounds: the enumeration phase, then the dynamic programs, of 5
+     * threads of 6 events */
+    p = threads_on_one_object(ctx, 5, 6);
+    base = chaos.live;
+    mpz_t traces;
+    mpz_init(traces);
+    for (int mode = HF_ENUM_TRACES; mode <= HF_ENUM_PREEMPTIONS; mode++) {
+        hf_enum_options o;
+        hf_enum_options_init(&o);
+        o.mode = (hf_enum_mode)mode;
+        o.preemptions = 2;
+        o.max_work = (uint64_t)1 << 23;
+        mpz_t want, got;
+        mpz_inits(want, got, NULL);
+        s = (stopper){0};
+        cr_assert_eq(hf_enum_count(p, &o, want, &err), HF_OK, "%s", err.text);
+        unsigned reports = s.calls;
+        cr_assert_gt(reports, 8, "mode %d: %u reports", mode, reports);
+        cr_assert_str_eq(s.task, "count");
+        for (unsigned stop = 1; stop <= reports + 1; stop++) {
+            s = (stopper){.stop_at = stop};
+            hf_status st = hf_enum_count(p, &o, got, &err);
+            cr_assert_eq(chaos.live, base, "mode %d stopped at report %u: leak", mode, stop);
+            if (stop <= reports) {
+                cr_assert_eq(st, HF_EABORTED, "mode %d, stop %u: %s", mode, stop, err.text);
+                cr_assert(strstr(err.text, "count: stopped"), "%s", err.text);
+            } else {
+                cr_assert_eq(st, HF_OK, "%s", err.text);
+                cr_assert(mpz_cmp(want, got) == 0);
+            }
+        }
+        if (mode == HF_ENUM_TRACES)
+            mpz_set(traces, want);
+        /* the dynamic program alone */
+        s = (stopper){.stop_at = 1};
+        cr_assert_eq(hf_i_enum_count_dp(p, &o, got), HF_EABORTED);
+        cr_assert_eq(chaos.live, base);
+        mpz_clears(want, got, NULL);
+    }
+    /* the linear extensions of the same order (down-sets): the traces, as no two events
+     * commute */
+    mpz_t c;
+    mpz_init(c);
+    s = (stopper){.stop_at = 1};
+    cr_assert_eq(hf_count_linear_extensions(p, c, &err), HF_EABORTED);
+    cr_assert_str_eq(s.task, "count");
+    cr_assert(strstr(err.text, "count: stopped"), "%s", err.text);
+    cr_assert_eq(chaos.live, base);
+    s = (stopper){0};
+    cr_assert_eq(hf_count_linear_extensions(p, c, &err), HF_OK, "%s", err.text);
+    cr_assert_gt(s.calls, 0);
+    cr_assert(mpz_cmp(c, traces) == 0);
+    mpz_clears(c, traces, NULL);
+    hf_poset_free(p);
     hf_ctx_free(ctx);
 }

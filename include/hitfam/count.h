@@ -19,7 +19,8 @@ extern "C" {
  * Forests and in-forests: the hook-length formula n! / prod(subtree sizes), O(n log n) big-number
  * work, any size. Other orders: dynamic programming over down-sets, O(#down-sets * n) time and
  * memory; HF_ETOOLARGE when there are more than HF_COUNT_MAX_IDEALS down-sets (never a wrong
- * number). */
+ * number); HF_EABORTED when the context's progress callback (task "count", the down-sets made
+ * so far) says stop. */
 HF_API HF_NODISCARD hf_status hf_count_linear_extensions(const hf_poset *p, mpz_t out,
                                                          hf_error *err);
 

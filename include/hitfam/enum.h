@@ -97,8 +97,9 @@ HF_API void hf_enum_free(hf_enum *e);
 
 /** Enumerate into @p sink (every schedule the options select, up to the limit). The number given
  * is stored in `*given` (may be NULL), and `*more` (may be NULL) says whether the limit stopped
- * it before the end. Errors: as hf_enum_new, and the sink's own status (schedules given so far
- * are counted in `*given`). */
+ * it before the end. Errors: as hf_enum_new, the sink's own status (schedules given so far
+ * are counted in `*given`), and HF_EABORTED when the context's progress callback stops it (it
+ * is called with task "enum" and the schedules given every few million steps of the search). */
 HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
                                           uint64_t *given, bool *more, hf_error *err);
 
@@ -114,7 +115,8 @@ HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_optio
  * can end a down-set (docs/enum.md), O(states * (n + e + such sets)). With the default bound each
  * phase takes some seconds at most (5 s for traces of 8 threads of 6 events on a loaded 2-core
  * machine). Errors: HF_EINVAL, HF_ENOMEM, HF_ETOOLARGE (with a message saying which bounds were
- * passed; never a wrong number). */
+ * passed; never a wrong number), HF_EABORTED (the context's progress callback, task "count",
+ * said stop). */
 HF_API HF_NODISCARD hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out,
                                             hf_error *err);
 

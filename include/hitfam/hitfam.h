@@ -103,7 +103,8 @@ HF_API void hf_ctx_free(hf_ctx *ctx);
 typedef struct hf_progress {
     const char *task; /**< what runs: "gen" (schedules written), "greedy" (schedules chosen, or
                            rounds of its local search), "minimize" (rounds), "count" (units of
-                           work), "verify" (first events of the prefixes) */
+                           work), "verify" (first events of the prefixes), "enum" (schedules
+                           given) */
     uint64_t done;    /**< units of work done so far */
     uint64_t total;   /**< units in all, or 0 when unknown */
 } hf_progress;
