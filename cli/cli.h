@@ -158,6 +158,33 @@ int output_commit(cli_output *o, bool keep);
 int write_family(const hf_poset *p, const hf_family *f, const cli_options *o,
                  const hf_family_header *header);
 
+/* A family streamed to the output (gen, enum): the writer is made once the header is known
+ * (stream_begin), the schedules go through stream_sink, and stream_close closes the writer and
+ * the output and says what failed; output_commit(&s->out, ...) then keeps or drops the file. */
+typedef struct cli_stream {
+    const hf_poset *p;
+    cli_output out;
+    const char *name; /* -o's FILE, or "stdout" */
+    hf_format format;
+    hf_writer *w;
+    hf_status writer_st; /* why the writer could not be made */
+    hf_status put_st;    /* why the writer refused a schedule */
+    int fail_errno;      /* errno after either failure (0: none) */
+} cli_stream;
+
+/* Open the output (path NULL: standard output), as output_open. */
+void stream_open(cli_stream *s, const hf_poset *p, const char *path, hf_format format);
+/* Make the writer and write the header: HF_OK, or its failure (kept for stream_close). */
+hf_status stream_begin(cli_stream *s, const hf_family_header *header);
+/* The sink that writes each schedule (after stream_begin). */
+hf_sink stream_sink(cli_stream *s);
+/* Schedules written so far (before stream_close). */
+uint64_t stream_count(const cli_stream *s);
+/* Close the writer and the output, then report the first failure: of making the writer, of a
+ * write, of the closing, else the computation's own st (err, about input_path). 0 when all
+ * went well, else EXIT_BAD after the message. */
+int stream_close(cli_stream *s, hf_status st, const hf_error *err, const char *input_path);
+
 /* ------------------------------------------------------------------------------------------ */
 /* Drawings (cli/cmd_draw.c): an order as DOT for Graphviz, for draw and verify --explain       */
 

@@ -84,7 +84,6 @@ static int enum_count(const hf_poset *p, const hf_enum_options *o, const char *p
 static int enum_write(const hf_poset *p, const hf_enum_options *o, const char *poset_path,
                       hf_format format, const char *out_path)
 {
-    const char *out_name = out_path ? out_path : "stdout";
     char method[32];
     hf_enum_options co = *o;
     co.max_work = (uint64_t)1 << 22;
@@ -109,45 +108,19 @@ static int enum_write(const hf_poset *p, const hf_enum_options *o, const char *p
         }
     }
     mpz_clear(v);
-    hf_enum *e = NULL;
-    hf_status st = unless_oom(hf_enum_new(p, o, &e, &err));
-    if (st) {
-        report_error(poset_path, st, &err);
-        return EXIT_BAD;
-    }
-    uint32_t *buf = xmalloc((size_t)hf_poset_size(p) * sizeof *buf);
-    cli_output out;
-    output_open(&out, out_path);
-    hf_writer *w = NULL;
-    errno = 0;
-    hf_status wst = unless_oom(hf_writer_new(p, out.stream, format, &header, &w));
-    hf_enum_step step = HF_ENUM_DONE;
-    if (!wst) {
-        hf_sink sink = hf_writer_sink(w);
-        while ((step = hf_enum_next(e, buf)) == HF_ENUM_SCHEDULE)
-            if ((wst = sink.put(sink.user, buf, hf_poset_size(p))) != HF_OK)
-                break;
-    }
-    int write_errno = errno;
-    uint64_t written = hf_enum_given(e);
-    hf_enum_free(e);
-    free(buf);
-    errno = 0;
-    hf_status close_st = hf_writer_close(w);
-    if (out.stream != stdout && output_close(&out) != HF_OK && !close_st)
-        close_st = HF_EIO;
-    if (!write_errno)
-        write_errno = errno;
-    if (wst || close_st) {
-        report(out_name, 0, "write failed: %s",
-               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
-        output_commit(&out, false);
-        return EXIT_BAD;
-    }
-    if (step == HF_ENUM_LIMIT)
+    cli_stream s;
+    stream_open(&s, p, out_path, format);
+    uint64_t written = 0;
+    bool more = false;
+    hf_status st = stream_begin(&s, &header);
+    if (!st)
+        st = hf_enum_run(p, o, stream_sink(&s), &written, &more, &err);
+    int rc = stream_close(&s, st, &err, poset_path);
+    if (!rc && more)
         say("note: stopped after %" PRIu64 " schedule%s (--limit); more follow", written,
             written == 1 ? "" : "s");
-    return output_commit(&out, true);
+    int commit = output_commit(&s.out, rc == 0);
+    return rc ? rc : commit;
 }
 
 int cmd_enum(int argc, char **argv)

@@ -1,6 +1,5 @@
 /* hitfam gen: a d-hitting family of an order given in DOT, streamed to the output as the chosen
  * method produces it (hf_generate_ex), or kept in memory and minimised first (--minimize). */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,12 +186,8 @@ static int gen_exact(const hf_poset *p, const hf_gen_options *opt, const char *p
 
 /* gen's output: the writer is made when hf_generate_ex announces the method and size. */
 typedef struct gen_output {
-    const hf_poset *p;
-    FILE *out;
-    hf_format format;
+    cli_stream *s;
     unsigned d;
-    hf_writer *w;
-    hf_status writer_st;          /* why the writer could not be made */
     uint64_t row_first, row_last; /* --rows (0: the whole family) */
 } gen_output;
 
@@ -209,65 +204,32 @@ static hf_status gen_begin(void *user, const hf_gen_info *info)
         header.row_last = g->row_last ? g->row_last : info->schedules_known ? info->schedules : 0;
         g->row_last = header.row_last;
     }
-    g->writer_st = hf_writer_new(g->p, g->out, g->format, &header, &g->w);
-    return g->writer_st;
-}
-
-static hf_status gen_put(void *user, const uint32_t *schedule, uint32_t n)
-{
-    hf_sink ws = hf_writer_sink(((gen_output *)user)->w);
-    return ws.put(ws.user, schedule, n);
+    return stream_begin(g->s, &header);
 }
 
 /* The family streamed to the output as it is generated: one run, header first. */
 static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char *poset_path,
                         const cli_options *o)
 {
-    const char *out_name = o->out_path ? o->out_path : "stdout";
-    cli_output out;
-    output_open(&out, o->out_path);
-    gen_output g = {.p = p,
-                    .out = out.stream,
-                    .format = o->format,
-                    .d = opt->d,
-                    .row_first = opt->row_first,
-                    .row_last = opt->row_last};
+    cli_stream s;
+    stream_open(&s, p, o->out_path, o->format);
+    gen_output g = {.s = &s, .d = opt->d, .row_first = opt->row_first, .row_last = opt->row_last};
     hf_gen_info info;
     hf_error err;
-    errno = 0;
-    hf_status st = hf_generate_ex(p, opt, gen_begin, &g, (hf_sink){gen_put, &g}, &info, &err);
-    int gen_errno = errno; /* with the sink's HF_EIO: the stream's reason, if it left one */
-    uint64_t written = g.w ? hf_writer_count(g.w) : 0;
-    errno = 0;
-    hf_status close_st = hf_writer_close(g.w);
-    if (out.stream != stdout && output_close(&out) != HF_OK && !close_st)
-        close_st = HF_EIO;
-    int write_errno = st == HF_EIO ? gen_errno : errno;
-    int rc = 0;
-    if (g.writer_st == HF_ENOMEM) {
-        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
-        rc = EXIT_BAD;
-    } else if (g.writer_st) {
-        report(out_name, 0, "%s", hf_strerror(g.writer_st));
-        rc = EXIT_BAD;
-    } else if ((st == HF_EIO && g.w) || (!st && close_st)) { /* the output, not the order */
-        report(out_name, 0, "write failed: %s",
-               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
-        rc = EXIT_BAD;
-    } else if (st) {
-        report_error(poset_path, st, &err);
-        rc = EXIT_BAD;
-    } else if (info.schedules_known && !g.row_first && written != info.schedules) {
+    hf_status st = hf_generate_ex(p, opt, gen_begin, &g, stream_sink(&s), &info, &err);
+    uint64_t written = stream_count(&s);
+    int rc = stream_close(&s, st, &err, poset_path);
+    if (!rc && info.schedules_known && !g.row_first && written != info.schedules) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
                hf_method_name(info.method), written, info.schedules);
         rc = EXIT_BAD;
-    } else if (g.row_first && g.row_last && written != g.row_last - g.row_first + 1) {
+    } else if (!rc && g.row_first && g.row_last && written != g.row_last - g.row_first + 1) {
         report(NULL, 0,
                "internal error: method %s wrote %" PRIu64 " schedules of rows %" PRIu64 ":%" PRIu64,
                hf_method_name(info.method), written, g.row_first, g.row_last);
         rc = EXIT_BAD;
     }
-    int commit = output_commit(&out, rc == 0);
+    int commit = output_commit(&s.out, rc == 0);
     return rc ? rc : commit;
 }
 

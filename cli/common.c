@@ -425,3 +425,57 @@ int write_family(const hf_poset *p, const hf_family *f, const cli_options *o,
         report(o->out_path ? o->out_path : "stdout", 0, "write failed: %s", hf_strerror(st));
     return output_commit(&out, !st);
 }
+
+void stream_open(cli_stream *s, const hf_poset *p, const char *path, hf_format format)
+{
+    *s = (cli_stream){.p = p, .name = path ? path : "stdout", .format = format};
+    output_open(&s->out, path);
+}
+
+hf_status stream_begin(cli_stream *s, const hf_family_header *header)
+{
+    errno = 0;
+    s->writer_st = hf_writer_new(s->p, s->out.stream, s->format, header, &s->w);
+    s->fail_errno = errno;
+    return s->writer_st;
+}
+
+static hf_status stream_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    cli_stream *s = user;
+    hf_sink ws = hf_writer_sink(s->w);
+    errno = 0;
+    hf_status st = ws.put(ws.user, schedule, n);
+    if (st && !s->put_st) {
+        s->put_st = st;
+        s->fail_errno = errno;
+    }
+    return st;
+}
+
+hf_sink stream_sink(cli_stream *s) { return (hf_sink){stream_put, s}; }
+
+uint64_t stream_count(const cli_stream *s) { return s->w ? hf_writer_count(s->w) : 0; }
+
+int stream_close(cli_stream *s, hf_status st, const hf_error *err, const char *input_path)
+{
+    errno = 0;
+    hf_status close_st = hf_writer_close(s->w);
+    if (s->out.stream != stdout && output_close(&s->out) != HF_OK && !close_st)
+        close_st = HF_EIO;
+    int write_errno = s->writer_st || s->put_st ? s->fail_errno : errno;
+    s->w = NULL;
+    /* the writer's own memory is not the output's fault */
+    if (s->writer_st == HF_ENOMEM || s->put_st == HF_ENOMEM)
+        report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));
+    else if (s->writer_st && s->writer_st != HF_EIO)
+        report(s->name, 0, "%s", hf_strerror(s->writer_st));
+    else if (s->writer_st || s->put_st || (!st && close_st))
+        report(s->name, 0, "write failed: %s",
+               write_errno ? strerror(write_errno) : hf_strerror(HF_EIO));
+    else if (st)
+        report_error(input_path, st, err);
+    else
+        return 0;
+    return EXIT_BAD;
+}

@@ -491,9 +491,9 @@ hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
         }
         if (given)
             *given = e->given;
-        /* the schedules given, every 2^20 steps of the search (a few milliseconds) */
-        if (e->work >> 20 != reported) {
-            reported = e->work >> 20;
+        /* the schedules given, every 2^16 steps of the search (under a millisecond) */
+        if (e->work >> 16 != reported) {
+            reported = e->work >> 16;
             if ((st = hf_i_progress(p->ctx, "enum", e->given, e->limit, err)))
                 break;
         }

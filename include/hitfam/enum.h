@@ -99,7 +99,7 @@ HF_API void hf_enum_free(hf_enum *e);
  * is stored in `*given` (may be NULL), and `*more` (may be NULL) says whether the limit stopped
  * it before the end. Errors: as hf_enum_new, the sink's own status (schedules given so far
  * are counted in `*given`), and HF_EABORTED when the context's progress callback stops it (it
- * is called with task "enum" and the schedules given every few million steps of the search). */
+ * is called with task "enum" and the schedules given every 2^16 steps of the search). */
 HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_options *o, hf_sink sink,
                                           uint64_t *given, bool *more, hf_error *err);
 
