@@ -14,15 +14,15 @@
 void hf_i_lattice_free(hf_i_lattice *L)
 {
     hf_ctx *ctx = L->ctx;
-    hf_i_downsets_clear(ctx, &L->sets);
-    hf_i_free(ctx, L->toff);
-    hf_i_free(ctx, L->tx);
-    hf_i_free(ctx, L->tto);
-    if (L->num) {
+    if (L->num) { /* one value per down-set: before the table is emptied */
         for (size_t i = 0; i < L->sets.count; i++)
             mpz_clear(L->num[i]);
         hf_i_free(ctx, L->num);
     }
+    hf_i_downsets_clear(ctx, &L->sets);
+    hf_i_free(ctx, L->toff);
+    hf_i_free(ctx, L->tx);
+    hf_i_free(ctx, L->tto);
     mpz_clear(L->mult);
     mpz_clear(L->tmp);
 }
