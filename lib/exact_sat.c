@@ -23,6 +23,9 @@
 #ifdef HF_HAVE_SAT
 #include <ccadical.h>
 
+/* Conflicts between two reports to the progress callback within one solver call. */
+#define POLL_CONFLICTS 256u
+
 typedef struct sat {
     CCaDiCaL *s;
     const problem *q;
@@ -32,12 +35,34 @@ typedef struct sat {
     int clause[HF_MAX_D + 4];
     unsigned len;
     bool satisfied;
+    /* progress (hf_ctx_set_progress): conflicts spent of the budget, reported between calls and,
+     * through the solver's terminate callback, every POLL_CONFLICTS conflicts within one; a stop
+     * is kept in `stop` (the callback's message in *err) and ends the call */
+    uint64_t budget, next_poll;
+    hf_error *err;
+    hf_status stop;
 } sat;
 
 static void on_learn(void *state, int *clause)
 {
     (void)clause;
     ((sat *)state)->learned++;
+}
+
+/* Report the conflicts spent; HF_EABORTED once the callback asked to stop. */
+static hf_status poll(sat *S)
+{
+    if (!S->stop) {
+        S->next_poll = S->learned + POLL_CONFLICTS;
+        S->stop = hf_i_progress(S->q->ctx, "exact", S->learned, S->budget, S->err);
+    }
+    return S->stop;
+}
+
+static int on_terminate(void *state)
+{
+    sat *S = state;
+    return (S->learned >= S->next_poll ? poll(S) : S->stop) != HF_OK;
 }
 
 static int xvar(const sat *S, uint32_t r, uint32_t i)
@@ -113,7 +138,9 @@ static uint64_t literal_estimate(const problem *q, uint64_t R)
     return R * (6 * triples + 2 * longer * set_stride(q) + 11 * (uint64_t)q->pairs) + q->count * R;
 }
 
-static hf_status encode(sat *S, const problem *q, uint32_t R, hf_error *err)
+/* The clauses for R rows in a new solver S->s (released by the caller, also on error); `budget`
+ * is the total that progress reports measure against. */
+static hf_status encode(sat *S, const problem *q, uint32_t R, uint64_t budget, hf_error *err)
 {
     if (literal_estimate(q, R) > HF_EXACT_MAX_LITERALS)
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
@@ -122,6 +149,8 @@ static hf_status encode(sat *S, const problem *q, uint32_t R, hf_error *err)
                          R, (uint64_t)HF_EXACT_MAX_LITERALS);
     S->q = q;
     S->R = R;
+    S->budget = budget;
+    S->err = err;
     uint64_t P = q->pairs, longer = q->count - q->singles;
     S->y0 = (int)(1 + R * P);
     S->e0 = (int)(S->y0 + R * longer);
@@ -130,8 +159,12 @@ static hf_status encode(sat *S, const problem *q, uint32_t R, hf_error *err)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     ccadical_set_option(S->s, "quiet", 1); /* the library never prints */
     ccadical_set_learn(S->s, S, INT32_MAX, on_learn);
+    if (q->ctx && q->ctx->progress)
+        ccadical_set_terminate(S->s, S, on_terminate);
     uint32_t k = q->k;
     for (uint32_t r = 0; r < R; r++) {
+        if (poll(S)) /* a large encoding takes a while too */
+            return S->stop;
         /* no 3-cycle */
         for (uint32_t a = 0; a < k; a++)
             for (uint32_t b = a + 1; b < k; b++)
@@ -223,7 +256,7 @@ hf_status hf_i_exact_search(problem *q, rows *best, size_t upper, size_t lower, 
     uint32_t R = upper - 1 > HF_EXACT_MAX_ROWS ? HF_EXACT_MAX_ROWS : (uint32_t)(upper - 1);
     sat S;
     memset(&S, 0, sizeof S);
-    hf_status st = encode(&S, q, R, err);
+    hf_status st = encode(&S, q, R, budget, err);
     rows found = {NULL, 0, 0};
     uint32_t *cnt = hf_i_alloc_array(q->ctx, q->k ? q->k : 1, sizeof *cnt);
     uint32_t *seq = hf_i_alloc_array(q->ctx, q->k ? q->k : 1, sizeof *seq);
@@ -231,6 +264,8 @@ hf_status hf_i_exact_search(problem *q, rows *best, size_t upper, size_t lower, 
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     uint32_t j = R;
     while (!st) {
+        if ((st = poll(&S)))
+            break;
         if (S.learned >= budget) {
             res->exhausted = true;
             break;
@@ -241,7 +276,8 @@ hf_status hf_i_exact_search(problem *q, rows *best, size_t upper, size_t lower, 
         int r = ccadical_solve(S.s);
         res->calls++;
         if (r == 0) {
-            res->exhausted = true;
+            st = S.stop; /* stopped by the progress callback, or out of budget */
+            res->exhausted = !st;
             break;
         }
         if (r == 20) {
@@ -320,12 +356,13 @@ hf_status hf_i_exact_refute(const hf_poset *p, unsigned d, const uint32_t *event
 #ifdef HF_HAVE_SAT
     sat S;
     memset(&S, 0, sizeof S);
-    st = encode(&S, &q, (uint32_t)R, err);
+    st = encode(&S, &q, (uint32_t)R, budget, err);
     if (!st) {
         ccadical_limit(S.s, "conflicts", budget > INT32_MAX ? INT32_MAX : (int)budget);
         int r = ccadical_solve(S.s);
         *answer = r == 20 ? HF_I_REFUTED : r == 10 ? HF_I_FOUND : HF_I_UNKNOWN;
         *conflicts = S.learned;
+        st = S.stop;
     }
     if (S.s)
         ccadical_release(S.s);
