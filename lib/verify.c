@@ -105,10 +105,13 @@ static hf_status validate(const hf_poset *p, const struct rows *f, const hf_veri
                                  " events)",
                                  opt->focus[i], p->n);
     static const uint32_t none[1] = {0};
+    uint64_t work = 0;
     for (size_t i = 0; i < f->m; i++) {
         /* With n = 0 the rows may be absent; the check then reads nothing. */
         const uint32_t *row = p->n ? f->rows + i * (size_t)p->n : none;
         hf_status st = hf_i_schedule_check(p, row, i, 0, err);
+        if (!st)
+            st = hf_i_ver_setup_tick(p->ctx, &work, (uint64_t)p->n + 1, err);
         if (st)
             return st;
     }

@@ -61,6 +61,8 @@ struct worker {
     size_t found;                /* index (in the shard's first events) of the witness, or
                                     SIZE_MAX */
     uint32_t witness[HF_MAX_D];
+    bool reports;   /* runs in the calling thread: the one that calls the progress callback */
+    uint64_t steps; /* since the last poll (HF_I_VER_POLL) */
 };
 
 /* Where the workers meet: the first events of the shard's prefixes, handed out in increasing
@@ -72,7 +74,35 @@ struct shared {
     size_t count;           /* how many */
     atomic_size_t next;     /* the next index to hand out */
     atomic_size_t best;     /* with first_only: the least index found uncovered, or SIZE_MAX */
+    /* Progress and cancellation: only the calling thread calls the progress callback (status
+     * and err are its); the other workers read stop, set when the callback asks to stop. */
+    atomic_size_t done;  /* first events finished */
+    atomic_uint running; /* workers on threads of their own not yet finished */
+    atomic_bool stop;    /* every worker returns at its next poll */
+    hf_status status;    /* HF_EABORTED once the callback asked to stop */
+    hf_error *err;
 };
+
+/* Steps of the enumeration between two polls (of the progress callback in the calling thread,
+ * of the stop flag in the others). A step is one prefix entry tried or one schedule looked at,
+ * a few word operations at least, so that a poll (a clock read in a typical callback) stays far
+ * below a thousandth of the work, and polls still come every millisecond or so. */
+#define HF_I_VER_POLL ((uint64_t)1 << 14)
+
+/* Units of setup work (schedule ids read or written) between two reports. */
+#define HF_I_VER_SETUP_STEP ((uint64_t)1 << 16)
+
+/* The calling thread's report during the setup, before the count of first events is known:
+ * after every HF_I_VER_SETUP_STEP units added to *work; HF_EABORTED when the callback asks to
+ * stop. */
+static inline hf_status hf_i_ver_setup_tick(hf_ctx *ctx, uint64_t *work, uint64_t add,
+                                            hf_error *err)
+{
+    if ((*work += add) < HF_I_VER_SETUP_STEP)
+        return HF_OK;
+    *work = 0;
+    return hf_i_progress(ctx, "verify", 0, 0, err);
+}
 
 static inline const uint32_t *hf_i_ver_row(const struct ver *v, size_t s)
 {
@@ -88,7 +118,19 @@ void hf_i_ver_free(struct ver *v);
 /* lib/verify_prefix.c: the admissible prefixes under the first event sh->firsts[idx]. */
 bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx);
 
-/* lib/verify_threads.c: the shards, the threads and their workers. */
+/* lib/verify_threads.c: the shards, the threads and their workers. hf_i_ver_poll: the calling
+ * thread's worker reports progress (and stops every worker when the callback says so); true when
+ * the worker should return now. */
+bool hf_i_ver_poll(const struct worker *w, struct shared *sh);
+
+/* Count cost steps for w; poll once they reach HF_I_VER_POLL. True: return now. */
+static inline bool hf_i_ver_tick(struct worker *w, struct shared *sh, uint64_t cost)
+{
+    if ((w->steps += cost) < HF_I_VER_POLL)
+        return false;
+    w->steps = 0;
+    return hf_i_ver_poll(w, sh);
+}
 uint32_t hf_i_ver_shard_first_event(const struct ver *v, const hf_verify_options *opt);
 unsigned long hf_i_ver_shard_events(const struct ver *v, const hf_verify_options *opt);
 hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, bool first_only,

@@ -122,9 +122,9 @@ static void worker_count(struct worker *w, uint64_t x)
  * places a_last earliest among those hitting x removes most; on families for trees this
  * consults about a third of the schedules the increasing-position order does. Returns the
  * number of uncovered continuations, or with first_only stops at the first one (stored in
- * *first, returns 1). */
+ * *first, returns 1). The schedules looked at are added to *steps (the polls' measure of work). */
 static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t hi, bool first_only,
-                            uint32_t *first)
+                            uint32_t *first, uint64_t *steps)
 {
     const struct ver *v = w->v;
     const size_t m = v->m;
@@ -137,6 +137,7 @@ static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t 
         size_t j = 0;
         while (j < k && px[sel[j]] < sel_at[j])
             j++;
+        *steps += j + 1;
         if (j == k) {
             if (first_only) {
                 *first = x;
@@ -171,7 +172,8 @@ static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t 
 /* The admissible prefixes starting with a1 = sh->firsts[idx] (d >= 2), depth-first in
  * lexicographic order. With first_only, stop at the first uncovered tuple (into w->witness,
  * returns true) or as soon as another worker found one with an earlier first event (returns
- * false); otherwise add the uncovered tuples to w's count. */
+ * false); otherwise add the uncovered tuples to w's count. Polls every HF_I_VER_POLL steps, and
+ * returns false (w's count incomplete) when the workers are stopped (sh->stop). */
 bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
 {
     const struct ver *v = w->v;
@@ -191,6 +193,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
     unsigned lvl = 1;
     bool started = false;
     for (;;) {
+        if (hf_i_ver_tick(w, sh, 1))
+            return false;
         const hf_word *Fprev = w->F + (lvl - 1) * W;
         uint32_t c;
         if (lvl == 1) {
@@ -252,6 +256,7 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 for (size_t s = 0; s < m; s++)
                     Scur[s] = Sprev[s] & (pp[s] < pc[s]);
                 S[lvl] = Scur;
+                w->steps += m;
             }
             if (lvl + 1 == last)
                 held = HF_NO_EVENT;
@@ -290,7 +295,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 k += Sprev[s] & (pp[s] < at[j]);
             }
             uint32_t x = HF_NO_EVENT;
-            size_t missed = settle_greedy(w, k, lo, hi, first_only, &x);
+            size_t missed = settle_greedy(w, k, lo, hi, first_only, &x, &w->steps);
+            w->steps += m;
             if (first_only && missed) {
                 for (unsigned i = 1; i <= last; i++)
                     w->witness[i - 1] = a[i];
@@ -318,6 +324,7 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 unsigned j = hf_i_ctz(use);
                 open = cut_after(v, rem, chunk[j], chunk_at[j], &lo, &hi);
             }
+            w->steps += len;
         }
         if (!open)
             continue;

@@ -46,8 +46,9 @@ static int keyed_cmp(const void *a, const void *b)
 }
 
 /* v->orig = the family's schedules without repeats, first copies in family order. Hashing and
- * sorting: O(m * n + m log m). */
-static hf_status distinct_schedules(struct ver *v, size_t m)
+ * sorting: O(m * n + m log m). HF_ENOMEM (unexplained), or HF_EABORTED from the progress
+ * callback (explained in err; *work: hf_i_ver_setup_tick's count). */
+static hf_status distinct_schedules(struct ver *v, size_t m, uint64_t *work, hf_error *err)
 {
     uint32_t n = v->n;
     struct keyed *key = hf_i_alloc_array(v->ctx, m, sizeof *key);
@@ -67,6 +68,12 @@ static hf_status distinct_schedules(struct ver *v, size_t m)
         }
         key[s].hash = h;
         key[s].index = (uint32_t)s;
+        hf_status st = hf_i_ver_setup_tick(v->ctx, work, (uint64_t)n + 1, err);
+        if (st) {
+            hf_i_free(v->ctx, key);
+            hf_i_free(v->ctx, copy);
+            return st;
+        }
     }
     qsort(key, m, sizeof *key, keyed_cmp);
     for (size_t i = 0, run = 0; i < m; i++) {
@@ -87,7 +94,8 @@ static hf_status distinct_schedules(struct ver *v, size_t m)
     return HF_OK;
 }
 
-/* Everything but the enumeration levels' content. Needs a validated input. */
+/* Everything but the enumeration levels' content. Needs a validated input. Reports progress
+ * (task "verify", nothing done yet) and may stop with HF_EABORTED. */
 hf_status hf_i_ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
                         const hf_verify_options *opt, hf_error *err)
 {
@@ -123,9 +131,15 @@ hf_status hf_i_ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
         return HF_OK;
 
     uint32_t n = v->n;
+    uint64_t work = 0;
+    hf_status st;
     /* schedule indices are stored in 32 bits; so many schedules would not fit in memory */
-    if (v->m > UINT32_MAX || distinct_schedules(v, v->m))
+    if (v->m > UINT32_MAX)
         goto nomem;
+    if ((st = distinct_schedules(v, v->m, &work, err)) == HF_ENOMEM)
+        goto nomem;
+    if (st)
+        goto stop;
     size_t m = v->m;
     v->B = 1;
     while (v->B < 64 && v->B < W)
@@ -161,12 +175,18 @@ hf_status hf_i_ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
         goto nomem;
     }
     /* position by position, so that each event's list comes out sorted */
-    for (uint32_t q = 0; q < n; q++)
+    for (uint32_t q = 0; q < n; q++) {
         for (size_t s = 0; s < m; s++) {
             uint32_t x = hf_i_ver_row(v, s)[q];
             v->by_pos_at[(size_t)x * m + fill[x]] = q;
             v->by_pos[(size_t)x * m + fill[x]++] = (uint32_t)s;
         }
+        if ((st = hf_i_ver_setup_tick(ctx, &work, (uint64_t)m + 1, err))) {
+            hf_i_free(ctx, run);
+            hf_i_free(ctx, fill);
+            goto stop;
+        }
+    }
     hf_i_free(ctx, fill);
 
     for (size_t s = 0; s < m; s++) {
@@ -181,9 +201,16 @@ hf_status hf_i_ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
                 hf_i_bit_set(run, row[q]);
             memcpy(v->ck + (s * (v->nb - 1) + k - 1) * W, run, W * sizeof *run);
         }
+        if ((st = hf_i_ver_setup_tick(ctx, &work, (uint64_t)n + v->nb * W, err))) {
+            hf_i_free(ctx, run);
+            goto stop;
+        }
     }
     hf_i_free(ctx, run);
     return HF_OK;
+stop:
+    hf_i_ver_free(v);
+    return st;
 nomem:
     hf_i_ver_free(v);
     return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory verifying a family of %zu schedules",

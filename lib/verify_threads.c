@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hitfam/count.h"
@@ -54,9 +55,22 @@ static void mpz_add_u64(mpz_t z, uint64_t x)
 #endif
 }
 
+bool hf_i_ver_poll(const struct worker *w, struct shared *sh)
+{
+    if (w->reports && !atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        size_t done = atomic_load_explicit(&sh->done, memory_order_relaxed);
+        hf_status st = hf_i_progress(w->v->ctx, "verify", done, sh->count, sh->err);
+        if (st) {
+            sh->status = st;
+            atomic_store(&sh->stop, true);
+        }
+    }
+    return atomic_load_explicit(&sh->stop, memory_order_relaxed);
+}
+
 /* One worker: take the next first event until none is left (or, with first_only, until the
- * rest come after one known to start an uncovered tuple). Worker 0 runs in the calling thread
- * and reports progress. */
+ * rest come after one known to start an uncovered tuple, or until the workers are stopped).
+ * Worker 0 runs in the calling thread and reports progress. */
 struct job {
     struct shared *sh;
     struct worker *w;
@@ -81,7 +95,11 @@ static void *work(void *arg)
                      v->d, sh->firsts[i], v->n);
             logged = i + step;
         }
-        if (hf_i_ver_from_first(w, sh, i)) {
+        bool hit = hf_i_ver_from_first(w, sh, i);
+        if (atomic_load_explicit(&sh->stop, memory_order_relaxed))
+            break;
+        atomic_fetch_add_explicit(&sh->done, 1, memory_order_relaxed);
+        if (hit) {
             w->found = i;
             size_t b = atomic_load(&sh->best);
             while (i < b && !atomic_compare_exchange_weak(&sh->best, &b, i)) {
@@ -89,7 +107,24 @@ static void *work(void *arg)
             break;
         }
     }
+    if (!w->reports)
+        atomic_fetch_sub(&sh->running, 1);
     return NULL;
+}
+
+/* The calling thread, its own share done, while the other workers finish theirs: it goes on
+ * reporting (every few milliseconds) and stops them when the callback says so. Without a
+ * callback the joins just wait. */
+static void report_until_finished(const struct worker *w, struct shared *sh)
+{
+    hf_ctx *ctx = w->v->ctx;
+    if (!ctx || !ctx->progress)
+        return;
+    const struct timespec pause = {0, 2000000};
+    while (atomic_load(&sh->running) > 0) {
+        hf_i_ver_poll(w, sh);
+        nanosleep(&pause, NULL);
+    }
 }
 
 /* Threads to use: the option (0: the processors online), at most one per first event, and one
@@ -157,7 +192,9 @@ static uint32_t *shard_firsts(const struct ver *v, const hf_verify_options *opt,
 /* The enumeration over the shard (d >= 2), on opt->threads threads. With first_only: true and
  * the lexicographically first uncovered tuple of the shard in witness, or false; otherwise
  * false and the uncovered tuples of the shard in total. Every buffer is allocated here, before
- * any thread starts. */
+ * any thread starts. The calling thread reports progress (task "verify", first events finished
+ * of the shard's); when the callback asks to stop, every worker returns at its next poll, the
+ * threads are joined, and HF_EABORTED comes back with nothing held. */
 hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, bool first_only,
                              uint32_t *witness, mpz_t total, bool *found, hf_error *err)
 {
@@ -182,9 +219,14 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory verifying a family of %zu schedules",
                          v->m);
     }
-    struct shared sh = {.v = v, .first_only = first_only, .firsts = firsts, .count = count};
+    struct shared sh = {
+        .v = v, .first_only = first_only, .firsts = firsts, .count = count, .err = err};
     atomic_init(&sh.next, 0);
     atomic_init(&sh.best, SIZE_MAX);
+    atomic_init(&sh.done, 0);
+    atomic_init(&sh.running, threads - 1);
+    atomic_init(&sh.stop, false);
+    ws[0].reports = true;
     /* a thread that cannot be started leaves its share to the others */
     unsigned started = 1;
     for (unsigned t = 0; t < threads; t++)
@@ -192,11 +234,14 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     for (unsigned t = 1; t < threads; t++)
         if (pthread_create(&tid[started], NULL, work, &jobs[t]) == 0)
             started++;
+        else
+            atomic_fetch_sub(&sh.running, 1);
     work(&jobs[0]);
+    report_until_finished(&ws[0], &sh);
     for (unsigned t = 1; t < started; t++)
         pthread_join(tid[t], NULL);
     size_t best = SIZE_MAX;
-    for (unsigned t = 0; t < threads; t++) {
+    for (unsigned t = 0; t < threads && !sh.status; t++) {
         if (first_only && ws[t].found < best) {
             best = ws[t].found;
             memcpy(witness, ws[t].witness, v->d * sizeof *witness);
@@ -210,12 +255,13 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
             mpz_add_u64(total, ws[t].count_lo);
             mpz_clear(hi);
         }
-        worker_free(v->ctx, &ws[t]);
     }
+    for (unsigned t = 0; t < threads; t++)
+        worker_free(v->ctx, &ws[t]);
     *found = best != SIZE_MAX;
     hf_i_free(v->ctx, firsts);
     hf_i_free(v->ctx, ws);
     hf_i_free(v->ctx, jobs);
     hf_i_free(v->ctx, tid);
-    return HF_OK;
+    return sh.status;
 }
