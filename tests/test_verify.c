@@ -1423,6 +1423,16 @@ Test(verify, progress_reports_and_cancels_on_one_and_several_threads)
     cr_assert_eq(hf_verify_count_uncovered(p, big, &opt, c, &err), HF_EABORTED);
     cr_assert_eq(l.first_total, 0);
     cr_assert_eq(ch.live, base);
+    /* with a focus set, the second report comes while the family is restricted to it */
+    uint32_t focus[120];
+    for (uint32_t i = 0; i < 120; i++)
+        focus[i] = 2 * i;
+    opt.focus = focus;
+    opt.focus_count = 120;
+    l = (progress_log){.stop_at = 2};
+    cr_assert_eq(hf_verify_count_uncovered(p, big, &opt, c, &err), HF_EABORTED);
+    cr_assert_eq(l.calls, 2);
+    cr_assert_eq(ch.live, base);
     mpz_clear(c);
     hf_family_free(big);
     hf_family_free(hit);
