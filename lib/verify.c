@@ -1,5 +1,6 @@
 /* Exact check that a family of schedules is d-hitting: the first uncovered admissible tuple as a
  * witness (hf_verify), or the number of uncovered tuples as a GMP integer. */
+#include <limits.h>
 #include <string.h>
 
 #include "family_i.h"
@@ -110,6 +111,9 @@ static hf_status validate(const hf_poset *p, const struct rows *f, const hf_veri
         /* With n = 0 the rows may be absent; the check then reads nothing. */
         const uint32_t *row = p->n ? f->rows + i * (size_t)p->n : none;
         hf_status st = hf_i_schedule_check(p, row, i, 0, err);
+        /* the line goes to err->line only: the message stays the one hf_verify always gave */
+        if (st == HF_ESCHEDULE && err && i < f->lined)
+            err->line = f->lines[i] > INT_MAX ? INT_MAX : (int)f->lines[i];
         if (!st)
             st = hf_i_ver_setup_tick(p->ctx, &work, (uint64_t)p->n + 1, err);
         if (st)
@@ -166,7 +170,8 @@ static const struct rows *family_rows(const hf_family *f, struct rows *r)
 {
     if (!f)
         return NULL;
-    *r = (struct rows){f->rows, f->n, f->m, f->m * (size_t)f->n * sizeof *f->rows};
+    *r = (struct rows){f->rows,  f->n,    f->m, f->m * (size_t)f->n * sizeof *f->rows,
+                       f->lines, f->lined};
     return r;
 }
 
@@ -184,7 +189,7 @@ static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_ve
     if (pr.p) {
         /* the same check on the focus events alone; the witness renamed back */
         hf_verify_options sub = unfocused(opt);
-        struct rows pf = {pr.f->rows, pr.f->n, pr.f->m, 0};
+        struct rows pf = {pr.f->rows, pr.f->n, pr.f->m, 0, NULL, 0};
         pf.heap = f->heap + pr.f->m * (size_t)pr.f->n * sizeof *pr.f->rows;
         st = check_rows(pr.p, &pf, &sub, reference, result, out, err);
         for (unsigned i = 0; result && i < HF_MAX_D && !st; i++)
@@ -260,9 +265,9 @@ hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
 }
 
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
-                           size_t rows_bytes, const hf_verify_options *opt,
+                           size_t rows_bytes, const size_t *lines, const hf_verify_options *opt,
                            hf_verify_result *result, mpz_t count, hf_error *err)
 {
-    struct rows r = {rows, n, m, rows_bytes};
+    struct rows r = {rows, n, m, rows_bytes, lines, lines ? m : 0};
     return check_rows(p, &r, opt, false, result, count, err);
 }

@@ -37,12 +37,16 @@ struct ver {
     hf_i_big pos_big, by_pos_big, by_pos_at_big, ck_big;
 };
 
-/* The schedules to check: m rows of n ids, of which heap bytes are on the heap. */
+/* The schedules to check: m rows of n ids, of which heap bytes are on the heap; lines[k], for
+ * k < lined, the text line schedule k was read from (0: unknown), for a refused schedule's
+ * err->line. */
 struct rows {
     const uint32_t *rows;
     uint32_t n;
     size_t m;
     size_t heap;
+    const size_t *lines;
+    size_t lined;
 };
 
 /* What one thread of the enumeration owns (allocated before any thread starts). */

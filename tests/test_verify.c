@@ -7,6 +7,7 @@
 
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "hitfam/stream.h"
 #include "oracle.h"
 #include "util.h"
 #include "verify_ref.h"
@@ -955,6 +956,52 @@ Test(verify, schedule_errors_name_the_schedule_and_events)
     cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_ESCHEDULE);
     cr_assert(strstr(err.text, "schedule 1"), "%s", err.text);
     mpz_clear(c);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+/* A family read from text: the refused schedule's line goes to err.line, the message stays the
+ * one of a family built in memory (which has no lines: err.line 0). Through the store too. */
+Test(verify, refused_schedule_of_a_text_family_gives_its_line)
+{
+    hf_poset *p = small_order();
+    static const char text[] = "# hitfam 0 d=2\n\ne0 e1 e2 e3\n# a comment\n\ne0 e2 e1 e3\n";
+    hf_family *f;
+    hf_error err;
+    cr_assert_eq(tu_read_len(p, text, strlen(text), &f, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_family_schedule_line(f, 1), 6);
+    hf_verify_options opt;
+    hf_verify_options_init(&opt);
+    hf_verify_result res;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    char text_msg[sizeof err.text];
+    memcpy(text_msg, err.text, sizeof text_msg);
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    /* the same schedules in memory: the same message, no line */
+    hf_family *g = family_of(4, hf_family_schedule(f, 0), 2);
+    cr_assert_eq(hf_verify(p, g, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 0);
+    cr_assert_str_eq(err.text, text_msg);
+    cr_assert(strstr(err.text, "schedule 2") && !strstr(err.text, "line"), "%s", err.text);
+    /* the store read from the same text */
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    cr_assert(in);
+    hf_family_store *st;
+    hf_family_header h;
+    cr_assert_eq(hf_family_store_read(p, in, 0, &st, &h, &err), HF_OK, "%s", err.text);
+    fclose(in);
+    cr_assert_eq(hf_verify_store(p, st, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    cr_assert_str_eq(err.text, text_msg);
+    cr_assert_eq(hf_verify_store_count_uncovered(p, st, &opt, c, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    mpz_clear(c);
+    hf_family_store_free(st);
+    hf_family_free(g);
     hf_family_free(f);
     hf_poset_free(p);
 }
