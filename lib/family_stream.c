@@ -499,7 +499,7 @@ hf_status hf_verify_store(const hf_poset *p, const hf_family_store *s, const hf_
     if (!s || !result)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     size_t heap = s->heap ? s->m * (size_t)s->n * sizeof(uint32_t) : 0;
-    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, opt, result, NULL, err);
+    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, s->lines, opt, result, NULL, err);
 }
 
 hf_status hf_verify_store_count_uncovered(const hf_poset *p, const hf_family_store *s,
@@ -509,5 +509,5 @@ hf_status hf_verify_store_count_uncovered(const hf_poset *p, const hf_family_sto
     if (!s || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     size_t heap = s->heap ? s->m * (size_t)s->n * sizeof(uint32_t) : 0;
-    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, opt, NULL, out, err);
+    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, s->lines, opt, NULL, out, err);
 }

@@ -78,9 +78,10 @@ struct hf_family_store {
 
 /* hf_verify and hf_verify_count_uncovered on m rows of n ids (row after row); with
  * opt->memory_limit the check's tables go to a mapped file when rows_bytes (the part of the
- * rows on the heap) and the tables would exceed it. */
+ * rows on the heap) and the tables would exceed it. lines (NULL: none): the text line of each
+ * row, for a refused schedule's err->line. */
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
-                           size_t rows_bytes, const hf_verify_options *opt,
+                           size_t rows_bytes, const size_t *lines, const hf_verify_options *opt,
                            hf_verify_result *result, mpz_t count, hf_error *err);
 
 #endif

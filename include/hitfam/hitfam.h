@@ -570,7 +570,8 @@ typedef struct hf_verify_result {
 } hf_verify_result;
 
 /** Check that every schedule of @p f is a linear extension of @p p (HF_ESCHEDULE with a message
- * naming the schedule and the repeated/missing event or the violated pair), then whether @p f is
+ * naming the schedule and the repeated/missing event or the violated pair, and in err->line the
+ * line it was read from when known: hf_family_schedule_line), then whether @p f is
  * d-hitting. Time about (number of admissible (d-1)-prefixes) * (n/64 + 64) * s word operations,
  * where s is the number of schedules consulted before the prefix's continuations are all hit
  * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is
