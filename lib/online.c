@@ -43,7 +43,7 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     s->strategy = st;
     s->learn_method = o->learn_method;
     s->max_runs = o->max_runs;
-    s->root_first = s->root_last = NONE;
+    s->root = (unode){NONE, 0, 0, NOLABEL};
     s->running = NONE;
     s->target = s->next_target = SIZE_MAX;
     s->lead = SIZE_MAX;
@@ -65,7 +65,11 @@ void hf_online_free(hf_online *s)
     hf_ctx *ctx = s->ctx;
     hf_i_online_learn_drop(s);
     hf_i_free(ctx, s->nodes);
+    hf_i_free(ctx, s->over);
+    hf_i_free(ctx, s->ohash);
     hf_i_free(ctx, s->labels);
+    hf_i_free(ctx, s->lab_off);
+    hf_i_free(ctx, s->lhash);
     hf_i_free(ctx, s->sched);
     hf_i_free(ctx, s->run_off);
     hf_i_free(ctx, s->ev);
@@ -102,8 +106,8 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->recent = 0;
     s->running = NONE;
     s->pending = 0;
-    s->root_cursor = NONE;
-    s->root_kids = 0;
+    s->cur = (hf_i_cur){NONE, s->root.kids, s->root.nkids, 0, 0, 0, MODE_F, 0};
+    s->ev_lim = 0; /* the schedule moved on: reserve_event_slow works the limit out again */
     s->nodes_before = s->n_nodes;
     s->created = false;
     s->sp = s->isp = s->ndef = s->hn = 0;
@@ -140,13 +144,151 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
 
 uint32_t hf_online_pending(const hf_online *s) { return s && s->open ? s->pending : 0; }
 
-static bool label_eq(const hf_online *s, uint32_t node, const char *label)
+/* ---- labels, interned: a node keeps the id of its label ---- */
+
+static uint64_t label_hash(const char *label)
 {
-    size_t off = s->nodes[node].label;
-    if (off == SIZE_MAX || !label)
-        return off == SIZE_MAX && !label;
-    return strcmp(s->labels + off, label) == 0;
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)label; *c; c++)
+        h = (h ^ *c) * 0x100000001b3u;
+    return h ^ (h >> 29);
 }
+
+/* The id of @p label, NOLABEL when it is not interned (or NULL). */
+static uint32_t label_find(const hf_online *s, const char *label)
+{
+    if (!label || s->lhash_cap == 0)
+        return NOLABEL;
+    size_t mask = s->lhash_cap - 1;
+    for (size_t i = label_hash(label) & mask;; i = (i + 1) & mask) {
+        uint32_t id = s->lhash[i];
+        if (id == NONE)
+            return NOLABEL;
+        if (strcmp(s->labels + s->lab_off[id], label) == 0)
+            return id;
+    }
+}
+
+static void lhash_put(uint32_t *tab, size_t cap, const char *label, uint32_t id)
+{
+    size_t mask = cap - 1, i = label_hash(label) & mask;
+    while (tab[i] != NONE)
+        i = (i + 1) & mask;
+    tab[i] = id;
+}
+
+/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM leaves the session as it was. */
+static hf_status label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
+{
+    if ((*id = label_find(s, label)) != NOLABEL)
+        return HF_OK;
+    /* a label read back from this session (hf_online_node_label) lives in the arena, which may
+     * move */
+    bool inside = s->labels && label >= s->labels && label < s->labels + s->labels_len;
+    size_t at = inside ? (size_t)(label - s->labels) : 0;
+    if (HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1) ||
+        HF_I_GROW(s->ctx, s->lab_off, &s->lab_cap, (size_t)s->n_lab + 1))
+        return HF_ENOMEM;
+    if (inside)
+        label = s->labels + at;
+    if (2 * ((size_t)s->n_lab + 1) > s->lhash_cap) { /* load at most 1/2 */
+        size_t cap = s->lhash_cap ? 2 * s->lhash_cap : 16;
+        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
+        if (!tab)
+            return HF_ENOMEM;
+        memset(tab, 0xff, cap * sizeof *tab);
+        for (uint32_t k = 0; k < s->n_lab; k++)
+            lhash_put(tab, cap, s->labels + s->lab_off[k], k);
+        hf_i_free(s->ctx, s->lhash);
+        s->lhash = tab;
+        s->lhash_cap = cap;
+    }
+    memcpy(s->labels + s->labels_len, label, llen + 1);
+    s->lab_off[s->n_lab] = s->labels_len;
+    s->labels_len += llen + 1;
+    *id = s->n_lab++;
+    lhash_put(s->lhash, s->lhash_cap, s->labels + s->lab_off[*id], *id);
+    return HF_OK;
+}
+
+/* The label of id @p lid (NOLABEL: none) is @p label. */
+static inline bool label_is(const hf_online *s, uint32_t lid, const char *label)
+{
+    if (lid == NOLABEL || !label)
+        return lid == NOLABEL && !label;
+    return strcmp(s->labels + s->lab_off[lid], label) == 0;
+}
+
+/* ---- overflow children: (parent, rank, label) -> node ---- */
+
+static size_t over_hash(uint32_t parent, uint32_t rank, uint32_t label)
+{
+    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^ ((uint64_t)rank << 32 | label);
+    h *= 0xff51afd7ed558ccdu;
+    return (size_t)(h ^ (h >> 32));
+}
+
+static uint32_t over_find(const hf_online *s, uint32_t parent, uint32_t rank, uint32_t label)
+{
+    if (s->n_over == 0)
+        return NONE;
+    size_t mask = s->ohash_cap - 1;
+    for (size_t i = over_hash(parent, rank, label) & mask;; i = (i + 1) & mask) {
+        uint32_t k = s->ohash[i];
+        if (k == NONE)
+            return NONE;
+        const uover *o = &s->over[k];
+        if (o->parent == parent && o->rank == rank && o->label == label)
+            return o->node;
+    }
+}
+
+static void ohash_put(const uover *over, uint32_t *tab, size_t cap, uint32_t k)
+{
+    size_t mask = cap - 1, i = over_hash(over[k].parent, over[k].rank, over[k].label) & mask;
+    while (tab[i] != NONE)
+        i = (i + 1) & mask;
+    tab[i] = k;
+}
+
+/* Room for one more overflow child. */
+static hf_status over_reserve(hf_online *s)
+{
+    if (HF_I_GROW(s->ctx, s->over, &s->over_cap, s->n_over + 1))
+        return HF_ENOMEM;
+    if (2 * (s->n_over + 1) > s->ohash_cap) {
+        size_t cap = s->ohash_cap ? 2 * s->ohash_cap : 16;
+        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
+        if (!tab)
+            return HF_ENOMEM;
+        memset(tab, 0xff, cap * sizeof *tab);
+        for (size_t k = 0; k < s->n_over; k++)
+            ohash_put(s->over, tab, cap, (uint32_t)k);
+        hf_i_free(s->ctx, s->ohash);
+        s->ohash = tab;
+        s->ohash_cap = cap;
+    }
+    return HF_OK;
+}
+
+uint32_t hf_i_online_rank(const hf_online *s, uint32_t node)
+{
+    uint32_t p = s->nodes[node].parent;
+    const unode *u = p == NONE ? &s->root : &s->nodes[p];
+    if (node >= u->kids && node - u->kids < u->nkids)
+        return node - u->kids;
+    size_t lo = 0, hi = s->n_over; /* over is sorted by node */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->over[mid].node < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_over && s->over[lo].node == node ? s->over[lo].rank : 0;
+}
+
+/* ---- posting ---- */
 
 /* Room for one more event of the run in every structure next() and end_run() use, so that they
  * never allocate. */
@@ -157,6 +299,7 @@ static hf_status reserve_event_slow(hf_online *s)
     if (HF_I_GROW(ctx, s->ev, &s->ev_cap, need) ||
         HF_I_GROW(ctx, s->sched, &s->sched_cap, s->sched_len + need))
         return HF_ENOMEM;
+    size_t lim = s->ev_cap < s->sched_cap - s->sched_len ? s->ev_cap : s->sched_cap - s->sched_len;
     /* the scheduling structures hold pending events only: every stack range, double-tree item
      * (on the stack or deferred) and heap entry holds at least one pending event, and they are
      * disjoint, so they grow with the pending events, not with the run */
@@ -169,6 +312,8 @@ static hf_status reserve_event_slow(hf_online *s)
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
+        if ((s->useful_cap - 2) / 2 < lim)
+            lim = (s->useful_cap - 2) / 2;
         if (HF_I_GROW(ctx, s->items, &s->items_cap, pend + 2) ||
             HF_I_GROW(ctx, s->deferred, &s->deferred_cap, pend + 2))
             return HF_ENOMEM;
@@ -187,35 +332,76 @@ static hf_status reserve_event_slow(hf_online *s)
         break;
     }
     s->room = room;
+    s->ev_lim = lim < HF_MAX_EVENTS ? (uint32_t)lim : HF_MAX_EVENTS;
     return HF_OK;
 }
 
-static inline hf_status reserve_event(hf_online *s)
+/* Has event @p e of the open run run? (Not the running one: the error path of post.) */
+static bool event_ran(const hf_online *s, uint32_t e)
 {
-    size_t need = (size_t)s->n_ev + 1;
-    if (need <= s->ev_cap && s->sched_len + need <= s->sched_cap && (size_t)s->pending < s->room &&
-        (s->strategy != HF_ONLINE_DOUBLETREE || 2 * need + 2 <= s->useful_cap))
-        return HF_OK;
-    return reserve_event_slow(s);
+    const uint32_t *run = s->sched + s->sched_len;
+    for (uint32_t i = 0, ran = s->n_ev - s->pending; i < ran; i++)
+        if (run[i] == s->ev[e].node) /* a run's events have distinct union nodes */
+            return true;
+    return false;
 }
 
-/* The union child of the parent's node (the union roots for a root) with this rank and label,
- * or NONE. Fast path: the sibling that follows the one its previous sibling matched; a rank
- * beyond every known child's is new at once. */
-static uint32_t match_child(const hf_online *s, uint32_t prun, uint32_t rank, const char *label)
+/* Why @p parent may not get a child now (post's checks off its usual path). */
+static hf_status post_refuse(const hf_online *s, uint32_t parent, hf_error *err)
 {
-    uint32_t cursor = prun == NONE ? s->root_cursor : s->ev[prun].cursor;
-    uint32_t first = prun == NONE ? s->root_first : s->ev[prun].ufirst;
-    uint32_t ranks = prun == NONE ? s->root_ranks : s->ev[prun].uranks;
-    if (rank >= ranks)
-        return NONE;
-    uint32_t cand = cursor == NONE ? first : s->nodes[cursor].next;
-    if (cand != NONE && s->nodes[cand].rank == rank && label_eq(s, cand, label))
-        return cand;
-    for (uint32_t c = first; c != NONE; c = s->nodes[c].next)
-        if (s->nodes[c].rank == rank && label_eq(s, c, label))
-            return c;
-    return NONE;
+    if (!s->open)
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "no run is open: call hf_online_begin_run before posting events");
+    if (parent == NONE)
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "a root event must be posted before the run's first "
+                         "hf_online_next; later events are children of the running event");
+    if (parent >= s->n_ev)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "unknown parent event %" PRIu32 " (the run has %" PRIu32 " events)",
+                         parent, s->n_ev);
+    if (!event_ran(s, parent))
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "parent event %" PRIu32 " has not run yet: post its children while it "
+                         "runs",
+                         parent);
+    return hf_i_fail(err, HF_ESTATE, 0, 0,
+                     "parent event %" PRIu32 " has finished: children must be posted while "
+                     "their parent runs, before the next hf_online_next",
+                     parent);
+}
+
+/* Make the union node of the current parent's child of rank cur.posted and this label. */
+static hf_status create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,
+                             hf_error *err)
+{
+    if (s->n_nodes >= HF_MAX_EVENTS)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
+                         HF_MAX_EVENTS);
+    uint32_t lid = NOLABEL, pnode = s->cur.node, rank = s->cur.posted, node = s->n_nodes;
+    unode *p = pnode == NONE ? &s->root : &s->nodes[pnode];
+    /* the block grows when the child comes right after it, in ids and in rank */
+    bool block = rank == p->nkids && (p->nkids == 0 || p->kids + p->nkids == node);
+    if ((label && label_intern(s, label, llen, &lid)) ||
+        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s)))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
+    s->nodes[node] = (unode){pnode, 0, 0, lid};
+    if (block) {
+        if (p->nkids == 0)
+            p->kids = node;
+        p->nkids++;
+        s->cur.kids = p->kids;
+        s->cur.nkids = p->nkids;
+    } else {
+        s->over[s->n_over] = (uover){pnode, rank, lid, node};
+        ohash_put(s->over, s->ohash, s->ohash_cap, (uint32_t)s->n_over);
+        s->n_over++;
+    }
+    s->n_nodes++;
+    s->created = true;
+    *out = node;
+    return HF_OK;
 }
 
 hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
@@ -229,103 +415,50 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
 {
     if (!s)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
-    if (!s->open)
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "no run is open: call hf_online_begin_run before posting events");
-    if (parent == s->running && parent != NONE) {
-        /* the usual case: a child of the running event */
-    } else if (parent == NONE) {
-        if (s->started)
-            return hf_i_fail(err, HF_ESTATE, 0, 0,
-                             "a root event must be posted before the run's first "
-                             "hf_online_next; later events are children of the running event");
-    } else if (parent >= s->n_ev) {
-        return hf_i_fail(err, HF_EINVAL, 0, 0,
-                         "unknown parent event %" PRIu32 " (the run has %" PRIu32 " events)",
-                         parent, s->n_ev);
-    } else if (s->ev[parent].state == ST_PENDING) {
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "parent event %" PRIu32 " has not run yet: post its children while it "
-                         "runs",
-                         parent);
-    } else if (s->ev[parent].state == ST_DONE) {
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "parent event %" PRIu32 " has finished: children must be posted while "
-                         "their parent runs, before the next hf_online_next",
-                         parent);
+    /* the usual case: a child of the running event, or a root before the first next() */
+    if (parent != s->running || (parent == NONE && s->started) || !s->open)
+        return post_refuse(s, parent, err);
+    /* the child of this rank in the parent's block, else an overflow child: a label that
+     * matches is an interned one, so not too long */
+    uint32_t rank = s->cur.posted, node = NONE;
+    if (rank < s->cur.nkids && label_is(s, s->nodes[s->cur.kids + rank].label, label))
+        node = s->cur.kids + rank;
+    else if (s->n_over > 0) {
+        uint32_t lid = label_find(s, label);
+        if (!label || lid != NOLABEL)
+            node = over_find(s, s->cur.node, rank, lid);
     }
-    size_t llen = label ? strlen(label) : 0;
-    if (llen > HF_MAX_NAME)
+    size_t llen = 0;
+    if (node == NONE && label && (llen = strlen(label)) > HF_MAX_NAME)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
-    if (s->n_ev >= HF_MAX_EVENTS)
-        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run", HF_MAX_EVENTS);
-    if (reserve_event(s))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    uint32_t *nkids = parent == NONE ? &s->root_kids : &s->ev[parent].nkids;
-    uint32_t node = match_child(s, parent, *nkids, label);
-    if (node == NONE) {
-        if (s->n_nodes >= HF_MAX_EVENTS)
-            return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
+    if (s->n_ev >= s->ev_lim || s->pending >= s->room) {
+        if (s->n_ev >= HF_MAX_EVENTS)
+            return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run",
                              HF_MAX_EVENTS);
-        /* a label read back from this session (hf_online_node_label) lives in the arena, which
-         * may move */
-        bool inside = label && s->labels && label >= s->labels && label < s->labels + s->labels_len;
-        size_t at = inside ? (size_t)(label - s->labels) : 0;
-        if (HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1) ||
-            (label && HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1)))
+        if (reserve_event_slow(s))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        if (inside)
-            label = s->labels + at;
-        uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
-        node = s->n_nodes++;
-        unode *u = &s->nodes[node];
-        u->parent = pnode;
-        u->first = u->last = u->next = NONE;
-        u->rank = *nkids;
-        u->ranks = 0;
-        u->label = SIZE_MAX;
-        if (label) {
-            memcpy(s->labels + s->labels_len, label, llen + 1);
-            u->label = s->labels_len;
-            s->labels_len += llen + 1;
-        }
-        uint32_t *first = pnode == NONE ? &s->root_first : &s->nodes[pnode].first;
-        uint32_t *last = pnode == NONE ? &s->root_last : &s->nodes[pnode].last;
-        uint32_t *ranks = pnode == NONE ? &s->root_ranks : &s->nodes[pnode].ranks;
-        if (*last == NONE)
-            *first = node;
-        else
-            s->nodes[*last].next = node;
-        *last = node;
-        if (*ranks <= *nkids)
-            *ranks = *nkids + 1;
-        if (parent != NONE) {
-            s->ev[parent].ufirst = *first;
-            s->ev[parent].uranks = *ranks;
-        }
-        s->created = true;
     }
-    (*nkids)++;
-    *(parent == NONE ? &s->root_cursor : &s->ev[parent].cursor) = node;
+    if (node == NONE) {
+        hf_status st = create_node(s, label, llen, &node, err);
+        if (st)
+            return st;
+    }
+    s->cur.posted++;
     uint32_t id = s->n_ev++;
     revent *e = &s->ev[id];
-    e->node = node;
-    e->cursor = NONE;
-    e->nkids = 0;
-    e->ufirst = s->nodes[node].first;
-    e->uranks = s->nodes[node].ranks;
-    e->state = ST_PENDING;
-    e->mode = MODE_F;
-    e->under = 0;
-    e->aux = 0;
+    const unode *u = &s->nodes[node];
     e->user = user;
+    e->node = node;
+    e->kids = u->kids;
+    e->nkids = u->nkids;
+    e->key = 0;
     if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
-            e->aux = 2 * s->plan_pos[node];
+            e->key = 2 * s->plan_pos[node];
         else if (parent != NONE)
-            e->aux = s->ev[parent].aux | 1; /* right after its nearest planned ancestor */
+            e->key = s->cur.key | 1; /* right after its nearest planned ancestor */
         else
-            e->aux = 2 * s->plan_n + 1;
+            e->key = 2 * s->plan_n + 1;
     }
     s->pending++;
     if (event)
@@ -337,7 +470,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
 
 static bool heap_less(const hf_online *s, uint32_t a, uint32_t b)
 {
-    uint32_t ka = s->ev[a].aux, kb = s->ev[b].aux;
+    uint32_t ka = s->ev[a].key, kb = s->ev[b].key;
     return ka < kb || (ka == kb && a > b);
 }
 
@@ -465,7 +598,7 @@ static void take_children(hf_online *s)
             else if (hi > lo)
                 s->items[s->isp++] = (item){lo, hi, 0, MODE_F, 0};
         } else {
-            dt_expand(s, lo, hi, s->ev[par].aux, s->ev[par].mode, s->ev[par].under);
+            dt_expand(s, lo, hi, s->cur.depth, s->cur.mode, s->cur.under);
         }
         break;
     default:
@@ -492,8 +625,6 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0, "no run is open: call hf_online_begin_run first");
     take_children(s);
-    if (s->running != NONE)
-        s->ev[s->running].state = ST_DONE;
     s->running = NONE;
     s->started = true;
     if (s->pending == 0)
@@ -513,9 +644,9 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
                 continue;
             }
             v = it.lo;
-            s->ev[v].aux = it.depth;
-            s->ev[v].mode = it.mode;
-            s->ev[v].under = it.under;
+            s->cur.depth = it.depth;
+            s->cur.mode = it.mode;
+            s->cur.under = it.under;
             if (it.depth > s->max_depth)
                 s->max_depth = it.depth;
             break;
@@ -528,10 +659,15 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
         if (top[0] == top[1])
             s->sp -= 2;
     }
-    s->ev[v].state = ST_RUNNING;
+    const revent *e = &s->ev[v];
     s->running = v;
     s->pending--;
-    s->sched[s->sched_len + (s->n_ev - s->pending - 1)] = s->ev[v].node;
+    s->sched[s->sched_len + (s->n_ev - s->pending - 1)] = e->node;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.nkids = e->nkids;
+    s->cur.posted = 0;
+    s->cur.key = e->key;
     *event = v;
     return HF_OK;
 }
@@ -551,8 +687,6 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         return hf_i_fail(err, HF_ESTATE, 0, 0,
                          "%" PRIu32 " posted events have not run: a run plays all its events",
                          s->pending);
-    if (s->running != NONE)
-        s->ev[s->running].state = ST_DONE;
     s->running = NONE;
     s->open = false;
     s->sched_len += s->n_ev;
