@@ -5,6 +5,16 @@
 
 #include "online_i.h"
 
+/* A hint that a record will be read soon (a cache line fetched while the caller works); the
+ * general cases of post and next kept out of line, so that their usual cases stay short. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define NOINLINE    __attribute__((noinline))
+#else
+#define PREFETCH(p) ((void)(p))
+#define NOINLINE
+#endif
+
 /* ---- session ---- */
 
 hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out, hf_error *err)
@@ -103,7 +113,6 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->open = true;
     s->started = false;
     s->n_ev = 0;
-    s->recent = 0;
     s->running = NONE;
     s->pending = 0;
     s->cur = (hf_i_cur){NONE, s->root.kids, s->root.nkids, 0, 0, 0, MODE_F, 0};
@@ -114,6 +123,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     uint64_t r = s->runs;
     s->right = false;
     s->learn_plan = false;
+    s->dfs_run = false;
     switch (s->strategy) {
     case HF_ONLINE_DFS:
         s->right = r % 2 == 1;
@@ -139,6 +149,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->learn_plan = (s->target != SIZE_MAX || s->repair) && s->plan_pos;
         break;
     }
+    s->dfs_run = s->strategy != HF_ONLINE_DOUBLETREE && !s->learn_plan;
     return HF_OK;
 }
 
@@ -410,8 +421,9 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
     return hf_online_post_user(s, parent, label, 0, event, err);
 }
 
-hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
-                              uint32_t *event, hf_error *err)
+/* hf_online_post_user, every case. */
+static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *label, uint64_t user,
+                                    uint32_t *event, hf_error *err)
 {
     if (!s)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
@@ -452,7 +464,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     e->kids = u->kids;
     e->nkids = u->nkids;
     e->key = 0;
-    if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
+    if (s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
             e->key = 2 * s->plan_pos[node];
         else if (parent != NONE)
@@ -464,6 +476,42 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     if (event)
         *event = id;
     return HF_OK;
+}
+
+/* Equal strings, inline: labels are short, and a call would cost more than the loop. */
+static inline bool str_eq(const char *a, const char *b)
+{
+    for (; *a == *b; a++, b++)
+        if (!*a)
+            return true;
+    return false;
+}
+
+/* The usual case on its own, so that it stays short: a child of the running event that matches
+ * its union node's block, in a run without a plan, with room. */
+hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
+                              uint32_t *event, hf_error *err)
+{
+    if (s && parent != NONE && parent == s->running && !s->learn_plan) {
+        uint32_t rank = s->cur.posted;
+        if (rank < s->cur.nkids && s->n_ev < s->ev_lim && s->pending < s->room) {
+            uint32_t node = s->cur.kids + rank;
+            const unode *u = &s->nodes[node];
+            if (u->label == NOLABEL ? !label
+                                    : label && str_eq(s->labels + s->lab_off[u->label], label)) {
+                uint32_t id = s->n_ev++;
+                s->ev[id] = (revent){user, node, u->kids, u->nkids, 0};
+                if (u->nkids > 0) /* the child may run next, and post its own children */
+                    PREFETCH(&s->nodes[u->kids]);
+                s->cur.posted = rank + 1;
+                s->pending++;
+                if (event)
+                    *event = id;
+                return HF_OK;
+            }
+        }
+    }
+    return post_slow(s, parent, label, user, event, err);
 }
 
 /* ---- learn: a heap of pending events by (key, newest first) ---- */
@@ -584,11 +632,9 @@ static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, ui
  * hand them to the strategy. */
 static void take_children(hf_online *s)
 {
-    uint32_t lo = s->recent, hi = s->n_ev;
+    uint32_t hi = s->n_ev, lo = hi - s->cur.posted;
     uint32_t par = s->running;
-    if (par == NONE && hi - lo >= 2)
-        s->branched = true;
-    if (par != NONE && hi - lo >= 2)
+    if (hi - lo >= 2)
         s->branched = true;
     switch (s->strategy) {
     case HF_ONLINE_DOUBLETREE:
@@ -615,10 +661,25 @@ static void take_children(hf_online *s)
         }
         break;
     }
-    s->recent = hi;
+    s->cur.posted = 0;
 }
 
-hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+/* Make @p v the running event. */
+static inline void run_event(hf_online *s, uint32_t v)
+{
+    const revent *e = &s->ev[v];
+    s->running = v;
+    s->sched[s->sched_len + (s->n_ev - s->pending)] = e->node;
+    s->pending--;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.nkids = e->nkids;
+    s->cur.posted = 0;
+    s->cur.key = e->key;
+}
+
+/* hf_online_next, every case. */
+static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err)
 {
     if (!s || !event)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session or no place to store the event");
@@ -659,15 +720,34 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
         if (top[0] == top[1])
             s->sp -= 2;
     }
-    const revent *e = &s->ev[v];
-    s->running = v;
-    s->pending--;
-    s->sched[s->sched_len + (s->n_ev - s->pending - 1)] = e->node;
-    s->cur.node = e->node;
-    s->cur.kids = e->kids;
-    s->cur.nkids = e->nkids;
-    s->cur.posted = 0;
-    s->cur.key = e->key;
+    run_event(s, v);
+    *event = v;
+    return HF_OK;
+}
+
+/* Depth-first runs on their own: the running event's children (posted since the last call) are
+ * one range of the stack, and the first of them runs at once. */
+hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+{
+    if (!s || !event || !s->open || !s->dfs_run || s->pending == 0)
+        return next_slow(s, event, err);
+    uint32_t posted = s->cur.posted, v;
+    if (posted > 0) {
+        uint32_t hi = s->n_ev, lo = hi - posted;
+        if (posted >= 2) {
+            s->branched = true;
+            s->stack[s->sp++] = s->right ? lo : lo + 1;
+            s->stack[s->sp++] = s->right ? hi - 1 : hi;
+        }
+        v = s->right ? hi - 1 : lo;
+    } else {
+        uint32_t *top = &s->stack[s->sp - 2];
+        v = s->right ? --top[1] : top[0]++;
+        if (top[0] == top[1])
+            s->sp -= 2;
+    }
+    s->started = true;
+    run_event(s, v);
     *event = v;
     return HF_OK;
 }
@@ -681,7 +761,7 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0, "no run is open");
-    if (s->n_ev > s->recent)
+    if (s->cur.posted > 0)
         take_children(s);
     if (s->pending > 0)
         return hf_i_fail(err, HF_ESTATE, 0, 0,

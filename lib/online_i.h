@@ -54,7 +54,8 @@ typedef struct revent {
 typedef struct hf_i_cur {
     uint32_t node;        /* its union node, NONE for the roots */
     uint32_t kids, nkids; /* the node's block of children, as revent */
-    uint32_t posted;      /* children posted so far: the next child's rank */
+    uint32_t posted;      /* children posted so far: the next child's rank, and the events posted
+                             since the last next() */
     uint32_t key;         /* learn: its key */
     uint32_t depth;       /* doubletree: depth in the binarized forest */
     uint8_t mode;         /* doubletree */
@@ -108,7 +109,6 @@ struct hf_online {
     size_t room;     /* pending events the scheduling structures have room for */
     uint32_t ev_lim; /* events the run records and schedule have room for */
     uint32_t n_ev;
-    uint32_t recent;  /* first event posted since the last next() */
     uint32_t running; /* NONE before the first next() */
     uint32_t pending;
     hf_i_cur cur;          /* the event whose children are posted */
@@ -131,6 +131,7 @@ struct hf_online {
     unsigned row_v; /* doubletree row: variant 0..3 (A, B, C, E) and depth D */
     uint32_t row_D;
     bool learn_plan; /* learn run follows plan_pos */
+    bool dfs_run;    /* the run is depth first (dfs, or learn without a plan) */
 
     /* what earlier runs showed */
     uint32_t max_depth; /* doubletree: binarized height seen */
