@@ -487,31 +487,52 @@ static inline bool str_eq(const char *a, const char *b)
     return false;
 }
 
-/* The usual case on its own, so that it stays short: a child of the running event that matches
- * its union node's block, in a run without a plan, with room. */
+/* The usual cases on their own, so that they stay short: a child of the running event, in a run
+ * without a plan, with room, that matches the child of its rank in its union node's block (later
+ * runs), or that is new and extends that block with a label already seen or none (the first
+ * run). */
 hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
                               uint32_t *event, hf_error *err)
 {
-    if (s && parent != NONE && parent == s->running && !s->learn_plan) {
-        uint32_t rank = s->cur.posted;
-        if (rank < s->cur.nkids && s->n_ev < s->ev_lim && s->pending < s->room) {
-            uint32_t node = s->cur.kids + rank;
-            const unode *u = &s->nodes[node];
-            if (u->label == NOLABEL ? !label
-                                    : label && str_eq(s->labels + s->lab_off[u->label], label)) {
-                uint32_t id = s->n_ev++;
-                s->ev[id] = (revent){user, node, u->kids, u->nkids, 0};
-                if (u->nkids > 0) /* the child may run next, and post its own children */
-                    PREFETCH(&s->nodes[u->kids]);
-                s->cur.posted = rank + 1;
-                s->pending++;
-                if (event)
-                    *event = id;
-                return HF_OK;
-            }
-        }
+    if (!s || parent == NONE || parent != s->running || s->learn_plan || s->n_ev >= s->ev_lim ||
+        s->pending >= s->room)
+        return post_slow(s, parent, label, user, event, err);
+    uint32_t rank = s->cur.posted, node, kids = 0, nkids = 0;
+    if (rank < s->cur.nkids) {
+        node = s->cur.kids + rank;
+        const unode *u = &s->nodes[node];
+        if (u->label == NOLABEL ? label != NULL
+                                : !label || !str_eq(s->labels + s->lab_off[u->label], label))
+            return post_slow(s, parent, label, user, event, err);
+        kids = u->kids;
+        nkids = u->nkids;
+        if (nkids > 0) /* the child may run next, and post its own children */
+            PREFETCH(&s->nodes[kids]);
+    } else {
+        node = s->n_nodes;
+        if (rank > s->cur.nkids || (rank > 0 && s->cur.kids + rank != node) || s->n_over > 0 ||
+            node >= s->nodes_cap || node >= HF_MAX_EVENTS)
+            return post_slow(s, parent, label, user, event, err);
+        uint32_t lid = label ? label_find(s, label) : NOLABEL;
+        if (label && lid == NOLABEL) /* a new label: interned by the general case */
+            return post_slow(s, parent, label, user, event, err);
+        s->nodes[node] = (unode){s->cur.node, 0, 0, lid};
+        unode *p = &s->nodes[s->cur.node];
+        if (rank == 0)
+            p->kids = node;
+        p->nkids = rank + 1;
+        s->cur.kids = p->kids;
+        s->cur.nkids = rank + 1;
+        s->n_nodes = node + 1;
+        s->created = true;
     }
-    return post_slow(s, parent, label, user, event, err);
+    uint32_t id = s->n_ev++;
+    s->ev[id] = (revent){user, node, kids, nkids, 0};
+    s->cur.posted = rank + 1;
+    s->pending++;
+    if (event)
+        *event = id;
+    return HF_OK;
 }
 
 /* ---- learn: a heap of pending events by (key, newest first) ---- */
@@ -579,8 +600,8 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
  * second halves follow in reverse). */
-static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
-                      uint8_t under)
+static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                             uint8_t under)
 {
     item b[2];
     int cnt = binary_children(lo, hi, depth, b);
@@ -630,7 +651,7 @@ static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, ui
 
 /* The children of the running event (or the roots) are the events posted since the last next():
  * hand them to the strategy. */
-static void take_children(hf_online *s)
+static inline void take_children(hf_online *s)
 {
     uint32_t hi = s->n_ev, lo = hi - s->cur.posted;
     uint32_t par = s->running;
@@ -664,6 +685,30 @@ static void take_children(hf_online *s)
     s->cur.posted = 0;
 }
 
+/* The next event of the double-tree row (NONE if the stacks are empty, which cannot happen while
+ * an event is pending). */
+static inline uint32_t dt_pop(hf_online *s)
+{
+    for (;;) {
+        if (s->isp == 0) {
+            if (s->ndef == 0)
+                return NONE;
+            s->items[s->isp++] = s->deferred[--s->ndef];
+        }
+        item it = s->items[--s->isp];
+        if (it.hi != NONE) {
+            dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
+            continue;
+        }
+        s->cur.depth = it.depth;
+        s->cur.mode = it.mode;
+        s->cur.under = it.under;
+        if (it.depth > s->max_depth)
+            s->max_depth = it.depth;
+        return it.lo;
+    }
+}
+
 /* Make @p v the running event. */
 static inline void run_event(hf_online *s, uint32_t v)
 {
@@ -693,25 +738,8 @@ static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err
                          "no event is pending: the run is over, end it with hf_online_end_run");
     uint32_t v;
     if (s->strategy == HF_ONLINE_DOUBLETREE) {
-        for (;;) {
-            if (s->isp == 0) {
-                if (s->ndef == 0) /* cannot happen: every pending event is on a stack */
-                    return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
-                s->items[s->isp++] = s->deferred[--s->ndef];
-            }
-            item it = s->items[--s->isp];
-            if (it.hi != NONE) {
-                dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
-                continue;
-            }
-            v = it.lo;
-            s->cur.depth = it.depth;
-            s->cur.mode = it.mode;
-            s->cur.under = it.under;
-            if (it.depth > s->max_depth)
-                s->max_depth = it.depth;
-            break;
-        }
+        if ((v = dt_pop(s)) == NONE) /* cannot happen: every pending event is on a stack */
+            return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
     } else if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
         v = heap_pop(s);
     } else {
@@ -725,14 +753,18 @@ static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err
     return HF_OK;
 }
 
-/* Depth-first runs on their own: the running event's children (posted since the last call) are
- * one range of the stack, and the first of them runs at once. */
+/* Depth-first and double-tree runs on their own. Depth first: the running event's children
+ * (posted since the last call) are one range of the stack, and the first of them runs at once. */
 hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
 {
-    if (!s || !event || !s->open || !s->dfs_run || s->pending == 0)
+    if (!s || !event || !s->open || s->pending == 0 || s->learn_plan)
         return next_slow(s, event, err);
     uint32_t posted = s->cur.posted, v;
-    if (posted > 0) {
+    if (!s->dfs_run) { /* doubletree */
+        take_children(s);
+        if ((v = dt_pop(s)) == NONE)
+            return next_slow(s, event, err);
+    } else if (posted > 0) {
         uint32_t hi = s->n_ev, lo = hi - posted;
         if (posted >= 2) {
             s->branched = true;
