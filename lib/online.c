@@ -53,7 +53,7 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     s->strategy = st;
     s->learn_method = o->learn_method;
     s->max_runs = o->max_runs;
-    s->root = (unode){NONE, 0, 0, NOLABEL};
+    s->root = (unode){NONE, NONE, NOLABEL};
     s->running = NONE;
     s->target = s->next_target = SIZE_MAX;
     s->lead = SIZE_MAX;
@@ -86,6 +86,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->stack);
     hf_i_free(ctx, s->items);
     hf_i_free(ctx, s->deferred);
+    hf_i_free(ctx, s->keys);
     hf_i_free(ctx, s->heap);
     hf_i_free(ctx, s->useful);
     hf_i_free(ctx, s->aims);
@@ -115,7 +116,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->n_ev = 0;
     s->running = NONE;
     s->pending = 0;
-    s->cur = (hf_i_cur){NONE, s->root.kids, s->root.nkids, 0, 0, 0, MODE_F, 0};
+    s->cur = (hf_i_cur){NONE, s->root.kids, 0, 0, 0, MODE_F, 0};
     s->ev_lim = 0; /* the schedule moved on: reserve_event_slow works the limit out again */
     s->nodes_before = s->n_nodes;
     s->created = false;
@@ -282,12 +283,21 @@ static hf_status over_reserve(hf_online *s)
     return HF_OK;
 }
 
+/* The child of rank @p rank in the block of @p pnode (whose block starts at @p kids), NONE if the
+ * block has no such child. */
+static inline uint32_t block_child(const hf_online *s, uint32_t pnode, uint32_t kids, uint32_t rank)
+{
+    if (kids == NONE || kids + rank >= s->n_nodes)
+        return NONE;
+    const unode *u = &s->nodes[kids + rank];
+    return u->parent == pnode && !(u->label & OVER) ? kids + rank : NONE;
+}
+
 uint32_t hf_i_online_rank(const hf_online *s, uint32_t node)
 {
     uint32_t p = s->nodes[node].parent;
-    const unode *u = p == NONE ? &s->root : &s->nodes[p];
-    if (node >= u->kids && node - u->kids < u->nkids)
-        return node - u->kids;
+    if (!(s->nodes[node].label & OVER))
+        return node - (p == NONE ? s->root : s->nodes[p]).kids;
     size_t lo = 0, hi = s->n_over; /* over is sorted by node */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -332,9 +342,12 @@ static hf_status reserve_event_slow(hf_online *s)
         break;
     default: /* dfs, and learn (its runs without a plan are depth first) */
         if (s->strategy == HF_ONLINE_LEARN) {
-            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend))
+            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend) ||
+                HF_I_GROW(ctx, s->keys, &s->keys_cap, need))
                 return HF_ENOMEM;
             room = s->heap_cap;
+            if (s->keys_cap < lim)
+                lim = s->keys_cap;
         }
         if (HF_I_GROW(ctx, s->stack, &s->stack_cap, 2 * pend + 2))
             return HF_ENOMEM;
@@ -392,18 +405,18 @@ static hf_status create_node(hf_online *s, const char *label, size_t llen, uint3
     uint32_t lid = NOLABEL, pnode = s->cur.node, rank = s->cur.posted, node = s->n_nodes;
     unode *p = pnode == NONE ? &s->root : &s->nodes[pnode];
     /* the block grows when the child comes right after it, in ids and in rank */
-    bool block = rank == p->nkids && (p->nkids == 0 || p->kids + p->nkids == node);
+    bool block = p->kids == NONE ? rank == 0
+                                 : rank > 0 && p->kids + rank == node &&
+                                       block_child(s, pnode, p->kids, rank - 1) == node - 1;
     if ((label && label_intern(s, label, llen, &lid)) ||
         HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
-    s->nodes[node] = (unode){pnode, 0, 0, lid};
+    s->nodes[node] = (unode){pnode, NONE, block ? lid : lid | OVER};
     if (block) {
-        if (p->nkids == 0)
+        if (p->kids == NONE)
             p->kids = node;
-        p->nkids++;
         s->cur.kids = p->kids;
-        s->cur.nkids = p->nkids;
     } else {
         s->over[s->n_over] = (uover){pnode, rank, lid, node};
         ohash_put(s->over, s->ohash, s->ohash_cap, (uint32_t)s->n_over);
@@ -433,8 +446,9 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
     /* the child of this rank in the parent's block, else an overflow child: a label that
      * matches is an interned one, so not too long */
     uint32_t rank = s->cur.posted, node = NONE;
-    if (rank < s->cur.nkids && label_is(s, s->nodes[s->cur.kids + rank].label, label))
-        node = s->cur.kids + rank;
+    uint32_t c = block_child(s, s->cur.node, s->cur.kids, rank);
+    if (c != NONE && label_is(s, s->nodes[c].label, label))
+        node = c;
     else if (s->n_over > 0) {
         uint32_t lid = label_find(s, label);
         if (!label || lid != NOLABEL)
@@ -462,15 +476,13 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
     e->user = user;
     e->node = node;
     e->kids = u->kids;
-    e->nkids = u->nkids;
-    e->key = 0;
     if (s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
-            e->key = 2 * s->plan_pos[node];
+            s->keys[id] = 2 * s->plan_pos[node];
         else if (parent != NONE)
-            e->key = s->cur.key | 1; /* right after its nearest planned ancestor */
+            s->keys[id] = s->cur.key | 1; /* right after its nearest planned ancestor */
         else
-            e->key = 2 * s->plan_n + 1;
+            s->keys[id] = 2 * s->plan_n + 1;
     }
     s->pending++;
     if (event)
@@ -497,37 +509,34 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     if (!s || parent == NONE || parent != s->running || s->learn_plan || s->n_ev >= s->ev_lim ||
         s->pending >= s->room)
         return post_slow(s, parent, label, user, event, err);
-    uint32_t rank = s->cur.posted, node, kids = 0, nkids = 0;
-    if (rank < s->cur.nkids) {
-        node = s->cur.kids + rank;
+    uint32_t rank = s->cur.posted, node = NONE, kids = NONE;
+    if (s->cur.kids != NONE && (node = s->cur.kids + rank) < s->n_nodes) {
         const unode *u = &s->nodes[node];
+        if (u->parent != s->cur.node || (u->label & OVER)) /* not the block's */
+            return post_slow(s, parent, label, user, event, err);
         if (u->label == NOLABEL ? label != NULL
                                 : !label || !str_eq(s->labels + s->lab_off[u->label], label))
             return post_slow(s, parent, label, user, event, err);
         kids = u->kids;
-        nkids = u->nkids;
-        if (nkids > 0) /* the child may run next, and post its own children */
+        if (kids != NONE) /* the child may run next, and post its own children */
             PREFETCH(&s->nodes[kids]);
     } else {
         node = s->n_nodes;
-        if (rank > s->cur.nkids || (rank > 0 && s->cur.kids + rank != node) || s->n_over > 0 ||
-            node >= s->nodes_cap || node >= HF_MAX_EVENTS)
+        if ((rank > 0 && (s->cur.kids == NONE ||
+                          block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
+            s->n_over > 0 || node >= s->nodes_cap || node >= HF_MAX_EVENTS)
             return post_slow(s, parent, label, user, event, err);
         uint32_t lid = label ? label_find(s, label) : NOLABEL;
         if (label && lid == NOLABEL) /* a new label: interned by the general case */
             return post_slow(s, parent, label, user, event, err);
-        s->nodes[node] = (unode){s->cur.node, 0, 0, lid};
-        unode *p = &s->nodes[s->cur.node];
+        s->nodes[node] = (unode){s->cur.node, NONE, lid};
         if (rank == 0)
-            p->kids = node;
-        p->nkids = rank + 1;
-        s->cur.kids = p->kids;
-        s->cur.nkids = rank + 1;
+            s->cur.kids = s->nodes[s->cur.node].kids = node;
         s->n_nodes = node + 1;
         s->created = true;
     }
     uint32_t id = s->n_ev++;
-    s->ev[id] = (revent){user, node, kids, nkids, 0};
+    s->ev[id] = (revent){user, node, kids};
     s->cur.posted = rank + 1;
     s->pending++;
     if (event)
@@ -539,7 +548,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
 
 static bool heap_less(const hf_online *s, uint32_t a, uint32_t b)
 {
-    uint32_t ka = s->ev[a].key, kb = s->ev[b].key;
+    uint32_t ka = s->keys[a], kb = s->keys[b];
     return ka < kb || (ka == kb && a > b);
 }
 
@@ -718,9 +727,8 @@ static inline void run_event(hf_online *s, uint32_t v)
     s->pending--;
     s->cur.node = e->node;
     s->cur.kids = e->kids;
-    s->cur.nkids = e->nkids;
     s->cur.posted = 0;
-    s->cur.key = e->key;
+    s->cur.key = s->learn_plan ? s->keys[v] : 0;
 }
 
 /* hf_online_next, every case. */

@@ -11,18 +11,20 @@
 
 /* A node of the union forest: identified by (parent, rank among its siblings, label). The
  * children a run posts under a node it creates are created together, so a node's children of
- * ranks 0..nkids-1 are the block of ids kids..kids+nkids-1 and post finds a child by its rank
- * with one read; a child that fits no block (a rank beyond the block, posted in a later run once
- * other nodes were created, or another label at a rank of the block) is an overflow child,
- * found by hashing (parent, rank, label). 16 bytes, so that the runs after the first, which post
+ * ranks 0, 1, ... form a block of consecutive ids from `kids` on, and post finds a child by its
+ * rank with one read (the node at kids + rank is in the block when its parent is right and it is
+ * no overflow child). A child that fits no block (a rank beyond the block, posted in a later run
+ * once other nodes were created, or another label at a rank of the block) is an overflow child,
+ * found by hashing (parent, rank, label). 12 bytes, so that the runs after the first, which post
  * in another order than the one the union forest was made in, touch few cache lines. */
 typedef struct unode {
     uint32_t parent;
-    uint32_t kids, nkids; /* the block of children */
-    uint32_t label;       /* interned label id, NOLABEL: none */
+    uint32_t kids;  /* first child of the block, NONE: no child yet */
+    uint32_t label; /* interned label id or NOLABEL, with OVER for an overflow child */
 } unode;
 
-#define NOLABEL UINT32_MAX
+#define NOLABEL 0x7fffffffu
+#define OVER    0x80000000u
 
 /* A child outside its parent's block, in order of creation (so by node id). */
 typedef struct uover {
@@ -36,30 +38,28 @@ enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
 /* Modes of the double-tree rows: the first half's preorder, or a traversal. */
 enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
 
-/* An event of the open run (24 bytes). Only the running event posts children, so what posting
+/* An event of the open run (16 bytes). Only the running event posts children, so what posting
  * needs of the parent (children posted so far, the double-tree depth and mode) lives in the
  * session (hf_online.cur), and an event needs no state: it is pending, running, or done, as the
  * schedule of the run says. */
 typedef struct revent {
-    uint64_t user;        /* the caller's value (hf_online_post_user) */
-    uint32_t node;        /* union node */
-    uint32_t kids, nkids; /* its union node's block of children, copied when it was posted (the
-                             node's record is then in cache) so that its children need not read
-                             the node */
-    uint32_t key;         /* learn: priority key */
+    uint64_t user; /* the caller's value (hf_online_post_user) */
+    uint32_t node; /* union node */
+    uint32_t kids; /* its union node's block of children, copied when it was posted (the node's
+                      record is then in cache) so that its children need not read the node */
 } revent;
 
 /* The parent whose children are being posted: the running event, or the roots before the first
  * next(). */
 typedef struct hf_i_cur {
-    uint32_t node;        /* its union node, NONE for the roots */
-    uint32_t kids, nkids; /* the node's block of children, as revent */
-    uint32_t posted;      /* children posted so far: the next child's rank, and the events posted
-                             since the last next() */
-    uint32_t key;         /* learn: its key */
-    uint32_t depth;       /* doubletree: depth in the binarized forest */
-    uint8_t mode;         /* doubletree */
-    uint8_t under; /* doubletree: a strict ancestor in the binarized forest has two children */
+    uint32_t node;   /* its union node, NONE for the roots */
+    uint32_t kids;   /* the node's block of children, as revent */
+    uint32_t posted; /* children posted so far: the next child's rank, and the events posted
+                        since the last next() */
+    uint32_t key;    /* learn: its key */
+    uint32_t depth;  /* doubletree: depth in the binarized forest */
+    uint8_t mode;    /* doubletree */
+    uint8_t under;   /* doubletree: a strict ancestor in the binarized forest has two children */
 } hf_i_cur;
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
@@ -124,6 +124,8 @@ struct hf_online {
     item *deferred;
     size_t deferred_cap;
     uint32_t ndef;
+    uint32_t *keys; /* learn: priority key of each event of the run */
+    size_t keys_cap;
     uint32_t *heap; /* learn: run events by (key, newest first) */
     size_t heap_cap;
     uint32_t hn;
