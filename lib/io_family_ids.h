@@ -1,6 +1,7 @@
 /* The machine family formats (docs/formats.md): `ids` (the text header, then schedules as
  * decimal event indices) and `bin` (a binary layout with a checksum), and the block output
- * buffer every family writer fills. lib/io_family.c calls these from its writer and reader. */
+ * buffer every family writer fills. lib/io_family_write.c and the reader
+ * (lib/io_family.c, lib/io_family_text.c) call these. */
 #ifndef HITFAM_IO_FAMILY_IDS_H
 #define HITFAM_IO_FAMILY_IDS_H
 

@@ -1,4 +1,4 @@
-/* Tests of the family text and JSON formats (lib/io_family.c): exact writer output, round trips
+/* Tests of the family text and JSON formats (lib/io_family*.c): exact writer output, round trips
  * on random orders with awkward names, every reader error with its position, and robustness. */
 #include <criterion/criterion.h>
 #include <stdio.h>
