@@ -1,8 +1,8 @@
 /* Tests of the machine family formats ids and bin (lib/io_family_ids.c, docs/formats.md) and of
  * the block text writer and the guessing text reader (lib/io_family_write.c,
  * lib/io_family_text.c): exact bytes against implementations of the documented layouts written
- * here, round trips on random orders and
- * awkward names, every refusal with its exact message, and every allocation failing in turn. */
+ * here, round trips on random orders and awkward names, every refusal with its exact message,
+ * and every allocation failing in turn. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
