@@ -1,7 +1,7 @@
 /* The machine family formats (docs/formats.md): `ids` (the text header, then schedules as
- * decimal event indices) and `bin` (a binary layout with a checksum), and the block output
- * buffer every family writer fills. lib/io_family_write.c and the reader
- * (lib/io_family.c, lib/io_family_text.c) call these. */
+ * decimal event indices, lib/io_family_ids.c) and `bin` (a binary layout with a checksum,
+ * lib/io_family_bin.c), and the block output buffer every family writer fills. The writers
+ * (lib/io_family_write.c) and the reader (lib/io_family.c, lib/io_family_text.c) call these. */
 #ifndef HITFAM_IO_FAMILY_IDS_H
 #define HITFAM_IO_FAMILY_IDS_H
 
@@ -11,6 +11,15 @@
 
 /* ------------------------------------------------------------------------------------------ */
 /* The bin checksum: 64 bits over a byte stream fed in pieces (docs/formats.md defines it).    */
+
+/* The little-endian 64-bit word at b (the checksum's words, bin's counts and offsets). */
+static inline uint64_t hf_i_le64(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
 
 typedef struct hf_i_sum {
     uint64_t h;
