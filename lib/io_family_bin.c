@@ -148,101 +148,90 @@ static hf_status bin_method(const hf_poset *p, hf_family *f, const char *m, size
     return HF_OK;
 }
 
-/* The schedules: m rows of n indices of `width` bytes at b (offset `at` in the file). */
-static hf_status bin_rows(const hf_poset *p, hf_family *f, const unsigned char *b, size_t at,
-                          uint64_t m, unsigned width, hf_error *err)
+/* What the header says; names_at: where the event names start. */
+typedef struct bin_head {
+    unsigned dv, width;
+    uint32_t flags, n, mlen;
+    uint64_t m, rows_at;
+    size_t names_at;
+} bin_head;
+
+/* The part before the schedules ends early: refused at the end of the input; before it (a stream
+ * whose window holds only the input's start), *more asks for more bytes. */
+static hf_status bin_short(hf_error *err, size_t len, const char *where, bool eof, bool *more)
 {
-    uint32_t n = p->n;
-    if (n == 0 || m == 0) {
-        f->m = (size_t)m;
-        return HF_OK;
-    }
-    if (HF_I_GROW(p->ctx, f->rows, &f->cap, (size_t)m * n))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(n), sizeof *seen);
-    if (!seen)
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    hf_status st = HF_OK;
-    for (uint64_t r = 0; r < m && !st; r++) {
-        uint32_t *row = f->rows + (size_t)r * n;
-        uint32_t i = 0;
-        for (; i < n; i++, b += width) {
-            uint32_t v = width == 2 ? le16(b) : le32(b);
-            size_t off = at + ((size_t)r * n + i) * width;
-            if (v >= n) {
-                st = bin_fail(err, HF_ENOTFOUND, off,
-                              "event index %" PRIu32 " out of range (the order has %" PRIu32
-                              " events)",
-                              v, n);
-                break;
-            }
-            if (hf_i_bit_test(seen, v)) {
-                char q[96];
-                st = bin_fail(err, HF_ESCHEDULE, off, "schedule %" PRIu64 " repeats event %s",
-                              r + 1, hf_i_name_quote(hf_i_name(p, v), q, sizeof q));
-                break;
-            }
-            hf_i_bit_set(seen, v);
-            row[i] = v;
-        }
-        for (uint32_t j = 0; j < i; j++)
-            hf_i_bit_clear(seen, row[j]);
-        if (!st)
-            f->m++;
-    }
-    hf_i_free(p->ctx, seen);
-    return st;
+    if (eof)
+        return bin_truncated(err, len, where);
+    *more = true;
+    return HF_OK;
 }
 
-hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
-                        hf_error *err)
+/* The header, the method, the event names and the padding, from data[0..len): the whole input
+ * when eof, else its start (then *more may ask for more, and the call is made again). */
+static hf_status bin_head_read(const char *data, size_t len, bool eof, bin_head *h, bool *more,
+                               hf_error *err)
 {
     const unsigned char *b = (const unsigned char *)data;
+    *more = false;
     if (len < HF_I_BIN_MAGIC_LEN || memcmp(b, HF_I_BIN_MAGIC, HF_I_BIN_MAGIC_LEN) != 0) {
         size_t at = 0;
         while (at < len && at < HF_I_BIN_MAGIC_LEN && b[at] == (unsigned char)HF_I_BIN_MAGIC[at])
             at++;
-        return at == len ? bin_truncated(err, len, "in the header")
+        return at == len ? bin_short(err, len, "in the header", eof, more)
                          : bin_fail(err, HF_EPARSE, at, "not a hitfam binary family (magic bytes)");
     }
     if (len < HF_I_BIN_HEADER)
-        return bin_truncated(err, len, "in the header");
-    unsigned version = le16(b + 8), dv = b[10], width = b[11];
-    uint32_t flags = le32(b + 12), n = le32(b + 16), mlen = le32(b + 20);
-    uint64_t m = hf_i_le64(b + 24), rows_at = hf_i_le64(b + 32);
+        return bin_short(err, len, "in the header", eof, more);
+    unsigned version = le16(b + 8);
+    h->dv = b[10];
+    h->width = b[11];
+    h->flags = le32(b + 12);
+    h->n = le32(b + 16);
+    h->mlen = le32(b + 20);
+    h->m = hf_i_le64(b + 24);
+    h->rows_at = hf_i_le64(b + 32);
     if (version != HF_I_BIN_VERSION)
         return bin_fail(err, HF_EUNSUPPORTED, 8,
                         "binary family version %u, this hitfam reads version %u", version,
                         HF_I_BIN_VERSION);
-    if (width != 2 && width != 4)
-        return bin_fail(err, HF_EPARSE, 11, "index width %u (must be 2 or 4 bytes)", width);
-    if (flags & ~1u)
-        return bin_fail(err, HF_EPARSE, 12, "unknown flags 0x%" PRIx32, flags);
-    if (mlen > HF_MAX_NAME)
-        return bin_fail(err, HF_EPARSE, 20, "method of %" PRIu32 " bytes (at most %u)", mlen,
+    if (h->width != 2 && h->width != 4)
+        return bin_fail(err, HF_EPARSE, 11, "index width %u (must be 2 or 4 bytes)", h->width);
+    if (h->flags & ~1u)
+        return bin_fail(err, HF_EPARSE, 12, "unknown flags 0x%" PRIx32, h->flags);
+    if (h->mlen > HF_MAX_NAME)
+        return bin_fail(err, HF_EPARSE, 20, "method of %" PRIu32 " bytes (at most %u)", h->mlen,
                         HF_MAX_NAME);
     /* The layout, from the header's own n: where the names end and the rows start. */
-    size_t pos = HF_I_BIN_HEADER + mlen;
+    size_t pos = HF_I_BIN_HEADER + h->mlen;
     if (pos > len)
-        return bin_truncated(err, len, "in the method");
-    size_t names_at = pos;
-    if (flags & 1u)
-        for (uint32_t v = 0; v < n; v++) {
+        return bin_short(err, len, "in the method", eof, more);
+    h->names_at = pos;
+    if (h->flags & 1u)
+        for (uint32_t v = 0; v < h->n; v++) {
             const char *z = pos < len ? memchr(data + pos, '\0', len - pos) : NULL;
             if (!z)
-                return bin_truncated(err, len, "in the event names");
+                return bin_short(err, len, "in the event names", eof, more);
             pos = (size_t)(z - data) + 1;
         }
-    if (rows_at != align8(pos))
-        return bin_fail(err, HF_EPARSE, 32, "rows at byte %" PRIu64 ", expected %zu", rows_at,
+    if (h->rows_at != align8(pos))
+        return bin_fail(err, HF_EPARSE, 32, "rows at byte %" PRIu64 ", expected %zu", h->rows_at,
                         align8(pos));
-    if (rows_at > len)
-        return bin_truncated(err, len, "in the padding");
-    for (size_t i = pos; i < rows_at; i++)
+    if (h->rows_at > len)
+        return bin_short(err, len, "in the padding", eof, more);
+    for (size_t i = pos; i < h->rows_at; i++)
         if (b[i] != 0)
             return bin_fail(err, HF_EPARSE, i, "padding byte is not zero");
-    /* The length: whole schedules, then the trailer. */
-    size_t body = len - (size_t)rows_at, row_bytes = (size_t)n * width;
+    return HF_OK;
+}
+
+/* The input's length (whole schedules, then the trailer), its checksum and the trailer's count,
+ * for len bytes whose head is h: trailer is their last 16 bytes (read only when the head leaves
+ * room for them), sum the checksum of all but the last 8. *count gets the trailer's count. */
+static hf_status bin_tail(const bin_head *h, size_t len, const unsigned char *trailer, uint64_t sum,
+                          uint64_t *count, hf_error *err)
+{
+    uint64_t m = h->m, rows_at = h->rows_at;
+    size_t body = len - (size_t)rows_at, row_bytes = (size_t)h->n * h->width;
     if (body < HF_I_BIN_TRAILER)
         return bin_truncated(err, len, "no trailer");
     size_t rows_len = body - HF_I_BIN_TRAILER;
@@ -266,37 +255,53 @@ hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_fami
                         "of %zu-byte schedules)",
                         rows_len, row_bytes);
     }
-    hf_i_sum sum;
-    hf_i_sum_init(&sum);
-    hf_i_sum_add(&sum, b, len - 8);
-    if (hf_i_sum_final(&sum) != hf_i_le64(b + len - 8))
+    if (sum != hf_i_le64(trailer + 8))
         return bin_fail(err, HF_EPARSE, len - 8,
                         "checksum mismatch (the file is damaged or truncated)");
-    uint64_t count = hf_i_le64(b + len - 16);
-    if (m != HF_I_BIN_UNKNOWN && count != m)
+    uint64_t c = hf_i_le64(trailer);
+    if (m != HF_I_BIN_UNKNOWN && c != m)
         return bin_fail(err, HF_EPARSE, len - 16,
-                        "the trailer counts %" PRIu64 " schedules, the header %" PRIu64, count, m);
-    if (row_bytes > 0 && count != rows_len / row_bytes)
+                        "the trailer counts %" PRIu64 " schedules, the header %" PRIu64, c, m);
+    if (row_bytes > 0 && c != rows_len / row_bytes)
         return bin_fail(err, HF_EPARSE, len - 16,
-                        "the trailer counts %" PRIu64 " schedules, the file holds %zu", count,
+                        "the trailer counts %" PRIu64 " schedules, the file holds %zu", c,
                         rows_len / row_bytes);
-    /* What the header says about the family. */
-    if (dv > HF_MAX_D)
-        return bin_fail(err, HF_EPARSE, 10, "d=%u is out of range (0 for unknown, 1 to %u)", dv,
+    *count = c;
+    return HF_OK;
+}
+
+/* What the header says about the family against the order: d, the index width, the events. */
+static hf_status bin_meta(const hf_poset *p, const bin_head *h, hf_error *err)
+{
+    if (h->dv > HF_MAX_D)
+        return bin_fail(err, HF_EPARSE, 10, "d=%u is out of range (0 for unknown, 1 to %u)", h->dv,
                         HF_MAX_D);
-    if (width == 2 && n > 65536u)
-        return bin_fail(err, HF_EPARSE, 11, "2-byte indices cannot name %" PRIu32 " events", n);
-    if (n != p->n)
+    if (h->width == 2 && h->n > 65536u)
+        return bin_fail(err, HF_EPARSE, 11, "2-byte indices cannot name %" PRIu32 " events", h->n);
+    if (h->n != p->n)
         return bin_fail(err, HF_EMISMATCH, 16,
-                        "family has %" PRIu32 " events, the order has %" PRIu32, n, p->n);
-    if (count > SIZE_MAX || (n > 0 && count > SIZE_MAX / n))
+                        "family has %" PRIu32 " events, the order has %" PRIu32, h->n, p->n);
+    return HF_OK;
+}
+
+static hf_status bin_too_large(const bin_head *h, size_t len, uint64_t count, hf_error *err)
+{
+    if (count > SIZE_MAX || (h->n > 0 && count > SIZE_MAX / h->n))
         return bin_fail(err, HF_ETOOLARGE, len - 16,
                         "%" PRIu64 " schedules, more than can be stored", count);
-    if (bin_method(p, f, data + HF_I_BIN_HEADER, mlen))
+    return HF_OK;
+}
+
+/* The method (kept in f) and the event names, which must be the order's (data: the input from
+ * its start, up to its rows at least). */
+static hf_status bin_names(const hf_poset *p, hf_family *f, const char *data, const bin_head *h,
+                           hf_error *err)
+{
+    if (bin_method(p, f, data + HF_I_BIN_HEADER, h->mlen))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    if (flags & 1u) {
-        pos = names_at;
-        for (uint32_t v = 0; v < n; v++) {
+    if (h->flags & 1u) {
+        size_t pos = h->names_at;
+        for (uint32_t v = 0; v < h->n; v++) {
             const char *name = data + pos, *own = hf_i_name(p, v);
             size_t nl = strlen(name);
             if (strcmp(name, own) != 0) {
@@ -309,6 +314,83 @@ hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_fami
             pos += nl + 1;
         }
     }
-    *d = dv;
-    return bin_rows(p, f, b + rows_at, (size_t)rows_at, count, width, err);
+    return HF_OK;
+}
+
+/* Schedule r (counted from 0) of n indices of `width` bytes at b (byte `at` of the input) into
+ * row; seen: n clear bits, left clear. */
+static hf_status bin_row(const hf_poset *p, const unsigned char *b, size_t at, uint64_t r,
+                         unsigned width, uint32_t *row, hf_word *seen, hf_error *err)
+{
+    uint32_t n = p->n;
+    hf_status st = HF_OK;
+    uint32_t i = 0;
+    for (; i < n; i++, b += width) {
+        uint32_t v = width == 2 ? le16(b) : le32(b);
+        size_t off = at + (size_t)i * width;
+        if (v >= n) {
+            st = bin_fail(err, HF_ENOTFOUND, off,
+                          "event index %" PRIu32 " out of range (the order has %" PRIu32 " events)",
+                          v, n);
+            break;
+        }
+        if (hf_i_bit_test(seen, v)) {
+            char q[96];
+            st = bin_fail(err, HF_ESCHEDULE, off, "schedule %" PRIu64 " repeats event %s", r + 1,
+                          hf_i_name_quote(hf_i_name(p, v), q, sizeof q));
+            break;
+        }
+        hf_i_bit_set(seen, v);
+        row[i] = v;
+    }
+    for (uint32_t j = 0; j < i; j++)
+        hf_i_bit_clear(seen, row[j]);
+    return st;
+}
+
+/* The schedules: m rows of n indices of `width` bytes at b (offset `at` in the file). */
+static hf_status bin_rows(const hf_poset *p, hf_family *f, const unsigned char *b, size_t at,
+                          uint64_t m, unsigned width, hf_error *err)
+{
+    uint32_t n = p->n;
+    if (n == 0 || m == 0) {
+        f->m = (size_t)m;
+        return HF_OK;
+    }
+    if (HF_I_GROW(p->ctx, f->rows, &f->cap, (size_t)m * n))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(n), sizeof *seen);
+    if (!seen)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    hf_status st = HF_OK;
+    const size_t row_bytes = (size_t)n * width;
+    for (uint64_t r = 0; r < m && !st; r++) {
+        size_t skip = (size_t)r * row_bytes;
+        st = bin_row(p, b + skip, at + skip, r, width, f->rows + (size_t)r * n, seen, err);
+        if (!st)
+            f->m++;
+    }
+    hf_i_free(p->ctx, seen);
+    return st;
+}
+
+hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
+                        hf_error *err)
+{
+    bin_head h = {0};
+    bool more;
+    hf_status st = bin_head_read(data, len, true, &h, &more, err);
+    if (st)
+        return st;
+    const unsigned char *b = (const unsigned char *)data;
+    hf_i_sum sum;
+    hf_i_sum_init(&sum);
+    hf_i_sum_add(&sum, b, len - 8);
+    uint64_t count = 0;
+    if ((st = bin_tail(&h, len, b + len - 16, hf_i_sum_final(&sum), &count, err)) ||
+        (st = bin_meta(p, &h, err)) || (st = bin_too_large(&h, len, count, err)) ||
+        (st = bin_names(p, f, data, &h, err)))
+        return st;
+    *d = h.dv;
+    return bin_rows(p, f, b + h.rows_at, (size_t)h.rows_at, count, h.width, err);
 }
