@@ -143,13 +143,10 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
         while (i < r.len && (r.s[i] == ' ' || r.s[i] == '\t' || r.s[i] == '\r' || r.s[i] == '\n'))
             i++;
         bool json = i < r.len && r.s[i] == '{';
-        if (hf_i_bin_detect(r.s, r.len)) {
-            /* bin is read whole (its rows are compact): a stream is read to its end first */
-            if (win && (st = hf_i_window_all(win, &r.s, &r.len)))
-                st = st == HF_ENOMEM ? hf_i_read_nomem(&r)
-                                     : hf_i_fail(err, st, 0, 0, "reading the family failed");
-            if (!st)
-                st = hf_i_bin_read(p, r.s, r.len, r.f, &r.d, err);
+        if (hf_i_bin_detect(r.s, r.len) && win) { /* one schedule at a time */
+            st = hf_i_bin_stream(p, win, emit, user, r.f, &r.d, err);
+        } else if (hf_i_bin_detect(r.s, r.len)) {
+            st = hf_i_bin_read(p, r.s, r.len, r.f, &r.d, err);
             for (size_t k = 0; !st && emit && k < r.f->m; k++)
                 if ((st = emit(user, hf_family_schedule(r.f, k), p->n, k, 0)))
                     st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));

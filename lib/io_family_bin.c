@@ -394,3 +394,126 @@ hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_fami
     *d = h.dv;
     return bin_rows(p, f, b + h.rows_at, (size_t)h.rows_at, count, h.width, err);
 }
+
+/* ========================================================================================== */
+/* bin: reading through the window                                                            */
+
+/* A refusal kept for the input's end: the whole reader checks the length and the checksum
+ * before the header against the order and the schedules, and a stream knows the length last. */
+typedef struct bin_later {
+    hf_status st;
+    hf_error err;
+} bin_later;
+
+static hf_status bin_report(const bin_later *l, hf_error *err)
+{
+    if (l->st && err)
+        *err = l->err;
+    return l->st;
+}
+
+static hf_status bin_window_fail(hf_status st, hf_error *err)
+{
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    return hf_i_fail(err, st, 0, 0, "reading the family failed");
+}
+
+/* The part before the schedules, all in the window (nothing is dropped before it is read): a
+ * window of twice the bytes each time the head reads as cut short, until the input ends. */
+static hf_status bin_stream_head(hf_i_window *win, const char **s, size_t *len, size_t *pos,
+                                 uint64_t *base, bin_head *h, hf_error *err)
+{
+    for (size_t want = HF_I_BIN_HEADER;; want *= 2) {
+        hf_status st = hf_i_window_bytes(win, want, s, len, pos, base);
+        if (st)
+            return bin_window_fail(st, err);
+        bool more;
+        st = bin_head_read(*s, *len, *len < want, h, &more, err);
+        if (st || !more)
+            return st;
+        if (want > SIZE_MAX / 2)
+            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+}
+
+hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn emit, void *user,
+                          hf_family *f, unsigned *d, hf_error *err)
+{
+    const char *s = NULL;
+    size_t len = 0, pos = 0;
+    uint64_t base = 0;
+    bin_head h = {0};
+    hf_status st = bin_stream_head(win, &s, &len, &pos, &base, &h, err);
+    if (st)
+        return st;
+    hf_i_sum sum;
+    hf_i_sum_init(&sum);
+    hf_i_sum_add(&sum, s, (size_t)h.rows_at);
+    bin_later meta = {0}, names = {0}, bad = {0};
+    meta.st = bin_meta(p, &h, &meta.err);
+    names.st = bin_names(p, f, s, &h, &names.err);
+    /* The schedules, one at a time, each with the trailer's 16 bytes after it at least (what is
+     * left at the end is the trailer, after any bytes that make no whole schedule). When the
+     * header does not fit the order, or a schedule was refused, the rest is only summed. */
+    const size_t row_bytes = (size_t)h.n * h.width;
+    bool check = !meta.st && !names.st && row_bytes > 0;
+    uint32_t *row = NULL;
+    hf_word *seen = NULL;
+    if (check) {
+        row = hf_i_alloc_array(p->ctx, p->n, sizeof *row);
+        seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *seen);
+        if (!row || !seen)
+            st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    pos = (size_t)h.rows_at;
+    while (!st) {
+        size_t want = check ? row_bytes + HF_I_BIN_TRAILER : HF_I_BIN_TRAILER + 1;
+        if ((st = hf_i_window_bytes(win, want, &s, &len, &pos, &base))) {
+            st = bin_window_fail(st, err);
+            break;
+        }
+        if (len - pos < want)
+            break; /* the input's end */
+        if (!check) {
+            hf_i_sum_add(&sum, s + pos, len - pos - HF_I_BIN_TRAILER);
+            pos = len - HF_I_BIN_TRAILER;
+            continue;
+        }
+        for (; check && len - pos >= want; pos += row_bytes) {
+            const unsigned char *b = (const unsigned char *)s + pos;
+            hf_i_sum_add(&sum, b, row_bytes);
+            if ((bad.st =
+                     bin_row(p, b, (size_t)(base + pos), f->m, h.width, row, seen, &bad.err))) {
+                check = false;
+            } else if ((st = emit(user, row, p->n, f->m++, 0))) {
+                st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+                break;
+            }
+        }
+    }
+    hf_i_free(p->ctx, row);
+    hf_i_free(p->ctx, seen);
+    if (st)
+        return st;
+    /* the end: the length, the checksum and the trailer, then what waited */
+    size_t total = (size_t)(base + len), left = len - pos;
+    if (left > 8)
+        hf_i_sum_add(&sum, s + pos, left - 8);
+    const unsigned char *trailer =
+        left >= HF_I_BIN_TRAILER ? (const unsigned char *)s + len - HF_I_BIN_TRAILER : NULL;
+    uint64_t count = 0;
+    if ((st = bin_tail(&h, total, trailer, hf_i_sum_final(&sum), &count, err)) ||
+        (st = bin_report(&meta, err)) || (st = bin_too_large(&h, total, count, err)) ||
+        (st = bin_report(&names, err)) || (st = bin_report(&bad, err)))
+        return st;
+    *d = h.dv;
+    if (row_bytes > 0)
+        return HF_OK;
+    /* over zero events the trailer's count is all there is */
+    f->m = (size_t)count;
+    for (size_t k = 0; !st && k < f->m; k++)
+        if ((st = emit(user, hf_family_schedule(f, k), 0, k, 0)))
+            st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
+    return st;
+}

@@ -35,6 +35,8 @@ void hf_i_sum_add(hf_i_sum *s, const void *data, size_t len)
             s->tailed = 0;
         }
     }
+    if (s->tailed > 0)
+        return; /* the piece ended before the word did */
     uint64_t h = s->h;
     for (; len >= 8; b += 8, len -= 8)
         h = sum_step(h, hf_i_le64(b));

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "family_stream_i.h"
 #include "names.h"
 
 /* ------------------------------------------------------------------------------------------ */
@@ -93,6 +94,13 @@ bool hf_i_bin_detect(const char *data, size_t len);
  * line and column are 0). */
 hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
                         hf_error *err);
+/* The same through the streaming window (lib/family_stream.c), which holds the input's first
+ * bytes: each schedule goes to emit as it is read (f->m counts them), the window holding the
+ * header and one schedule at a time. The status and message are hf_i_bin_read's on the same
+ * bytes (checks whose refusal the whole reader would make first wait for the input's end), or
+ * emit's refusal, or the window's failure. */
+hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn emit, void *user,
+                          hf_family *f, unsigned *d, hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* ids: the pieces the text reader delegates                                                   */
