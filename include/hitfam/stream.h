@@ -19,10 +19,11 @@ typedef hf_status (*hf_schedule_fn)(void *user, const uint32_t *schedule, uint32
 /** Bytes read at a time when the chunk size given is 0. */
 #define HF_STREAM_CHUNK 65536u
 
-/** Read a family of @p p from @p in (text or JSON, as hf_family_read_mem reads them, with the
- * same checks, messages and line numbers) @p chunk bytes at a time (0: HF_STREAM_CHUNK), handing
- * each schedule to @p fn as soon as its line (text) or array (JSON) is read. Never holds the
- * whole input: memory O(n + the longest line + chunk) for text; for JSON, the "events" array
+/** Read a family of @p p from @p in (text, ids, JSON or bin, as hf_family_read_mem reads them,
+ * with the same checks, messages and line numbers) @p chunk bytes at a time (0: HF_STREAM_CHUNK),
+ * handing each schedule to @p fn as soon as its line (text), array (JSON) or row (bin) is read.
+ * Never holds the whole input: memory O(n + the longest line + chunk) for text; for bin, the
+ * header with its event names, one schedule and a chunk; for JSON, the "events" array
  * and the longest schedule, and since JSON is read twice (syntax first, as the whole-input
  * reader does, then "events" and "schedules"), an input that cannot seek (a pipe) is copied to
  * an unlinked temporary file first. A malformed JSON schedule may be held up to the point where
