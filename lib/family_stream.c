@@ -157,6 +157,14 @@ more:
     return false;
 }
 
+/* What the reader sees of the window: its bytes and the input offset of the first. */
+static void window_view(const hf_i_window *w, const char **s, size_t *len, uint64_t *base)
+{
+    *s = w->buf;
+    *len = w->len;
+    *base = w->base;
+}
+
 /* Drop what the reader is done with (the bytes before *pos, which becomes 0); returns how many. */
 static size_t window_drop(hf_i_window *w, size_t *pos)
 {
@@ -187,9 +195,7 @@ hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_
         if (st)
             return st;
     }
-    *s = w->buf;
-    *len = w->len;
-    *base = w->base;
+    window_view(w, s, len, base);
     return HF_OK;
 }
 
@@ -202,9 +208,7 @@ hf_status hf_i_window_bytes(hf_i_window *w, size_t want, const char **s, size_t 
         if (st)
             return st;
     }
-    *s = w->buf;
-    *len = w->len;
-    *base = w->base;
+    window_view(w, s, len, base);
     return HF_OK;
 }
 
@@ -226,9 +230,7 @@ hf_status hf_i_window_seek(hf_i_window *w, uint64_t off, const char **s, size_t 
         w->eof = false;
         *pos = 0;
     }
-    *s = w->buf;
-    *len = w->len;
-    *base = w->base;
+    window_view(w, s, len, base);
     return HF_OK;
 }
 
