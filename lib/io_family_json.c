@@ -64,6 +64,29 @@ static hf_status json_expect(hf_i_reader *r, char c, const char *what)
     return HF_OK;
 }
 
+/* Blanks, then whether the closing bracket `close` follows (then stepped over). */
+static bool json_close(hf_i_reader *r, char close)
+{
+    json_ws(r);
+    if (!json_at(r, close))
+        return false;
+    r->pos++;
+    return true;
+}
+
+/* After a member or an element: the blanks, then the closing bracket (*done: stepped over) or a
+ * comma and the blanks after it. */
+static hf_status json_next(hf_i_reader *r, char close, bool *done)
+{
+    *done = json_close(r, close);
+    if (*done)
+        return HF_OK;
+    hf_status st = json_expect(r, ',', close == '}' ? "',' or '}'" : "',' or ']'");
+    if (!st)
+        json_ws(r);
+    return st;
+}
+
 static bool hex4(const hf_i_reader *r, size_t i, uint32_t *v)
 {
     if (i + 4 > r->len)
@@ -227,15 +250,12 @@ static hf_status json_skip(hf_i_reader *r, int depth)
         return json_expected(r, "a value");
     hf_status st;
     uint64_t num;
-    bool is_index;
+    bool is_index, done;
     switch (r->s[r->pos]) {
     case '{':
         r->pos++;
-        json_ws(r);
-        if (json_at(r, '}')) {
-            r->pos++;
+        if (json_close(r, '}'))
             return HF_OK;
-        }
         for (;;) {
             if (!json_at(r, '"'))
                 return json_expected(r, "a key string");
@@ -247,24 +267,15 @@ static hf_status json_skip(hf_i_reader *r, int depth)
             json_ws(r);
             if ((st = json_skip(r, depth + 1)))
                 return st;
-            json_ws(r);
-            if (json_at(r, '}')) {
-                r->pos++;
-                return HF_OK;
-            }
-            if ((st = json_expect(r, ',', "',' or '}'")))
+            if ((st = json_next(r, '}', &done)) || done)
                 return st;
-            json_ws(r);
         }
     case '[':
         r->pos++;
         if (depth == 1 && (st = hf_i_read_need(r, HF_I_NEED_WS1)))
             return st;
-        json_ws(r);
-        if (json_at(r, ']')) {
-            r->pos++;
+        if (json_close(r, ']'))
             return HF_OK;
-        }
         for (;;) {
             if (depth == 1) {
                 /* the blanks before the element may have gone beyond the window */
@@ -274,14 +285,8 @@ static hf_status json_skip(hf_i_reader *r, int depth)
             }
             if ((st = json_skip(r, depth + 1)))
                 return st;
-            json_ws(r);
-            if (json_at(r, ']')) {
-                r->pos++;
-                return HF_OK;
-            }
-            if ((st = json_expect(r, ',', "',' or ']'")))
+            if ((st = json_next(r, ']', &done)) || done)
                 return st;
-            json_ws(r);
         }
     case '"':
         return json_string(r);
@@ -339,10 +344,8 @@ static hf_status json_events(hf_i_reader *r)
         return hf_i_read_nomem(r);
     r->have_map = true;
     uint32_t count = 0;
-    json_ws(r);
-    if (json_at(r, ']'))
-        r->pos++;
-    else
+    bool done;
+    if (!json_close(r, ']'))
         for (;;) {
             size_t el = r->line, ec = hf_i_read_column(r, r->pos);
             if (!json_at(r, '"'))
@@ -360,14 +363,10 @@ static hf_status json_events(hf_i_reader *r)
             }
             hf_i_bit_set(r->seen, id);
             r->map[count++] = id;
-            json_ws(r);
-            if (json_at(r, ']')) {
-                r->pos++;
-                break;
-            }
-            if ((st = json_expect(r, ',', "',' or ']'")))
+            if ((st = json_next(r, ']', &done)))
                 return st;
-            json_ws(r);
+            if (done)
+                break;
         }
     if (count != n)
         return hf_i_read_fail_at(r, HF_EMISMATCH, al, ac,
@@ -414,6 +413,7 @@ static hf_status json_entry(hf_i_reader *r, uint32_t *id)
 
 static hf_status json_schedules(hf_i_reader *r)
 {
+    bool done;
     hf_status st = hf_i_read_need(r, HF_I_NEED_WS1);
     if (st)
         return st;
@@ -422,11 +422,8 @@ static hf_status json_schedules(hf_i_reader *r)
     r->pos++;
     if ((st = hf_i_read_need(r, HF_I_NEED_WS1)))
         return st;
-    json_ws(r);
-    if (json_at(r, ']')) {
-        r->pos++;
+    if (json_close(r, ']'))
         return HF_OK;
-    }
     for (;;) {
         if ((st = hf_i_read_need(r, HF_I_NEED_VALUE)))
             return st;
@@ -437,34 +434,21 @@ static hf_status json_schedules(hf_i_reader *r)
             return json_expected(r, "a schedule (an array of events)");
         r->pos++;
         uint32_t k = 0;
-        json_ws(r);
-        if (json_at(r, ']'))
-            r->pos++;
-        else
+        if (!json_close(r, ']'))
             for (;;) {
                 size_t el = r->line, ec = hf_i_read_column(r, r->pos);
                 uint32_t id;
                 if ((st = json_entry(r, &id)) || (st = hf_i_read_row_add(r, &k, id, sched, el, ec)))
                     return st;
-                json_ws(r);
-                if (json_at(r, ']')) {
-                    r->pos++;
-                    break;
-                }
-                if ((st = json_expect(r, ',', "',' or ']'")))
+                if ((st = json_next(r, ']', &done)))
                     return st;
-                json_ws(r);
+                if (done)
+                    break;
             }
         if ((st = hf_i_read_row_end(r, k, sched, sl, sc)))
             return st;
-        json_ws(r);
-        if (json_at(r, ']')) {
-            r->pos++;
-            return HF_OK;
-        }
-        if ((st = json_expect(r, ',', "',' or ']'")))
+        if ((st = json_next(r, ']', &done)) || done)
             return st;
-        json_ws(r);
     }
 }
 
@@ -474,16 +458,13 @@ hf_status hf_i_read_json(hf_i_reader *r)
 {
     hf_status st;
     mark events = {0}, schedules = {0};
-    bool have_d = false, have_method = false;
+    bool have_d = false, have_method = false, done;
     r->json = true;
     json_ws(r);
     size_t ol = r->line, oc = hf_i_read_column(r, r->pos);
     if ((st = json_expect(r, '{', "'{'")) || (st = hf_i_read_need(r, HF_I_NEED_WS1)))
         return st;
-    json_ws(r);
-    if (json_at(r, '}'))
-        r->pos++;
-    else
+    if (!json_close(r, '}'))
         for (;;) {
             if ((st = hf_i_read_need(r, HF_I_NEED_VALUE)))
                 return st;
@@ -544,14 +525,10 @@ hf_status hf_i_read_json(hf_i_reader *r)
             }
             if ((st = hf_i_read_need(r, HF_I_NEED_WS1)))
                 return st;
-            json_ws(r);
-            if (json_at(r, '}')) {
-                r->pos++;
-                break;
-            }
-            if ((st = json_expect(r, ',', "',' or '}'")))
+            if ((st = json_next(r, '}', &done)))
                 return st;
-            json_ws(r);
+            if (done)
+                break;
         }
     if ((st = hf_i_read_need(r, HF_I_NEED_WS1)))
         return st;
