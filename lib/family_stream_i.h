@@ -73,7 +73,7 @@ struct hf_family_store {
     hf_i_big big;   /* the rows when mapped */
     uint32_t *heap; /* the rows when on the heap */
     size_t cap;     /* ids room of heap */
-    size_t *lines;  /* lines[k]: the text line of schedule k (0 for JSON) */
+    size_t *lines;  /* lines[k]: the line of schedule k (0 for bin) */
     size_t lines_cap;
     size_t limit; /* memory limit given to hf_family_store_read (0: none) */
     bool have_lines;

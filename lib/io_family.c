@@ -94,12 +94,17 @@ hf_status hf_i_read_row_end(hf_i_reader *r, uint32_t k, size_t sched, size_t lin
     for (uint32_t i = 0; i < k; i++)
         hf_i_bit_clear(r->seen, r->row[i]);
     if (r->emit) {
-        hf_status st = r->emit(r->emit_user, r->row, n, r->f->m, r->json ? 0 : line);
+        hf_status st = r->emit(r->emit_user, r->row, n, r->f->m, line);
         r->f->m++;
         return st ? hf_i_fail(r->err, st, clamp_int(line), 0, "%s", hf_strerror(st)) : HF_OK;
     }
-    if (hf_family_append(r->f, r->row))
+    hf_family *f = r->f;
+    if (hf_family_append(f, r->row))
         return hf_i_read_nomem(r);
+    /* where it was read, for messages about it (hf_family_schedule_line) */
+    if (HF_I_GROW(r->ctx, f->lines, &r->lines_cap, f->lined + 1))
+        return hf_i_read_nomem(r);
+    f->lines[f->lined++] = line;
     return HF_OK;
 }
 

@@ -459,7 +459,6 @@ hf_status hf_i_read_json(hf_i_reader *r)
     hf_status st;
     mark events = {0}, schedules = {0};
     bool have_d = false, have_method = false, done;
-    r->json = true;
     json_ws(r);
     size_t ol = r->line, oc = hf_i_read_column(r, r->pos);
     if ((st = json_expect(r, '{', "'{'")) || (st = hf_i_read_need(r, HF_I_NEED_WS1)))

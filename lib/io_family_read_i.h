@@ -31,7 +31,6 @@ typedef struct hf_i_reader {
     uint64_t base;
     hf_schedule_fn emit;
     void *emit_user;
-    bool json;
     uint64_t row_first, row_last; /* text header rows=A:B (a slice of a family) */
     bool ids;                     /* the header says format=ids: schedules are event indices */
     /* Text names are first guessed from earlier schedules: guess[2v] is the event that followed
@@ -63,8 +62,8 @@ hf_status hf_i_read_keep_method(hf_i_reader *r);
 
 /* A schedule, one event at a time: add id at position *k of the schedule numbered sched
  * (1-based; line and column locate the event for messages) unless it is already there; at its
- * end (line and column: the schedule's start), check it holds every event and hand it on (to
- * the stream's callback, or appended to r->f). */
+ * end (line and column: the schedule's start), check it holds every event and hand it on with
+ * its line (to the stream's callback, or appended to r->f with the line in f->lines). */
 hf_status hf_i_read_row_add(hf_i_reader *r, uint32_t *k, uint32_t id, size_t sched, size_t line,
                             size_t column);
 hf_status hf_i_read_row_end(hf_i_reader *r, uint32_t k, size_t sched, size_t line, size_t column);

@@ -215,14 +215,6 @@ static hf_status text_schedule(hf_i_reader *r)
         return st;
     if (!r->ids)
         guess_learn(r, r->row, k);
-    hf_family *f = r->f;
-    if (r->emit) {
-        skip_eol(r);
-        return HF_OK;
-    }
-    if (HF_I_GROW(r->ctx, f->lines, &r->lines_cap, f->lined + 1))
-        return hf_i_read_nomem(r);
-    f->lines[f->lined++] = sl;
     skip_eol(r);
     return HF_OK;
 }

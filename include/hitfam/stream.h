@@ -10,9 +10,9 @@
 extern "C" {
 #endif
 
-/** Receives schedule @p index (0-based; @p n ids, valid during the call) read from text line
- * @p line (1-based; 0 for JSON input). Any status other than HF_OK stops the reading, which then
- * returns that status. */
+/** Receives schedule @p index (0-based; @p n ids, valid during the call) read from line @p line
+ * (1-based; for JSON the line where its array opens; 0 for bin input). Any status other than HF_OK
+ * stops the reading, which then returns that status. */
 typedef hf_status (*hf_schedule_fn)(void *user, const uint32_t *schedule, uint32_t n, size_t index,
                                     size_t line);
 
@@ -57,7 +57,8 @@ HF_API HF_NODISCARD hf_status hf_family_store_read(const hf_poset *p, FILE *in, 
 HF_API size_t hf_family_store_size(const hf_family_store *s);
 /** Schedule @p index (n ids, valid until the store is freed), or NULL. */
 HF_API const uint32_t *hf_family_store_schedule(const hf_family_store *s, size_t index);
-/** The text line schedule @p index was read from; 0 for JSON or an index out of range. */
+/** The line schedule @p index was read from (as hf_family_schedule_line); 0 for bin or an index
+ * out of range. */
 HF_API size_t hf_family_store_schedule_line(const hf_family_store *s, size_t index);
 /** Whether the rows are in a mapped temporary file (true) or on the heap. */
 HF_API bool hf_family_store_mapped(const hf_family_store *s);
