@@ -498,10 +498,11 @@ HF_API const char *hf_family_method(const hf_family *f);
  * JSON, bin, no header, or a family not read. For messages about the header. O(1). */
 HF_API size_t hf_family_header_line(const hf_family *f);
 
-/** The 1-based line of the text input where schedule @p index of @p f was read, so that a caller
- * can locate a schedule that hf_verify or hf_family_minimize refuses (HF_ESCHEDULE names it by
- * index). 0 when unknown: JSON or bin input, a schedule appended later, an index out of range, or a
- * family that hf_family_minimize has rewritten. hf_family_remove takes the line along with its
+/** The 1-based line of the text or JSON input where schedule @p index of @p f was read (JSON:
+ * where its array opens), so that a caller can locate a schedule that hf_verify or
+ * hf_family_minimize refuses (HF_ESCHEDULE names it by index). 0 when unknown: bin input, a
+ * schedule appended later, an index out of range, or a family that hf_family_minimize has
+ * rewritten. hf_family_remove takes the line along with its
  * schedule. The reader keeps one word per schedule for this. O(1). */
 HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
 
