@@ -17,7 +17,10 @@
 // names of timers.
 //
 // Edges. creator -> first callback of a resource; callback k-1 -> callback k of one resource; and
-// for a promise job, the event that resolved the promise it waits on -> the job.
+// for a promise job, the event that resolved the promise it waits on -> the job. A promise that
+// Promise.all, allSettled, any or race returns settles after the reactions it attached to its
+// inputs that ran so far: a job waiting on it comes after each of them (and so after every
+// input's settling event), not only after the one that settled it.
 const async_hooks = require('async_hooks');
 
 const CODES = {
@@ -67,7 +70,10 @@ class Tracker {
     this.res = new Map(); // asyncId -> {name, type, creator, trigger, k, first}
     this.internal = new Set(); // asyncIds of the tools' own resources: never events
     this.internalInit = 0; // > 0 while the tool creates its own resources
-    this.resolvedIn = new Map(); // promise asyncId -> index of the event that resolved it
+    this.resolvedBy = new Map(); // promise asyncId -> indices of the events that settled it
+    this.combos = new Map(); // asyncId of a promise a combinator returned -> {events}
+    this.elementOf = new Map(); // asyncId of a combinator's reaction on an input -> its combo
+    this.combining = null; // {made: [[asyncId, promise]]} while a combinator runs
     this.depth = 0; // callbacks running (nested), including the tool's own
     this.current = null; // the running event (index), or null between callbacks
     this.counts = new Map(); // event index -> Map(type -> resources created so far)
@@ -85,6 +91,7 @@ class Tracker {
 
   enable() {
     if (this.net) this.net.patch(this);
+    this.patchCombinators();
     this.hook.enable();
     return this;
   }
@@ -111,12 +118,48 @@ class Tracker {
     }
   }
 
+  // Promise.all, allSettled, any and race: the promise they return, and the reactions they
+  // attach to their inputs, are told apart by the PROMISE resources made during the call. The
+  // wrappers make no resource of their own, so the names do not change.
+  patchCombinators() {
+    if (this.combinatorsPatched) return;
+    this.combinatorsPatched = true;
+    for (const m of ['all', 'allSettled', 'any', 'race']) {
+      const orig = Promise[m];
+      if (typeof orig !== 'function') continue;
+      const tracker = this;
+      const wrapped = {
+        [m](iterable) {
+          const saved = tracker.combining;
+          const c = { made: [] };
+          tracker.combining = c;
+          let out;
+          try {
+            out = orig.call(this, iterable);
+          } finally {
+            tracker.combining = saved;
+          }
+          const mine = c.made.find(([, p]) => p === out);
+          if (mine) {
+            const combo = { events: [] };
+            tracker.combos.set(mine[0], combo);
+            for (const [id, p] of c.made) if (p !== out) tracker.elementOf.set(id, combo);
+          }
+          return out;
+        },
+      }[m];
+      Object.defineProperty(Promise, m, { value: wrapped, configurable: true, writable: true, enumerable: false });
+    }
+  }
+
   init(id, type, trigger, resource) {
     if (this.net) this.net.init(this, id, type, trigger, resource);
     if (this.internalInit > 0) {
       this.internal.add(id);
+      if (this.opts.onInternal) this.opts.onInternal(id, type, trigger, resource);
       return;
     }
+    if (this.combining !== null && type === 'PROMISE') this.combining.made.push([id, resource]);
     const creator = this.current === null ? 0 : this.current;
     let c = this.counts.get(creator);
     if (!c) this.counts.set(creator, (c = new Map()));
@@ -129,7 +172,11 @@ class Tracker {
   }
 
   promiseResolve(id) {
-    if (this.current !== null && !this.resolvedIn.has(id)) this.resolvedIn.set(id, this.current);
+    if (this.current === null || this.resolvedBy.has(id)) return;
+    const by = [this.current];
+    const combo = this.combos.get(id);
+    if (combo) for (const ev of combo.events) if (ev !== this.current) by.push(ev);
+    this.resolvedBy.set(id, by);
   }
 
   before(id) {
@@ -146,9 +193,10 @@ class Tracker {
     const e = this.events[ev];
     if (r.k === 0) {
       e.preds.add(r.creator);
-      if (r.type === 'PROMISE' && this.resolvedIn.has(r.trigger)) {
-        const w = this.resolvedIn.get(r.trigger);
-        if (w !== ev) e.preds.add(w);
+      if (r.type === 'PROMISE') {
+        for (const w of this.resolvedBy.get(r.trigger) || []) if (w !== ev) e.preds.add(w);
+        const combo = this.elementOf.get(id);
+        if (combo) combo.events.push(ev);
       }
     } else {
       e.preds.add(r.last);

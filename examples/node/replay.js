@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict';
-// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] PROGRAM.js [ARGS...]
+// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite] PROGRAM.js [ARGS...]
 //
 // Runs PROGRAM.js in this process and plays schedule I (counted from 1) of FAMILY, a family in
 // hitfam's text format for an order recorded by record.js: each callback is held until the
@@ -14,12 +14,16 @@
 //   - the callback argument of every callback function of require('fs') (readFile, stat, ...),
 //   - EventEmitter.prototype.emit on every emitter but `process`: sockets, servers, HTTP
 //     requests and responses, child processes, streams, fs.watch watchers.
+//   - promise reactions attached with .then, .catch, .finally (and by Promise.all and the like),
+//   - the continuation of `await X` in the program's own files: they are loaded with the await
+//     rewritten to `await __hitfam_hold(X)` (awaits.js), and the hold gives `await` a promise of
+//     the player's that settles like X once the continuation's turn has come.
 // Node's own code in such a callback (a socket reading its data, say) runs when the callback
-// comes; only the program's listeners and callbacks wait. Not held: promise jobs (PROMISE:
-// `.then` reactions and `await` continuations, which V8 runs itself) and queueMicrotask. They
-// run when V8 runs them; one that runs out of turn is reported and played there. The player does
-// run the held events that come next in the schedule before it returns to the event loop, so a
-// promise job scheduled after them does wait.
+// comes; only the program's listeners and callbacks wait. Not held: queueMicrotask callbacks and
+// awaits in files that are not rewritten (under node_modules). They run when V8 runs them; one
+// that runs out of turn is reported and played there. The player does run the held events that
+// come next in the schedule before it returns to the event loop, so a promise job scheduled after
+// them does wait.
 //
 // Fallback. An event the schedule does not know runs when it is ready (reported). When the
 // schedule cannot continue (its next event has not come for --stall ms, 2000 by default, while
@@ -35,9 +39,10 @@ const path = require('path');
 const EventEmitter = require('events');
 const timers = require('timers');
 const { Tracker, familyRow, parseFamily } = require('./asyncorder');
+const awaits = require('./awaits');
 
 const USAGE =
-  'usage: node replay.js --family FAMILY --row I [-o FILE] [--stall MS] PROGRAM.js [ARGS...]\n';
+  'usage: node replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite] PROGRAM.js [ARGS...]\n';
 
 function usage(msg) {
   if (msg) process.stderr.write('replay: ' + msg + '\n');
@@ -53,6 +58,7 @@ let familyFile = null;
 let rowArg = null;
 let outFile = null;
 let stallMs = 2000;
+let noRewrite = false;
 while (args.length > 0 && args[0].startsWith('-')) {
   const a = args.shift();
   const value = () => {
@@ -62,6 +68,7 @@ while (args.length > 0 && args[0].startsWith('-')) {
   if (a === '--family') familyFile = value();
   else if (a === '--row') rowArg = value();
   else if (a === '-o' || a === '--output') outFile = value();
+  else if (a === '--no-rewrite') noRewrite = true;
   else if (a === '--stall') {
     const v = value();
     if (!/^[0-9]+$/.test(v) || Number(v) < 1) usage('--stall needs a number of milliseconds >= 1');
@@ -124,7 +131,68 @@ function advance() {
 // nor a queueMicrotask callback.
 let inThen = 0; // > 0 while the patched then creates its derived promise
 function onInit(r) {
-  if (inThen > 0 && r.type === 'PROMISE') r.viaThen = true;
+  if (r.type !== 'PROMISE') return;
+  if (inThen > 0) r.viaThen = true;
+  const gate = gates.get(r.trigger);
+  if (gate && gate.res === null) {
+    gate.res = r; // the promise job of `await` on the gate
+    gates.delete(r.trigger);
+  }
+}
+
+// Await gates. `await __hitfam_hold(X)` awaits the gate's promise instead of X: the player's own
+// promise (not an event, no name), settled like X when X has settled and the continuation's turn
+// has come. Whatever `await X` would have made itself (a promise around a value or a thenable)
+// the hold makes with Promise.resolve, in the program's name, so the names stay those of the
+// recording. The continuation is the job of the promise V8 makes when it awaits the gate (its
+// trigger is the gate's promise).
+const gates = new Map(); // asyncId of a gate's promise -> gate
+let newGate = null; // the gate whose promise is being made
+const origResolve = Promise.resolve;
+function onInternal(id, type, trigger, resource) {
+  // the gate's promise is the first one made for it (its hooks run inside the constructor)
+  if (newGate !== null && newGate.id === null && type === 'PROMISE') {
+    newGate.id = id;
+    gates.set(id, newGate);
+  }
+}
+
+function holdAwait(x) {
+  const base = origResolve.call(Promise, x); // x itself when x is a native promise
+  const gate = { id: null, res: null, promise: null, settle: null, outcome: null };
+  newGate = gate;
+  try {
+    tracker.internally(() => {
+      let ok;
+      let no;
+      gate.promise = new Promise((res, rej) => {
+        ok = res;
+        no = rej;
+      });
+      gate.settle = () => (gate.outcome.ok ? ok(gate.outcome.value) : no(gate.outcome.value));
+      origThen.call(
+        base,
+        (value) => gateReady(gate, { ok: true, value }),
+        (value) => gateReady(gate, { ok: false, value })
+      );
+    });
+  } finally {
+    newGate = null;
+  }
+  return gate.promise;
+}
+
+// X has settled: open the gate now if the continuation is next (or not in the row, or skipped),
+// else hold it until its turn.
+function gateReady(gate, outcome) {
+  gate.outcome = outcome;
+  const p = gate.res === null ? undefined : position.get(gate.res.name);
+  if (p === undefined || p <= next) {
+    gate.settle();
+    return;
+  }
+  held.set(gate.res.name, { gate, name: gate.res.name, res: gate.res, thunks: [] });
+  scheduleDrive();
 }
 
 function play(name) {
@@ -187,7 +255,7 @@ function onEnd() {
   scheduleDrive();
 }
 
-const tracker = new Tracker({ onInit, onStart, onEnd });
+const tracker = new Tracker({ onInit, onStart, onEnd, onInternal });
 
 // Play a held event: its captured code, then the unknown events that waited for it.
 function runHeld(h) {
@@ -212,6 +280,12 @@ function drive() {
       const h = held.get(name);
       if (!h) break;
       held.delete(name);
+      lastProgress = Date.now();
+      if (h.gate) {
+        // the continuation runs as its own promise job, after this callback: it plays then
+        tracker.internally(() => h.gate.settle());
+        break;
+      }
       done.add(name);
       advance();
       lastProgress = Date.now();
@@ -259,6 +333,7 @@ function stuck(why) {
 // Entry points of program code
 
 const HELD = Symbol('held');
+const origThen = Promise.prototype.then;
 
 // A wrapper keeps what the original carries: util.promisify's custom forms (setTimeout, fs.read,
 // fs.exists), fs.realpath.native, and the like.
@@ -401,7 +476,6 @@ EventEmitter.prototype.emit = function (type, ...a) {
 // Promise reactions: a reaction that runs out of turn is captured, and the promise `then`
 // returned is resolved, through a thenable, with what the reaction gives when it runs at its
 // turn.
-const origThen = Promise.prototype.then;
 function wrapReaction(fn) {
   if (typeof fn !== 'function') return fn;
   return function (value) {
@@ -444,6 +518,7 @@ Object.defineProperty(Promise.prototype, 'then', {
 
 process.on('exit', () => {
   tracker.disable();
+  for (const [file, why] of rewrites.failed) report(`${file}: awaits not rewritten (${why})`);
   if (held.size > 0)
     report(`${held.size} held event${held.size === 1 ? '' : 's'} never played: ${[...held.keys()].map(show).join(', ')}`);
   const orphans = [...waiting.values()].flat().map((h) => h.name);
@@ -486,6 +561,7 @@ if (schedule[0] !== 'main') report(`row ${rowNo} does not start with main: it st
 play('main');
 done.add('main');
 advance();
+const rewrites = awaits.install(holdAwait, { rewrite: !noRewrite });
 tracker.enable();
 require(program);
 tracker.endMain();
