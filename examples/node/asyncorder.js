@@ -22,6 +22,7 @@
 // inputs that ran so far: a job waiting on it comes after each of them (and so after every
 // input's settling event), not only after the one that settled it.
 const async_hooks = require('async_hooks');
+const path = require('path');
 
 const CODES = {
   Timeout: 'T',
@@ -166,9 +167,32 @@ class Tracker {
     const rank = c.get(type) || 0;
     c.set(type, rank + 1);
     const name = this.events[creator].name + '.' + codeOf(type) + rank;
-    const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0 };
+    const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0, merged: false };
+    // A tick that Node's own modules asked for (a stream ending, a server emitting `listening`)
+    // is not an event: it is Node's code finishing its creator's work, and runs as part of it.
+    if (type === 'TickObject' && tickFromNode()) {
+      r.merged = true;
+      c.set(type, rank); // it takes no rank: the program's own ticks keep their names
+    }
     this.res.set(id, r);
+    if (/WRAP$/.test(type) && resource && typeof resource === 'object') this.watchHandle(r, resource);
     if (this.opts.onInit) this.opts.onInit(r, id);
+  }
+
+  // A handle's next callback comes after the event that asked for it: the one that started
+  // reading (readStart) or closed the handle (close: its callback is the close callback). The
+  // methods are wrapped on the handle object itself; the wrappers make no resource.
+  watchHandle(r, handle) {
+    r.asked = [];
+    for (const m of ['readStart', 'close']) {
+      const orig = handle[m];
+      if (typeof orig !== 'function') continue;
+      const tracker = this;
+      handle[m] = function (...a) {
+        if (tracker.current !== null && !r.asked.includes(tracker.current)) r.asked.push(tracker.current);
+        return orig.apply(this, a);
+      };
+    }
   }
 
   promiseResolve(id) {
@@ -184,6 +208,12 @@ class Tracker {
     if (this.depth !== 1 || this.internal.has(id)) return;
     const r = this.res.get(id);
     if (!r) return; // created before the hook was enabled: not part of the program's order
+    if (r.merged) {
+      // Node's tick runs as part of its creator: what it creates is the creator's
+      this.current = r.creator;
+      if (this.opts.onMerged) this.opts.onMerged(this.events[r.creator], r);
+      return;
+    }
     if (r.skip > 0) {
       r.skip--; // a callback the tool caused (replay's thenable job): not an event
       return;
@@ -200,6 +230,10 @@ class Tracker {
       }
     } else {
       e.preds.add(r.last);
+    }
+    if (r.asked && r.asked.length > 0) {
+      for (const w of r.asked) if (w !== ev) e.preds.add(w);
+      r.asked = [];
     }
     r.k++;
     r.last = ev;
@@ -369,6 +403,29 @@ class NetLinks {
       this.accepted.delete(id);
     }
   }
+}
+
+// Whether the process.nextTick call being initialised came from Node's own modules: the first
+// stack frame after Node's nextTick and the async_hooks frames around it that is not one of these
+// tools' files. Replay asks the same question, so both name the same ticks.
+const TOOL_DIR = __dirname;
+function tickFromNode() {
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = 16;
+  const probe = {};
+  Error.captureStackTrace(probe, tickFromNode);
+  Error.stackTraceLimit = saved;
+  const frames = String(probe.stack).split('\n').slice(1);
+  let i = frames.findIndex((f) => /node:internal\/process\/task_queues/.test(f));
+  if (i < 0) return false;
+  for (i++; i < frames.length; i++) {
+    const f = frames[i];
+    if (/node:internal\/async_hooks/.test(f)) continue;
+    const m = /\(?((?:file:\/\/)?\/[^:()]*):\d+:\d+\)?\s*$/.exec(f);
+    if (m && path.dirname(m[1].replace(/^file:\/\//, '')) === TOOL_DIR) continue;
+    return /^\s*at (?:.* \()?node:/.test(f);
+  }
+  return false;
 }
 
 // Names compared segment by segment (a creator before what it created), a segment by its type

@@ -255,7 +255,17 @@ function onEnd() {
   scheduleDrive();
 }
 
-const tracker = new Tracker({ onInit, onStart, onEnd, onInternal });
+// A tick that Node's own code asked for runs as part of its creator (asyncorder.js): when the
+// creator is held, the program code the tick would run (a listener of the `end` it emits, say)
+// is captured with the creator's and runs after it, at the creator's turn.
+function onMerged(e) {
+  holding = held.get(e.name) || null;
+  if (holding === null)
+    for (const list of waiting.values()) for (const h of list) if (h.name === e.name) holding = h;
+  if (holding !== null && holding.gate) holding = null;
+}
+
+const tracker = new Tracker({ onInit, onStart, onEnd, onInternal, onMerged });
 
 // Play a held event: its captured code, then the unknown events that waited for it.
 function runHeld(h) {
