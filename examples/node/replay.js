@@ -38,6 +38,7 @@ const fs = require('fs');
 const path = require('path');
 const EventEmitter = require('events');
 const timers = require('timers');
+const util = require('util');
 const { Tracker, familyRow, parseFamily } = require('./asyncorder');
 const awaits = require('./awaits');
 
@@ -132,7 +133,8 @@ function advance() {
 let inThen = 0; // > 0 while the patched then creates its derived promise
 function onInit(r) {
   if (r.type !== 'PROMISE') return;
-  if (inThen > 0) r.viaThen = true;
+  if (inThen > 0 || wrapsThenable) r.viaThen = true;
+  wrapsThenable = false;
   const gate = gates.get(r.trigger);
   if (gate && gate.res === null) {
     gate.res = r; // the promise job of `await` on the gate
@@ -157,8 +159,30 @@ function onInternal(id, type, trigger, resource) {
   }
 }
 
+// `await x` on a thenable that is not a native promise makes a promise and a job that calls
+// x.then: the hold makes them with a stand-in thenable whose `then` is captured when the job runs
+// out of turn, so that job can be held too.
+let wrapsThenable = false;
+function awaitBase(x) {
+  if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return origResolve.call(Promise, x);
+  if (util.types.isPromise(x) && x.constructor === Promise) return x; // awaited as it is
+  const then = x.then;
+  if (typeof then !== 'function') return origResolve.call(Promise, x);
+  const standIn = {
+    then(resolve, reject) {
+      gate(() => then.call(x, resolve, reject));
+    },
+  };
+  wrapsThenable = true;
+  try {
+    return origResolve.call(Promise, standIn);
+  } finally {
+    wrapsThenable = false;
+  }
+}
+
 function holdAwait(x) {
-  const base = origResolve.call(Promise, x); // x itself when x is a native promise
+  const base = awaitBase(x);
   const gate = { id: null, res: null, promise: null, settle: null, outcome: null };
   newGate = gate;
   try {
