@@ -168,9 +168,10 @@ class Tracker {
     c.set(type, rank + 1);
     const name = this.events[creator].name + '.' + codeOf(type) + rank;
     const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0, merged: false };
-    // A tick that Node's own modules asked for (a stream ending, a server emitting `listening`)
-    // is not an event: it is Node's code finishing its creator's work, and runs as part of it.
-    if (type === 'TickObject' && tickFromNode()) {
+    // A tick or timer that Node's own modules asked for (a stream ending, a server emitting
+    // `listening`, the HTTP date cache expiring) is not an event: it is Node's code finishing its
+    // creator's work, and runs as part of it.
+    if (MERGEABLE.has(type) && askedByNode()) {
       r.merged = true;
       c.set(type, rank); // it takes no rank: the program's own ticks keep their names
     }
@@ -405,24 +406,27 @@ class NetLinks {
   }
 }
 
-// Whether the process.nextTick call being initialised came from Node's own modules: the first
-// stack frame after Node's nextTick and the async_hooks frames around it that is not one of these
-// tools' files. Replay asks the same question, so both name the same ticks.
-const TOOL_DIR = __dirname;
-function tickFromNode() {
+// Whether the tick, timer or immediate being initialised was asked for by Node's own modules: the
+// first stack frame after the hooks, the tick queue and the timers, that is not one of these
+// tools' files, is Node's (a `node:` URL). Record and replay ask the same question, so both name
+// the same events.
+const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate']);
+const TOOL_FILES = new Set(['asyncorder.js', 'awaits.js', 'record.js', 'replay.js'].map((f) => path.join(__dirname, f)));
+const QUEUE_FRAME = /node:(?:internal\/async_hooks|internal\/process\/task_queues|internal\/timers|timers)[:)]/;
+function askedByNode() {
   const saved = Error.stackTraceLimit;
-  Error.stackTraceLimit = 16;
+  Error.stackTraceLimit = 20;
   const probe = {};
-  Error.captureStackTrace(probe, tickFromNode);
+  Error.captureStackTrace(probe, askedByNode);
   Error.stackTraceLimit = saved;
   const frames = String(probe.stack).split('\n').slice(1);
-  let i = frames.findIndex((f) => /node:internal\/process\/task_queues/.test(f));
+  let i = frames.findIndex((f) => QUEUE_FRAME.test(f));
   if (i < 0) return false;
-  for (i++; i < frames.length; i++) {
+  for (; i < frames.length; i++) {
     const f = frames[i];
-    if (/node:internal\/async_hooks/.test(f)) continue;
+    if (QUEUE_FRAME.test(f)) continue;
     const m = /\(?((?:file:\/\/)?\/[^:()]*):\d+:\d+\)?\s*$/.exec(f);
-    if (m && path.dirname(m[1].replace(/^file:\/\//, '')) === TOOL_DIR) continue;
+    if (m && TOOL_FILES.has(m[1].replace(/^file:\/\//, ''))) continue;
     return /^\s*at (?:.* \()?node:/.test(f);
   }
   return false;

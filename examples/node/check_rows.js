@@ -5,7 +5,8 @@
 // For each program (default: every fixture in fixtures/ and cache_bug.js): records its order with
 // record.js, makes the D-hitting family (default 3) with `HITFAM gen --d D` (method auto), replays
 // every row with replay.js and counts the rows played exactly (the played order equals the row).
-// Prints one line per program: program, events, rows, rows replayed, exact, and for the first
+// Prints one line per program (tab-separated, after a header): program, events, rows, rows
+// replayed, rows played exactly, rows where the program exited non-zero, and for the first
 // mismatch the row, the step and the events there (row's / played). With --sample N only N rows
 // spread evenly over the family are replayed (the first and the last among them). Exits 1 when a
 // replayed row was not played exactly, 0 otherwise.
@@ -67,6 +68,7 @@ function pick(n) {
 
 let bad = 0;
 const lines = [];
+process.stdout.write('program\tevents\trows\treplayed\texact\tfailed\tfirst mismatch (row, step: row / played)\n');
 for (const prog of programs) {
   const base = path.basename(prog, '.js');
   const dot = path.join(work, base + '.dot');
@@ -87,6 +89,7 @@ for (const prog of programs) {
   const rows = parseFamily(fs.readFileSync(fam, 'utf8'));
   const chosen = pick(rows.length);
   let exact = 0;
+  let failed = 0;
   let first = null;
   for (const i of chosen) {
     const out = path.join(work, `${base}.d${d}.played${i}`);
@@ -95,6 +98,7 @@ for (const prog of programs) {
       '-o', out, prog,
     ]);
     fs.writeFileSync(path.join(work, `${base}.d${d}.err${i}`), rr.stderr);
+    if (rr.status !== 0) failed++;
     let got = [];
     try {
       got = parseFamily(fs.readFileSync(out, 'utf8'))[0] || [];
@@ -113,7 +117,7 @@ for (const prog of programs) {
   }
   if (exact < chosen.length) bad++;
   lines.push(
-    `${base}\t${events}\t${rows.length}\t${chosen.length}\t${exact}\t${first === null ? '-' : first}`
+    `${base}\t${events}\t${rows.length}\t${chosen.length}\t${exact}\t${failed}\t${first === null ? '-' : first}`
   );
   process.stdout.write(lines[lines.length - 1] + '\n');
 }
