@@ -6,7 +6,9 @@
 // record.js, makes the D-hitting family (default 3) with `HITFAM gen --d D` (method auto), replays
 // every row with replay.js and counts the rows played exactly (the played order equals the row).
 // Prints one line per program (tab-separated, after a header): program, events, rows, rows
-// replayed, rows played exactly, rows where the program exited non-zero, and for the first
+// replayed, rows played exactly, rows whose events played in the row's order with events that
+// the recording did not have among them (`extra`), rows where the program exited non-zero, and
+// for the first
 // mismatch the row, the step and the events there (row's / played). With --sample N only N rows
 // spread evenly over the family are replayed (the first and the last among them). Exits 1 when a
 // replayed row was not played exactly, 0 otherwise.
@@ -68,7 +70,7 @@ function pick(n) {
 
 let bad = 0;
 const lines = [];
-process.stdout.write('program\tevents\trows\treplayed\texact\tfailed\tfirst mismatch (row, step: row / played)\n');
+process.stdout.write('program\tevents\trows\treplayed\texact\textra\tfailed\tfirst mismatch (row, step: row / played)\n');
 for (const prog of programs) {
   const base = path.basename(prog, '.js');
   const dot = path.join(work, base + '.dot');
@@ -90,6 +92,7 @@ for (const prog of programs) {
   const chosen = pick(rows.length);
   let exact = 0;
   let failed = 0;
+  let extra = 0;
   let first = null;
   for (const i of chosen) {
     const out = path.join(work, `${base}.d${d}.played${i}`);
@@ -112,12 +115,15 @@ for (const prog of programs) {
       exact++;
       continue;
     }
+    const known = new Set(want);
+    const mine = got.filter((n) => known.has(n));
+    if (mine.length === want.length && mine.every((n, j) => n === want[j])) extra++;
     if (first === null)
       first = `row ${i} step ${k + 1}: ${want[k] === undefined ? '-' : want[k]} / ${got[k] === undefined ? '-' : got[k]}`;
   }
   if (exact < chosen.length) bad++;
   lines.push(
-    `${base}\t${events}\t${rows.length}\t${chosen.length}\t${exact}\t${failed}\t${first === null ? '-' : first}`
+    `${base}\t${events}\t${rows.length}\t${chosen.length}\t${exact}\t${extra}\t${failed}\t${first === null ? '-' : first}`
   );
   process.stdout.write(lines[lines.length - 1] + '\n');
 }

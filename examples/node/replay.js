@@ -233,10 +233,12 @@ function onStart(e, r) {
   const name = e.name;
   const p = position.get(name);
   if (p === undefined) {
-    // An event the row does not know waits for its creator, when the creator is held: Node's
-    // code ran it early (a stream's end tick, say), and the program's code in it must not
-    // overtake the creator's.
-    const creator = tracker.events[r.creator].name;
+    // An event the row does not know waits for its creator (or, for a later callback of a
+    // resource, the callback before it), when that one is held: Node's code ran it early (a
+    // stream's end tick, a socket's extra read, say), and the program's code in it must not
+    // overtake the code held before it.
+    const c = r.k - 1; // this callback's number
+    const creator = c >= 1 ? (c === 1 ? r.name : `${r.name}:${c - 1}`) : tracker.events[r.creator].name;
     if (!playedSet.has(creator) && !unholdable(e, r)) {
       report(`event ${show(name)} (${e.type}) is not in row ${rowNo}: it runs right after ${show(creator)}`);
       holding = { ev: e.index, name, res: r, thunks: [] };
