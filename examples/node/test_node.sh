@@ -182,6 +182,21 @@ for f in thens promises fsops child http; do
     done
 done
 
+# Programs in open/ are not yet played exactly (README.md): under replay of the rows of their
+# 2-hitting family they still complete, without a spurious error, and log the same steps.
+for f in posts streams; do
+    prog="$DIR/open/$f.js"
+    "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
+    record "$prog" "$work/$f.dot"
+    "$HITFAM" gen --d 2 "$work/$f.dot" -o "$work/$f.d2.fam" || fail "$f: hitfam gen --d 2"
+    replay_rows "$f-d2" "$prog" "$work/$f.dot" "$work/$f.d2.fam" 0
+    [ "$(cat "$work/$f-d2.failing")" = 0 ] || fail "$f: a replayed row made the program fail"
+    for i in $(seq 1 "$(grep -vc '^#' "$work/$f.d2.fam")"); do
+        [ "$(words "$work/$f.plain")" = "$(words "$work/$f-d2.out$i")" ] ||
+            fail "$f row $i: the program logs other steps under replay"
+    done
+done
+
 # 3. The cache bug: no 2-hitting row exposes it, some 3-hitting row does, every row plays exactly.
 bug="$DIR/cache_bug.js"
 record "$bug" "$work/bug.dot"
