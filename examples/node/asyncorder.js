@@ -210,9 +210,12 @@ class Tracker {
     const r = this.res.get(id);
     if (!r) return; // created before the hook was enabled: not part of the program's order
     if (r.merged) {
-      // Node's tick runs as part of its creator: what it creates is the creator's
-      this.current = r.creator;
-      if (this.opts.onMerged) this.opts.onMerged(this.events[r.creator], r);
+      // Node's tick or timer runs as part of its creator, Node's promise job as part of the
+      // event that settled the promise it waits on: what it creates and settles is theirs
+      let to = r.creator;
+      if (r.type === 'PROMISE' && this.resolvedBy.has(r.trigger)) to = this.resolvedBy.get(r.trigger)[0];
+      this.current = to;
+      if (this.opts.onMerged) this.opts.onMerged(this.events[to], r);
       return;
     }
     if (r.skip > 0) {
@@ -410,7 +413,7 @@ class NetLinks {
 // first stack frame after the hooks, the tick queue and the timers, that is not one of these
 // tools' files, is Node's (a `node:` URL). Record and replay ask the same question, so both name
 // the same events.
-const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate']);
+const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate', 'PROMISE']);
 const TOOL_FILES = new Set(['asyncorder.js', 'awaits.js', 'record.js', 'replay.js'].map((f) => path.join(__dirname, f)));
 const QUEUE_FRAME = /node:(?:internal\/async_hooks|internal\/process\/task_queues|internal\/timers|timers)[:)]/;
 function askedByNode() {
@@ -424,7 +427,7 @@ function askedByNode() {
   if (i < 0) return false;
   for (; i < frames.length; i++) {
     const f = frames[i];
-    if (QUEUE_FRAME.test(f)) continue;
+    if (QUEUE_FRAME.test(f) || /\((?:<anonymous>|native|index \d+)\)\s*$/.test(f)) continue;
     const m = /\(?((?:file:\/\/)?\/[^:()]*):\d+:\d+\)?\s*$/.exec(f);
     if (m && TOOL_FILES.has(m[1].replace(/^file:\/\//, ''))) continue;
     return /^\s*at (?:.* \()?node:/.test(f);

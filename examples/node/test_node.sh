@@ -87,7 +87,7 @@ replay_rows() {
 
 # 1. Every fixture: the DOT is read by hitfam, names are the same in two runs, the program's own
 #    log has the same steps under the recorder.
-FIXTURES="timers interval thens promises awaits fsops child http"
+FIXTURES="timers interval thens promises awaits fspromises fsops child http"
 for f in $FIXTURES; do
     prog="$DIR/fixtures/$f.js"
     "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
@@ -112,6 +112,7 @@ grep -q 'type=TickObject' "$work/timers.dot" || fail "timers: no TickObject even
 grep -q 'type=PROMISE' "$work/promises.dot" || fail "promises: no PROMISE events"
 grep -q 'type=PROMISE' "$work/thens.dot" || fail "thens: no PROMISE events"
 grep -q 'type=FSREQCALLBACK' "$work/fsops.dot" || fail "fsops: no FSREQCALLBACK events"
+grep -q 'type=FSREQPROMISE' "$work/fspromises.dot" || fail "fspromises: no FSREQPROMISE events"
 grep -q 'type=PROCESSWRAP' "$work/child.dot" || fail "child: no PROCESSWRAP events"
 grep -q 'type=TCPWRAP' "$work/http.dot" || fail "http: no TCPWRAP events"
 # The await rewrite changes no name: a recording without it names the same events.
@@ -174,7 +175,7 @@ done
 # The others log their steps in an order that timing decides: under replay they log the same
 # steps as in a plain run. (Not awaits.js: which timer wins its Promise.race is the schedule's
 # choice, and the log says which.)
-for f in thens promises fsops child http; do
+for f in thens promises fspromises fsops child http; do
     rows=$(grep -vc '^#' "$work/$f.d2.fam")
     for i in $(seq 1 "$rows"); do
         [ "$(words "$work/$f.plain")" = "$(words "$work/$f-d2.out$i")" ] ||
