@@ -413,9 +413,9 @@ class NetLinks {
 // first stack frame after the hooks, the tick queue and the timers, that is not one of these
 // tools' files, is Node's (a `node:` URL). Record and replay ask the same question, so both name
 // the same events.
-const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate', 'PROMISE']);
+const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate', 'Microtask', 'PROMISE']);
 const TOOL_FILES = new Set(['asyncorder.js', 'awaits.js', 'record.js', 'replay.js'].map((f) => path.join(__dirname, f)));
-const QUEUE_FRAME = /node:(?:internal\/async_hooks|internal\/process\/task_queues|internal\/timers|timers)[:)]/;
+const QUEUE_FRAME = /node:(?:async_hooks|internal\/async_hooks|internal\/process\/task_queues|internal\/timers|timers)[:)]/;
 function askedByNode() {
   const saved = Error.stackTraceLimit;
   Error.stackTraceLimit = 20;

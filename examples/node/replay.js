@@ -17,11 +17,13 @@
 //   - promise reactions attached with .then, .catch, .finally (and by Promise.all and the like),
 //   - the continuation of `await X` in the program's own files: they are loaded with the await
 //     rewritten to `await __hitfam_hold(X)` (awaits.js), and the hold gives `await` a promise of
-//     the player's that settles like X once the continuation's turn has come.
+//     the player's that settles like X once the continuation's turn has come,
+//   - queueMicrotask callbacks of the program.
 // Node's own code in such a callback (a socket reading its data, say) runs when the callback
-// comes; only the program's listeners and callbacks wait. Not held: queueMicrotask callbacks and
-// awaits in files that are not rewritten (under node_modules). They run when V8 runs them; one
-// that runs out of turn is reported and played there. The player does run the held events that
+// comes; only the program's listeners and callbacks wait. Not held: promise jobs that V8 makes
+// and runs itself, such as awaits in files that are not rewritten (under node_modules) and the
+// steps of async generators and `for await` loops. They run when V8 runs them; one that runs
+// out of turn is reported and played there. The player does run the held events that
 // come next in the schedule before it returns to the event loop, so a promise job scheduled after
 // them does wait.
 //
@@ -128,10 +130,11 @@ function advance() {
 
 // Promise jobs run when V8 runs them. Those of `.then` (and so `.catch`, `.finally`, and the
 // reactions Promise.all and friends attach) can be held, since the reaction is a function the
-// patched `then` wrapped; the continuation of an `await` cannot (V8 attaches it without `then`),
-// nor a queueMicrotask callback.
+// patched `then` wrapped; so can a microtask of the patched queueMicrotask. The continuation of
+// an `await` V8 attaches without `then`: the await gates below hold it.
 let inThen = 0; // > 0 while the patched then creates its derived promise
 function onInit(r) {
+  if (r.type === 'Microtask' && inQueue > 0) r.viaThen = true; // its callback is gated
   if (r.type !== 'PROMISE') return;
   if (inThen > 0 || wrapsThenable) r.viaThen = true;
   wrapsThenable = false;
@@ -225,7 +228,7 @@ function play(name) {
 }
 
 function unholdable(e, r) {
-  return e.type === 'Microtask' || (e.type === 'PROMISE' && !r.viaThen);
+  return (e.type === 'Microtask' || e.type === 'PROMISE') && !r.viaThen;
 }
 
 function onStart(e, r) {
@@ -265,8 +268,8 @@ function onStart(e, r) {
   if (unholdable(e, r)) {
     report(
       `event ${show(name)} (${e.type}, step ${p + 1}) runs before its turn: ` +
-        `step ${next + 1} ${show(schedule[next])} has not run (await continuations and ` +
-        `queueMicrotask callbacks are not held)`
+        `step ${next + 1} ${show(schedule[next])} has not run (promise jobs that V8 runs ` +
+        `itself, outside the rewritten awaits, are not held)`
     );
     play(name);
     done.add(name);
@@ -479,6 +482,21 @@ process.nextTick = function nextTick(fn, ...rest) {
     gate(() => fn.apply(this, a));
   }, ...rest);
 };
+
+// queueMicrotask: the program's callbacks (Node's own are part of another event).
+let inQueue = 0; // > 0 while the patched queueMicrotask makes its resource
+const origQueueMicrotask = globalThis.queueMicrotask;
+globalThis.queueMicrotask = keepProps(function queueMicrotask(fn) {
+  if (typeof fn !== 'function') return origQueueMicrotask(fn);
+  inQueue++;
+  try {
+    return origQueueMicrotask(function () {
+      gate(() => fn());
+    });
+  } finally {
+    inQueue--;
+  }
+}, origQueueMicrotask);
 
 // fs: every asynchronous function whose last argument is the completion callback.
 const FS_SKIP = new Set(['watch', 'watchFile', 'unwatchFile', 'createReadStream', 'createWriteStream']);
