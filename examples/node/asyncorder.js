@@ -6,7 +6,10 @@
 // Events. The main script is the event `main`. Every other event is one outermost callback of an
 // async resource: the span between a `before` and its `after` hook when no other callback is
 // running. A callback that runs nested inside another one (an HTTPINCOMINGMESSAGE emitting inside
-// a TCPWRAP read, say) is part of the outer event, and so is everything it creates.
+// a TCPWRAP read, say) is part of the outer event, and so is everything it creates. So are the
+// ticks, timers, immediates and microtasks that Node's own modules ask for (part of the event
+// that asked), and the jobs of promises that Node's code makes (part of the event that settled
+// the promise they wait on): see askedByNode.
 //
 // Names. A resource is named by the event that was running when it was created (its creator),
 // its type and its rank among the resources of that type the creator made: the third Timeout
@@ -168,9 +171,10 @@ class Tracker {
     c.set(type, rank + 1);
     const name = this.events[creator].name + '.' + codeOf(type) + rank;
     const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0, merged: false };
-    // A tick or timer that Node's own modules asked for (a stream ending, a server emitting
-    // `listening`, the HTTP date cache expiring) is not an event: it is Node's code finishing its
-    // creator's work, and runs as part of it.
+    // A tick, timer, immediate or microtask that Node's own modules asked for (a stream ending,
+    // a server emitting `listening`, the HTTP date cache expiring) is not an event: it is Node's
+    // code finishing its creator's work, and runs as part of it. So is a promise that Node's code
+    // made: its job runs as part of the event that settled the promise it waits on.
     if (MERGEABLE.has(type) && askedByNode()) {
       r.merged = true;
       c.set(type, rank); // it takes no rank: the program's own ticks keep their names
