@@ -2,7 +2,9 @@
 // Await continuations made holdable. V8 attaches the continuation of `await X` to X without
 // calling `then`, so a player that patches `then` cannot hold it. When the program's own files are
 // loaded (CommonJS, through Module.prototype._compile), every `await X` in them is rewritten to
-// `await __hitfam_hold(X)`. The global __hitfam_hold is the identity by default, which changes
+// `await __hitfam_hold(X)`, every `yield X` of an async generator (which awaits X) to
+// `yield __hitfam_hold(X)`, and every `for await (HEAD of E)` to
+// `for await (HEAD of __hitfam_iter(E))`. The global __hitfam_hold is the identity by default, which changes
 // nothing: no promise, no job, so a recording gives the same names with or without the rewrite.
 // replay.js installs a hold that returns a promise of its own that it resolves when X has settled
 // and the continuation's turn has come.
@@ -16,6 +18,7 @@
 const vm = require('vm');
 
 const HOLD = '__hitfam_hold';
+const ITER = '__hitfam_iter';
 
 const PUNCT = [
   '>>>=', '...', '===', '!==', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=',
@@ -233,15 +236,120 @@ function suffixes(toks, j, calls) {
   }
 }
 
-// The source with every `await X` turned into `await __hitfam_hold(X)`; count is the number of
-// awaits rewritten.
+// The bodies of the functions in toks: [{open, close, asyncGen}] (token indices of the braces),
+// for `function` forms, methods (`name() {`, `*name() {`, `async *name() {`) and arrows with a
+// block body. Used to find the yields of async generators.
+const KEYWORD_BLOCK = new Set(['if', 'for', 'while', 'switch', 'catch', 'with', 'function']);
+function bodies(toks) {
+  const out = [];
+  const after = (j) => (isP(toks[j], '{') ? { open: j, close: group(toks, j) - 1 } : null);
+  for (let k = 0; k < toks.length; k++) {
+    const t = toks[k];
+    let body = null;
+    let asyncGen = false;
+    if (isId(t, 'function')) {
+      let j = k + 1;
+      const star = isP(toks[j], '*');
+      if (star) j++;
+      if (isId(toks[j])) j++;
+      if (isP(toks[j], '(')) body = after(group(toks, j));
+      asyncGen = star && isId(toks[k - 1], 'async') && !t.nl;
+    } else if (isP(t, '=>')) {
+      body = after(k + 1);
+    } else if ((isId(t) && !KEYWORD_BLOCK.has(t.v)) || t.t === 'str' || isP(t, ']')) {
+      // a method: NAME ( ... ) {   (a computed name ends with ])
+      if (isP(toks[k + 1], '(')) {
+        const end = group(toks, k + 1);
+        if (end > 0 && isP(toks[end], '{')) {
+          body = after(end);
+          let n = k;
+          if (isP(t, ']')) for (let depth = 0; n >= 0; n--) {
+            if (isP(toks[n], ']')) depth++;
+            else if (isP(toks[n], '[') && --depth === 0) break;
+          }
+          asyncGen = isP(toks[n - 1], '*') && isId(toks[n - 2], 'async');
+        }
+      }
+    }
+    if (body && body.close > body.open) out.push({ ...body, asyncGen });
+  }
+  return out;
+}
+
+// The end (token index, exclusive) of an assignment expression starting at toks[i]: up to a
+// `,` `;` `)` `]` `}` or an unmatched `:` at its level, or a line break where the expression
+// cannot go on.
+const GOES_ON = new Set(['.', '?.', '(', '[', '?', ':', '=', '+', '-', '*', '/', '%', '**', '&&', '||',
+  '??', '&', '|', '^', '<', '>', '<=', '>=', '==', '!=', '===', '!==', '<<', '>>', '>>>', '=>']);
+function assignmentEnd(toks, i) {
+  let j = i;
+  let questions = 0;
+  while (j < toks.length) {
+    const t = toks[j];
+    if (j > i && t.nl) {
+      const p = toks[j - 1];
+      const open = p.t === 'p' && p.v !== ')' && p.v !== ']' && p.v !== '}' && p.v !== '++' && p.v !== '--';
+      if (!open && !(t.t === 'p' && GOES_ON.has(t.v)) && !isId(t, 'instanceof') && !isId(t, 'in')) return j;
+    }
+    if ((t.t === 'p' && OPEN[t.v]) || t.t === 'tmplStart') {
+      j = group(toks, j);
+      if (j < 0) return -1;
+      continue;
+    }
+    if (t.t === 'p' && (t.v === ',' || t.v === ';' || t.v === ')' || t.v === ']' || t.v === '}')) return j;
+    if (t.t === 'tmplMid' || t.t === 'tmplEnd') return j;
+    if (isP(t, '?')) questions++;
+    if (isP(t, ':')) {
+      if (questions === 0) return j;
+      questions--;
+    }
+    j++;
+  }
+  return j;
+}
+
+// The source with every `await X` turned into `await __hitfam_hold(X)`, every `yield X` in an
+// async generator (which awaits X) into `yield __hitfam_hold(X)`, and every
+// `for await (HEAD of EXPR)` into `for await (HEAD of __hitfam_iter(EXPR))`; count is the number
+// of rewrites.
 function rewrite(src) {
   const toks = tokenize(src);
   const inserts = []; // [offset, order, text]
+  let fns = null;
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k];
+    if (t.t === 'id' && t.v === 'yield') {
+      // `yield X` in an async generator awaits X: it becomes `yield __hitfam_hold(X)`
+      const prev = toks[k - 1];
+      if (isP(prev, '.') || isP(prev, '?.') || isP(toks[k + 1], '*') || (toks[k + 1] && toks[k + 1].nl)) continue;
+      if (fns === null) fns = bodies(toks);
+      let inner = null;
+      for (const f of fns) if (f.open < k && k < f.close && (inner === null || f.open > inner.open)) inner = f;
+      if (inner === null || !inner.asyncGen) continue;
+      const end = assignmentEnd(toks, k + 1);
+      if (end < 0 || end <= k + 1) continue;
+      inserts.push([toks[k + 1].s, 1, HOLD + '(']);
+      inserts.push([toks[end - 1].e, 0, ')']);
+      continue;
+    }
     if (t.t !== 'id' || t.v !== 'await') continue;
     const prev = toks[k - 1];
+    if (isId(prev, 'for') && isP(toks[k + 1], '(')) {
+      // for await (HEAD of EXPR): EXPR becomes __hitfam_iter(EXPR)
+      const close = group(toks, k + 1) - 1;
+      let depth = 0;
+      for (let j = k + 2; j < close; j++) {
+        const u = toks[j];
+        if ((u.t === 'p' && OPEN[u.v]) || u.t === 'tmplStart') depth++;
+        else if ((u.t === 'p' && (u.v === ')' || u.v === ']' || u.v === '}')) || u.t === 'tmplEnd') depth--;
+        else if (depth === 0 && isId(u, 'of') && j + 1 < close) {
+          inserts.push([toks[j + 1].s, 1, ITER + '(']);
+          inserts.push([toks[close - 1].e, 0, ')']);
+          break;
+        }
+      }
+      continue;
+    }
     if (isP(prev, '.') || isP(prev, '?.') || isId(prev, 'for')) continue;
     const end = unary(toks, k + 1);
     if (end < 0 || end <= k + 1) continue;
@@ -260,11 +368,14 @@ function rewrite(src) {
   return { code: out + src.slice(at), count: inserts.length / 2 };
 }
 
-// Install the hold function and the rewrite of the program's own CommonJS files: every file
+// Install the hold functions (hold for an await, iter for the iterable of a for await) and the
+// rewrite of the program's own CommonJS files: every file
 // loaded after this call whose path is not under node_modules and not one of skip. Returns a
 // report of what was rewritten ({file: count}) and the files left alone because of an error.
 function install(hold, opts = {}) {
   Object.defineProperty(globalThis, HOLD, { value: hold, configurable: true, writable: true, enumerable: false });
+  const iter = opts.iter || ((x) => x);
+  Object.defineProperty(globalThis, ITER, { value: iter, configurable: true, writable: true, enumerable: false });
   const stats = { rewritten: new Map(), failed: new Map() };
   if (opts.rewrite === false) return stats;
   const Module = require('module');
@@ -290,4 +401,4 @@ function install(hold, opts = {}) {
   return stats;
 }
 
-module.exports = { HOLD, tokenize, rewrite, install };
+module.exports = { HOLD, ITER, tokenize, rewrite, install };

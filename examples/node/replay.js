@@ -18,11 +18,13 @@
 //   - the continuation of `await X` in the program's own files: they are loaded with the await
 //     rewritten to `await __hitfam_hold(X)` (awaits.js), and the hold gives `await` a promise of
 //     the player's that settles like X once the continuation's turn has come,
+//     The yields of async generators (which await) and the steps of `for await` over an async
+//     iterable are held the same way,
 //   - queueMicrotask callbacks of the program.
 // Node's own code in such a callback (a socket reading its data, say) runs when the callback
 // comes; only the program's listeners and callbacks wait. Not held: promise jobs that V8 makes
-// and runs itself, such as awaits in files that are not rewritten (under node_modules) and the
-// steps of async generators and `for await` loops. They run when V8 runs them; one that runs
+// and runs itself outside the rewrite, such as awaits in files that are not rewritten (under
+// node_modules) and `for await` over a sync iterable. They run when V8 runs them; one that runs
 // out of turn is reported and played there. The player does run the held events that
 // come next in the schedule before it returns to the event loop, so a promise job scheduled after
 // them does wait.
@@ -207,6 +209,21 @@ function holdAwait(x) {
     newGate = null;
   }
   return gate.promise;
+}
+
+// `for await (x of E)` awaits each step's promise without `then`: the rewrite passes E through
+// this, which gives the loop an iterator whose steps are gated like awaits. Only async iterables
+// are wrapped: for a sync one V8 makes its own promises, which a wrapper would change.
+function holdIter(iterable) {
+  const make = iterable == null ? undefined : iterable[Symbol.asyncIterator];
+  if (typeof make !== 'function') return iterable;
+  return {
+    [Symbol.asyncIterator]() {
+      const it = make.call(iterable);
+      const step = (m) => (typeof it[m] === 'function' ? (v) => holdAwait(it[m](v)) : undefined);
+      return { next: step('next'), return: step('return'), throw: step('throw') };
+    },
+  };
 }
 
 // X has settled: open the gate now if the continuation is next (or not in the row, or skipped),
@@ -615,7 +632,7 @@ if (schedule[0] !== 'main') report(`row ${rowNo} does not start with main: it st
 play('main');
 done.add('main');
 advance();
-const rewrites = awaits.install(holdAwait, { rewrite: !noRewrite });
+const rewrites = awaits.install(holdAwait, { rewrite: !noRewrite, iter: holdIter });
 tracker.enable();
 require(program);
 tracker.endMain();
