@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite] PROGRAM.js [ARGS...]
+// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite]
+//                               PROGRAM.js [ARGS...]
 //
 // Runs PROGRAM.js in this process and plays schedule I (counted from 1) of FAMILY, a family in
 // hitfam's text format for an order recorded by record.js: each callback is held until the
@@ -17,9 +18,9 @@
 //   - promise reactions attached with .then, .catch, .finally (and by Promise.all and the like),
 //   - the continuation of `await X` in the program's own files: they are loaded with the await
 //     rewritten to `await __hitfam_hold(X)` (awaits.js), and the hold gives `await` a promise of
-//     the player's that settles like X once the continuation's turn has come,
-//     The yields of async generators (which await) and the steps of `for await` over an async
-//     iterable are held the same way,
+//     the player's that settles like X once the continuation's turn has come; the yields of
+//     async generators (which await) and the steps of `for await` over an async iterable are
+//     held the same way (--no-rewrite loads the files as written: these are then not held),
 //   - queueMicrotask callbacks of the program.
 // Node's own code in such a callback (a socket reading its data, say) runs when the callback
 // comes; only the program's listeners and callbacks wait. Not held: promise jobs that V8 makes
@@ -301,9 +302,9 @@ function onEnd() {
   scheduleDrive();
 }
 
-// A tick that Node's own code asked for runs as part of its creator (asyncorder.js): when the
-// creator is held, the program code the tick would run (a listener of the `end` it emits, say)
-// is captured with the creator's and runs after it, at the creator's turn.
+// A tick, timer, microtask or promise job of Node's own code runs as part of another event
+// (asyncorder.js): when that event is held, the program code it would run (a listener of the
+// `end` it emits, say) is captured with the event's and runs after it, at the event's turn.
 function onMerged(e) {
   holding = held.get(e.name) || null;
   if (holding === null)
