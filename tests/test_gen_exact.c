@@ -591,6 +591,13 @@ Test(gen_exact, progress_reports_conflicts_and_cancels)
     tu_collect none = {10, 0, 0, NULL};
     cr_assert_eq(hf_generate(p, &go, tu_collect_sink(&none), NULL, &err), HF_EABORTED);
     cr_assert_eq(none.m, 0u);
+    /* and through auto, which weighs exact (and greedy) here: the stop keeps its message */
+    l = (exact_log){.stop_at = 1};
+    go.method = HF_METHOD_AUTO;
+    err = (hf_error){0};
+    cr_assert_eq(hf_generate(p, &go, tu_collect_sink(&none), NULL, &err), HF_EABORTED);
+    cr_assert(strstr(err.text, "stopped by the progress callback"), "auto: '%s'", err.text);
+    cr_assert_eq(none.m, 0u);
     free(none.rows);
     hf_family_free(start);
     hf_family_free(f);
