@@ -261,10 +261,12 @@ int cmd_stats(int argc, char **argv)
         hf_gen_options_init(&opt);
         opt.d = d;
         hf_method chosen;
-        if (unless_oom(hf_method_predict_mpz(p, &opt, v, &chosen, &err)) == HF_OK)
+        if (unless_oom(hf_method_predict_mpz(p, &opt, v, &chosen, &err)) == HF_OK) {
             kv_str(&w, "auto", hf_method_name(chosen));
-        else
+            kv_mpz(&w, "auto_schedules", v);
+        } else {
             kv_none(&w, "auto", "no method applies");
+        }
         minimum_field(&w, p, d);
         kv_item_end(&w);
     }

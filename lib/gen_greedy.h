@@ -19,10 +19,15 @@
 #define TAIL_MAX       ((uint64_t)1 << 21)
 #define TAIL_MAX_PAIRS ((uint64_t)1 << 24)
 /* Work budgets of the local search, in tuples examined: in all (dense; tail), and per repair
- * (this much per tuple to hit, at least LS_ATTEMPT_MIN). About 20 ns each on one core. */
+ * (this much per tuple to hit, at least LS_ATTEMPT_MIN). About 20 ns each on one core. The dense
+ * search spends LS_ATTEMPT_SCALE per admissible tuple per tuple to hit when that is less (orders
+ * of fewer than 375 admissible tuples: the same sizes on every tree of up to 8 events, as a tree,
+ * a forest and an in-forest, and on antichains of 4..12 events; 8-event trees in about 5 ms
+ * instead of 10). */
 #define LS_TOTAL_WORK        ((uint64_t)1 << 30)
 #define LS_TAIL_WORK         ((uint64_t)1 << 31)
 #define LS_ATTEMPT_PER_TUPLE 3000u
+#define LS_ATTEMPT_SCALE     8u
 #define LS_ATTEMPT_MIN       ((uint64_t)1 << 14)
 #define LS_FAILS             2u
 #define LS_TENURE            8u

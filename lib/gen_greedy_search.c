@@ -22,10 +22,16 @@
  *    them; LS_TAIL_WORK in all. About 40 bytes per listed tuple plus 8 m^2 bytes of index,
  *    after the bookkeeping of the rounds is rebuilt for the frozen schedules (m^d bits); only
  *    while m^2 <= TAIL_MAX_PAIRS (which limits d = 2 only).
- * Both need the family to have at most LS_MAX_ROWS schedules (counts are bytes). */
+ * Both need the family to have at most LS_MAX_ROWS schedules (counts are bytes).
+ * When the tuples to hit are all those of the order (no focus set), the dense search also stops
+ * at the order's lower bound known without solving (order_floor): no repair can succeed below
+ * it, so stopping there saves the failed repairs (most of the time on small orders) and leaves
+ * the family as it would be. */
 #include <string.h>
 
 #include "gen_greedy_ls.h"
+#include "hitfam/count.h"
+#include "poset_i.h"
 
 static uint32_t code_of(const greedy *g, const uint32_t *t)
 {
@@ -412,7 +418,8 @@ static void ls_free(greedy *g, ls *L)
 /* Shrink the schedules after the first `base` ones in place (g->count updated) so that with
  * the first ones they still hit every tuple. L holds the sparse tuple set if any (else the
  * dense one is used) and is freed here; `admissible` is the number of tuples to hit. */
-static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissible, hf_error *err)
+static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissible, uint64_t lower,
+                              hf_error *err)
 {
     uint32_t m = g->m;
     if (!L->sparse) {
@@ -445,6 +452,7 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
     for (unsigned i = 0; i < g->d; i++)
         per = per * (m - i) / (i + 1);
     uint64_t floor = (admissible + per - 1) / per;
+    floor = lower > floor ? lower : floor;
     /* schedules nothing needs */
     for (;;) {
         if (unique_counts(g, L))
@@ -461,7 +469,11 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
     }
     memcpy(L->saved, L->rows, (size_t)L->N * m * sizeof *L->saved);
     L->nsaved = L->N;
-    uint64_t attempt = admissible * LS_ATTEMPT_PER_TUPLE;
+    /* the work of one repair: per tuple to hit, LS_ATTEMPT_SCALE per admissible tuple (dense)
+     * up to LS_ATTEMPT_PER_TUPLE: small orders are repaired in few steps when at all */
+    uint64_t scaled = admissible * LS_ATTEMPT_SCALE;
+    uint64_t each = L->sparse || scaled > LS_ATTEMPT_PER_TUPLE ? LS_ATTEMPT_PER_TUPLE : scaled;
+    uint64_t attempt = admissible * each;
     if (attempt < LS_ATTEMPT_MIN)
         attempt = LS_ATTEMPT_MIN;
     unsigned fails = 0;
@@ -602,12 +614,48 @@ hf_status hf_i_greedy_tail_search(greedy *g, const uint64_t *left, const hf_gen_
              "greedy: local search on the last %zu schedules (%zu "
              "tuples)",
              g->count - base, L.R);
-    return local_search(g, &L, base, L.R, err);
+    return local_search(g, &L, base, L.R, 0, err);
+}
+
+/* The smallest 3-hitting families of antichains of w = 3..8 events, proved by method exact
+ * (papers/smallest/README.md; the same table as lib/bounds.c and lib/gen_exact.c). */
+static const uint8_t scan3[] = {0, 1, 2, 6, 6, 7, 8, 8, 8};
+
+/* A lower bound on every d-hitting family of the whole order, known without solving:
+ * hf_count_lower_bound, and at d = 3 on a forest or an in-forest the table above at its width
+ * (its leaves, or roots, are pairwise incomparable and no larger antichain exists: the paths
+ * from them cover the order). 0 when the tuples to hit are not all the order's (a focus set). */
+static hf_status order_floor(const greedy *g, uint64_t *out, hf_error *err)
+{
+    *out = 0;
+    const hf_poset *p = g->p;
+    if (g->m != g->n)
+        return HF_OK;
+    mpz_t v;
+    mpz_init(v);
+    hf_status st = hf_count_lower_bound(p, g->d, v, NULL);
+    if (st == HF_OK && mpz_cmp_ui(v, LS_MAX_ROWS) <= 0)
+        *out = mpz_get_ui(v);
+    mpz_clear(v);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, st, 0, 0, "out of memory");
+    if (g->d == 3 && (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))) {
+        bool out_forest = (p->shape & HF_SHAPE_FOREST) != 0;
+        uint32_t w = 0;
+        for (uint32_t x = 0; x < p->n; x++)
+            w += out_forest ? p->succ_off[x + 1] == p->succ_off[x]
+                            : p->pred_off[x + 1] == p->pred_off[x];
+        uint64_t t = scan3[w < 8 ? w : 8];
+        *out = t > *out ? t : *out;
+    }
+    return HF_OK;
 }
 
 hf_status hf_i_greedy_local_search(greedy *g, uint64_t admissible, hf_error *err)
 {
     ls L;
     memset(&L, 0, sizeof L);
-    return local_search(g, &L, 0, admissible, err);
+    uint64_t lower;
+    hf_status st = order_floor(g, &lower, err);
+    return st ? st : local_search(g, &L, 0, admissible, lower, err);
 }

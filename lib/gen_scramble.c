@@ -1,6 +1,7 @@
 /* d <= 3 when the focus events (every event without a focus set) are pairwise incomparable:
  * completely 3-scrambling permutations by the double-tree recursion over blocks, with block
- * families found by search (lib/gen_scramble.h). */
+ * families found by search (lib/gen_scramble.h). At d = 3 on spine forests (stars, brooms,
+ * caterpillars) the leaves' Sperner families around the chain: lib/gen_scramble_tree.c. */
 #include <string.h>
 
 #include "gen.h"
@@ -358,7 +359,7 @@ static void write_row(const plan *pl, unsigned level, uint32_t m, uint32_t o, un
  */
 
 /* The smallest t with C(t, floor(t / 2)) >= m (m >= 3; t <= 34 for 32-bit m). */
-static unsigned sperner_t(uint64_t m)
+unsigned hf_i_sperner_t(uint64_t m)
 {
     for (unsigned t = 1;; t++) {
         uint64_t c = 1, k = t / 2;
@@ -370,7 +371,7 @@ static unsigned sperner_t(uint64_t m)
 }
 
 /* Next k-subset in colex order (Gosper's hack); x != 0. */
-static uint64_t colex_next(uint64_t x)
+uint64_t hf_i_colex_next(uint64_t x)
 {
     uint64_t c = x & (~x + 1), r = x + c;
     return (((r ^ x) >> 2) / c) | r;
@@ -384,11 +385,11 @@ static void sperner_row(uint32_t m, unsigned t, unsigned j, uint32_t *row)
     bool inc = j % 2 == 0;
     uint64_t a = (UINT64_C(1) << k) - 1;
     uint32_t first = 0;
-    for (uint32_t x = 0; x < m; x++, a = colex_next(a))
+    for (uint32_t x = 0; x < m; x++, a = hf_i_colex_next(a))
         first += (uint32_t)(a >> i) & 1;
     uint32_t ia = 0, ib = 0;
     a = (UINT64_C(1) << k) - 1;
-    for (uint32_t x = 0; x < m; x++, a = colex_next(a)) {
+    for (uint32_t x = 0; x < m; x++, a = hf_i_colex_next(a)) {
         bool in = (a >> i) & 1;
         if (in)
             row[inc ? ia : first - 1 - ia] = x, ia++;
@@ -475,10 +476,13 @@ static hf_status scramble_check(const hf_poset *p, const hf_gen_options *opt, hf
     focus f;
     uint32_t lo, hi;
     hf_status st = focus_new(p, opt, &f, &lo, &hi, err);
+    if (st == HF_EUNSUPPORTED && opt->d == 3 && hf_i_spine_fits(p))
+        return HF_OK; /* a spine forest (lib/gen_scramble_tree.c) */
     if (st == HF_EUNSUPPORTED) {
         char a[64], b[64];
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                         "method scramble needs pairwise incomparable %s; %s < %s",
+                         "method scramble needs pairwise incomparable %s, or for d=3 a forest "
+                         "whose events with children form one chain; %s < %s",
                          opt->focus && opt->focus_count ? "focus events" : "events (an antichain)",
                          hf_i_name_quote(hf_i_name(p, lo), a, sizeof a),
                          hf_i_name_quote(hf_i_name(p, hi), b, sizeof b));
@@ -488,19 +492,34 @@ static hf_status scramble_check(const hf_poset *p, const hf_gen_options *opt, hf
     return st;
 }
 
-/* The focus events, or check()'s refusal. */
-static hf_status open_focus(const hf_poset *p, const hf_gen_options *opt, focus *f, hf_error *err)
+/* The focus events, or check()'s refusal; *spine (f not set) when the order is a spine forest
+ * for the leaf-block family of lib/gen_scramble_tree.c instead. */
+static hf_status open_focus(const hf_poset *p, const hf_gen_options *opt, focus *f, bool *spine,
+                            hf_error *err)
 {
     uint32_t lo, hi;
+    *spine = false;
     hf_status st = focus_new(p, opt, f, &lo, &hi, err);
-    return st == HF_EUNSUPPORTED ? scramble_check(p, opt, err) : st;
+    if (st != HF_EUNSUPPORTED)
+        return st;
+    st = scramble_check(p, opt, err);
+    *spine = st == HF_OK;
+    return st;
 }
 
 static hf_status scramble_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                   hf_error *err)
 {
     focus f;
-    hf_status st = open_focus(p, opt, &f, err);
+    bool spine;
+    hf_status st = open_focus(p, opt, &f, &spine, err);
+    if (!st && spine) {
+        uint64_t count = 0;
+        hf_sink none = {NULL, NULL};
+        if (!(st = hf_i_spine_run(p, opt, none, &count, err)))
+            mpz_set_ui(size, (unsigned long)count);
+        return st;
+    }
     if (st)
         return st;
     uint32_t m = f.m;
@@ -512,7 +531,7 @@ static hf_status scramble_predict(const hf_poset *p, const hf_gen_options *opt, 
     plan pl;
     if ((st = plan_new(p->ctx, m, &pl, err)))
         return st;
-    unsigned t = sperner_t(m);
+    unsigned t = hf_i_sperner_t(m);
     mpz_set_ui(size, 2 * t < pl.distinct ? 2 * t : pl.distinct);
     plan_free(&pl);
     return HF_OK;
@@ -555,7 +574,12 @@ static hf_status scramble_generate(const hf_poset *p, const hf_gen_options *opt,
                                    hf_error *err)
 {
     focus f;
-    hf_status st = open_focus(p, opt, &f, err);
+    bool spine;
+    hf_status st = open_focus(p, opt, &f, &spine, err);
+    if (!st && spine) {
+        uint64_t count;
+        return hf_i_spine_run(p, opt, sink, &count, err);
+    }
     if (st)
         return st;
     /* d <= 2 or at most one focus event: the increasing order, and for d = 2 its reverse */
@@ -578,7 +602,7 @@ static hf_status scramble_generate(const hf_poset *p, const hf_gen_options *opt,
     }
     unsigned r = pl.rows, count = small ? (opt->d == 2 && f.m >= 2 ? 2 : 1) : 2 * r;
     uint64_t index = 0; /* of the next emitted row: a slice builds only its own rows */
-    unsigned t = small ? 0 : sperner_t(f.m);
+    unsigned t = small ? 0 : hf_i_sperner_t(f.m);
     bool sperner = !small && 2 * t < pl.distinct;
     if (sperner)
         count = 2 * t;

@@ -60,8 +60,9 @@ Test(exact_nosat, auto_works_as_without_exact)
     hf_method chosen;
     hf_error err;
     cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
-    cr_assert_eq(chosen, HF_METHOD_DOUBLETREE);
-    cr_assert_eq(size, 14u);
+    /* greedy, which auto weighs on forests of up to 16 events, finds the minimum 9 here */
+    cr_assert_eq(chosen, HF_METHOD_GREEDY);
+    cr_assert_eq(size, 9u);
     hf_family *f;
     cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
     cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), NULL, &err), HF_OK, "%s", err.text);
@@ -69,7 +70,7 @@ Test(exact_nosat, auto_works_as_without_exact)
     hf_verify_result r;
     cr_assert_eq(hf_verify(p, f, &vo, &r, &err), HF_OK);
     cr_assert(r.hitting);
-    cr_assert_eq(hf_family_size(f), 14u);
+    cr_assert_eq(hf_family_size(f), 9u);
     hf_family_free(f);
     hf_poset_free(p);
 }

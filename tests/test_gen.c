@@ -190,6 +190,60 @@ Test(gen_all, random_trees_of_every_family)
     }
 }
 
+/* Random forests up to the size on which auto runs greedy (16 events at d = 3, 7 at d = 4):
+ * auto never gives more schedules than the tree methods (check_all), and takes greedy's family
+ * where it is smaller. */
+Test(gen_all, random_small_forests_against_the_tree_methods)
+{
+    uint64_t rng = 1613;
+    for (int iter = 0; iter < 24; iter++) {
+        uint32_t n = 9 + (uint32_t)iter % 8, parent[16];
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < n; v++)
+            parent[v] = iter % 3 == 0   ? tu_below(&rng, v)
+                        : iter % 3 == 1 ? tu_below(&rng, v < 3 ? v : 3)
+                                        : (tu_below(&rng, 4) ? HF_NO_EVENT : tu_below(&rng, v));
+        hf_poset *p = from_parents(parent, n, iter % 4 == 3);
+        check_all(p, 3, NULL, 0);
+        if (n <= 9)
+            check_all(p, 4, NULL, 0);
+        hf_poset_free(p);
+    }
+}
+
+/* On a small random tree auto takes greedy's family, smaller than every tree method's, and the
+ * same rows for the same seed. */
+Test(gen_all, auto_takes_greedy_on_a_small_tree)
+{
+    uint64_t rng = 12;
+    uint32_t parent[14];
+    parent[0] = HF_NO_EVENT;
+    for (uint32_t v = 1; v < 14; v++)
+        parent[v] = tu_below(&rng, v);
+    hf_poset *p = from_parents(parent, 14, false);
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    opt.seed = 5;
+    hf_family *f[2];
+    hf_method used[2];
+    hf_error err;
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(hf_family_new(NULL, 14, &f[k]), HF_OK);
+        cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f[k]), &used[k], &err), HF_OK, "%s",
+                     err.text);
+        cr_assert_eq(used[k], HF_METHOD_GREEDY, "auto took %s", hf_method_name(used[k]));
+    }
+    cr_assert_eq(hf_family_size(f[0]), hf_family_size(f[1]));
+    for (size_t i = 0; i < hf_family_size(f[0]); i++)
+        cr_assert(memcmp(hf_family_schedule(f[0], i), hf_family_schedule(f[1], i),
+                         14 * sizeof(uint32_t)) == 0,
+                  "two runs with the same seed differ at schedule %zu", i);
+    uint64_t dt = run_method(p, 3, HF_METHOD_DOUBLETREE, NULL, 0, NULL);
+    cr_assert_lt(hf_family_size(f[0]), dt);
+    hf_family_free(f[0]);
+    hf_family_free(f[1]);
+    hf_poset_free(p);
+}
+
 Test(gen_all, trees_of_about_a_thousand_events)
 {
     uint64_t rng = 42;

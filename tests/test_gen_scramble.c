@@ -297,8 +297,10 @@ Test(gen_scramble, antichain_focus_sets_in_random_orders)
 Test(gen_scramble, refusals_name_two_comparable_events)
 {
     hf_error err;
-    static const uint32_t e[][2] = {{0, 1}};
-    hf_poset *p = tu_poset(4, e, 1);
+    /* two stars: their centres e0 and e2 are not on one chain (a single edge with isolated
+     * events beside would be a spine forest, which scramble takes at d = 3) */
+    static const uint32_t e[][2] = {{0, 1}, {2, 3}};
+    hf_poset *p = tu_poset(5, e, 2);
     hf_gen_options opt = scramble_options(3, NULL, 0);
     cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
     cr_assert(strstr(err.text, "pairwise incomparable events") && strstr(err.text, "e0 < e1"), "%s",
@@ -314,7 +316,7 @@ Test(gen_scramble, refusals_name_two_comparable_events)
     cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
     cr_assert(strstr(err.text, "focus events") && strstr(err.text, "e0 < e1"), "%s", err.text);
     /* an incomparable focus set is fine */
-    uint32_t good[] = {1, 2, 3};
+    uint32_t good[] = {1, 3, 4};
     opt = scramble_options(3, good, 3);
     cr_assert_eq(hf_method_check(p, &opt, &err), HF_OK, "%s", err.text);
     /* d > 3 */
@@ -326,13 +328,194 @@ Test(gen_scramble, refusals_name_two_comparable_events)
     hf_poset_free(p);
 }
 
+/* ---- spine forests (lib/gen_scramble_tree.c) ---- */
+
+/* The order of parent links (parent[v] < v or HF_NO_EVENT), its edges reversed if `in`. */
+static hf_poset *parents_poset(const uint32_t *parent, uint32_t n, bool in)
+{
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT) {
+            e[m][in] = parent[v];
+            e[m][!in] = v;
+            m++;
+        }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}
+
+/* Whether the events with children form one chain (the shape scramble takes at d = 3). */
+static bool is_spine(const uint32_t *parent, uint32_t n)
+{
+    uint32_t inner_children[16] = {0}, roots = 0;
+    bool inner[16] = {false};
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT)
+            inner[parent[v]] = true;
+    for (uint32_t v = 0; v < n; v++)
+        if (inner[v]) {
+            if (parent[v] == HF_NO_EVENT)
+                roots++;
+            else
+                inner_children[parent[v]]++;
+        }
+    for (uint32_t v = 0; v < n; v++)
+        if (inner_children[v] > 1)
+            return false;
+    return roots <= 1;
+}
+
+/* Every rooted tree up to 8 events, as a tree, a forest (root's edges dropped) and an in-tree:
+ * scramble applies at d = 3 exactly to the spine forests among them (and the antichains), and
+ * there its family is 3-hitting by the brute-force oracle, with distinct rows and the predicted
+ * size. */
+Test(gen_scramble, every_small_spine_forest_by_the_oracle)
+{
+    unsigned spines = 0, refused = 0;
+    for (uint32_t n = 2; n <= 8; n++) {
+        uint32_t lv[16];
+        lv[0] = 0;
+        for (uint32_t i = 1; i < n; i++)
+            lv[i] = 1;
+        for (;;) {
+            uint32_t parent[16], last[16];
+            for (uint32_t i = 0; i < n; i++) {
+                last[lv[i]] = i;
+                parent[i] = lv[i] ? last[lv[i] - 1] : HF_NO_EVENT;
+            }
+            for (int form = 0; form < 3; form++) {
+                uint32_t par[16];
+                memcpy(par, parent, n * sizeof *par);
+                if (form == 1)
+                    for (uint32_t v = 0; v < n; v++)
+                        if (par[v] == 0)
+                            par[v] = HF_NO_EVENT;
+                hf_poset *p = parents_poset(par, n, form == 2);
+                hf_gen_options opt = scramble_options(3, NULL, 0);
+                hf_error err;
+                bool antichain = true;
+                for (uint32_t v = 0; v < n; v++)
+                    antichain = antichain && par[v] == HF_NO_EVENT;
+                if (is_spine(par, n) || antichain) {
+                    char what[64];
+                    snprintf(what, sizeof what, "tree of %u events, form %d", (unsigned)n, form);
+                    tu_collect c = check_family(p, 3, NULL, 0, true, what);
+                    free(c.rows);
+                    spines++;
+                } else {
+                    cr_assert_eq(hf_method_check(p, &opt, &err), HF_EUNSUPPORTED);
+                    refused++;
+                }
+                hf_poset_free(p);
+            }
+            int i = (int)n - 1;
+            while (i >= 1 && lv[i] == lv[i - 1] + 1)
+                i--;
+            if (i < 1)
+                break;
+            lv[i]++;
+            for (uint32_t j = (uint32_t)i + 1; j < n; j++)
+                lv[j] = 1;
+        }
+    }
+    cr_assert_gt(spines, 100);
+    cr_assert_gt(refused, 100);
+}
+
+/* Random spine forests: a chain of 0..7 inner events, leaves under random ones of them or
+ * isolated, events numbered at random, some read as in-forests: 3-hitting by the oracle. */
+Test(gen_scramble, random_spine_forests_by_the_oracle)
+{
+    uint64_t rng = 77;
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t k = tu_below(&rng, 8), m = 1 + tu_below(&rng, 20), n = k + m;
+        uint32_t perm[32], parent[32];
+        for (uint32_t v = 0; v < n; v++)
+            perm[v] = v;
+        for (uint32_t v = n; v > 1; v--) {
+            uint32_t j = tu_below(&rng, v), t = perm[v - 1];
+            perm[v - 1] = perm[j];
+            perm[j] = t;
+        }
+        /* event perm[j] is chain event j (j < k), perm[k + x] leaf x */
+        uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+        size_t edges = 0;
+        bool in = iter % 3 == 2;
+        for (uint32_t j = 0; j + 1 < k; j++, edges++) {
+            e[edges][in] = perm[j];
+            e[edges][!in] = perm[j + 1];
+        }
+        for (uint32_t x = 0; x < m; x++) {
+            /* the last chain event needs a leaf of its own */
+            parent[x] = x == 0 && k              ? k - 1
+                        : tu_below(&rng, 3) == 0 ? HF_NO_EVENT
+                        : k                      ? tu_below(&rng, k)
+                                                 : HF_NO_EVENT;
+            if (parent[x] != HF_NO_EVENT) {
+                e[edges][in] = perm[parent[x]];
+                e[edges][!in] = perm[k + x];
+                edges++;
+            }
+        }
+        hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, edges);
+        free(e);
+        char what[64];
+        snprintf(what, sizeof what, "spine forest %d (%u inner, %u leaves)", iter, (unsigned)k,
+                 (unsigned)m);
+        tu_collect c = check_family(p, 3, NULL, 0, true, what);
+        free(c.rows);
+        hf_poset_free(p);
+    }
+}
+
+/* Stars and short-spined caterpillars: the leaves' Sperner family, 2t schedules on a star
+ * (18 for 100 leaves, 26 for 1,000), below doubletree's 4 per halving, and auto takes it. */
+Test(gen_scramble, stars_and_caterpillars_below_doubletree)
+{
+    static const struct {
+        uint32_t leaves, spine;
+        uint64_t size;
+    } cases[] = {{100, 1, 18}, {1000, 1, 26}, {100, 10, 45}, {1000, 10, 56}};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        uint32_t n = cases[c].leaves + cases[c].spine, s = cases[c].spine;
+        uint32_t *parent = malloc(n * sizeof *parent);
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < s; v++)
+            parent[v] = v - 1;
+        for (uint32_t v = s; v < n; v++)
+            parent[v] = (v - s) % s;
+        hf_poset *p = parents_poset(parent, n, false);
+        free(parent);
+        char what[64];
+        snprintf(what, sizeof what, "%u leaves on a spine of %u", (unsigned)cases[c].leaves,
+                 (unsigned)s);
+        tu_collect col = check_family(p, 3, NULL, 0, false, what);
+        cr_assert_eq(col.m, cases[c].size, "%s: %zu schedules", what, col.m);
+        free(col.rows);
+        hf_gen_options opt = scramble_options(3, NULL, 0);
+        opt.method = HF_METHOD_DOUBLETREE;
+        uint64_t dt, a;
+        hf_method used;
+        hf_error err;
+        cr_assert_eq(hf_method_predict(p, &opt, &dt, NULL, &err), HF_OK, "%s", err.text);
+        cr_assert_lt(cases[c].size, dt, "%s: doubletree %llu", what, (unsigned long long)dt);
+        opt.method = HF_METHOD_AUTO;
+        cr_assert_eq(hf_method_predict(p, &opt, &a, &used, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(a, cases[c].size, "%s: auto %llu with %s", what, (unsigned long long)a,
+                     hf_method_name(used));
+        hf_poset_free(p);
+    }
+}
+
 /* ---- out of memory ---- */
 
 Test(gen_scramble, allocation_failures)
 {
     tu_chaos chaos = {-1, false, 0, 0};
     hf_ctx *ctx = tu_chaos_ctx(&chaos);
-    hf_poset *shapes[2];
+    hf_poset *shapes[3];
     {
         hf_poset_builder *b;
         cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
@@ -353,10 +536,21 @@ Test(gen_scramble, allocation_failures)
             cr_assert_eq(hf_poset_builder_add_order(b, v, v + 6), HF_OK);
         cr_assert_eq(hf_poset_builder_finish(b, &shapes[1], NULL), HF_OK);
         hf_poset_builder_free(b);
+        /* a spine forest: chain e0 < e1 < e2, leaves e3..e10 under it, e11 isolated */
+        cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+        for (uint32_t v = 0; v < 12; v++) {
+            char name[16];
+            snprintf(name, sizeof name, "e%u", (unsigned)v);
+            cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+        }
+        for (uint32_t v = 1; v < 11; v++)
+            cr_assert_eq(hf_poset_builder_add_order(b, v < 3 ? v - 1 : v % 3, v), HF_OK);
+        cr_assert_eq(hf_poset_builder_finish(b, &shapes[2], NULL), HF_OK);
+        hf_poset_builder_free(b);
     }
     uint32_t focus[] = {0, 1, 2, 3, 11};
-    for (int s = 0; s < 2; s++) {
-        hf_gen_options opt = scramble_options(3, s ? focus : NULL, s ? 5 : 0);
+    for (int s = 0; s < 3; s++) {
+        hf_gen_options opt = scramble_options(3, s == 1 ? focus : NULL, s == 1 ? 5 : 0);
         uint32_t n = hf_poset_size(shapes[s]);
         tu_collect want = {n, 0, 0, NULL};
         chaos.left = -1;
@@ -389,5 +583,6 @@ Test(gen_scramble, allocation_failures)
     }
     hf_poset_free(shapes[0]);
     hf_poset_free(shapes[1]);
+    hf_poset_free(shapes[2]);
     hf_ctx_free(ctx);
 }

@@ -214,6 +214,58 @@ static void forests_case(uint32_t n, unsigned count)
            1000 * sum / count, 1000 * worst);
 }
 
+/* auto on small forests: `count` random recursive trees of n events (d = 3), auto's mean size
+ * and processor time (mean and largest, milliseconds), how often it picked greedy, and the
+ * smallest tree method's mean size (doubletree, simple, dfs, scramble) for comparison. */
+static void auto_case(uint32_t n, unsigned count)
+{
+    static const hf_method trees[] = {HF_METHOD_DFS, HF_METHOD_DOUBLETREE, HF_METHOD_SIMPLE,
+                                      HF_METHOD_SCRAMBLE};
+    double sum = 0, worst = 0;
+    size_t as = 0, ts = 0;
+    unsigned greedy = 0, exact = 0;
+    bool ok = true;
+    uint64_t s = n;
+    for (unsigned i = 0; i < count; i++) {
+        uint32_t parent[64];
+        parent[0] = HF_NO_EVENT;
+        for (uint32_t v = 1; v < n && v < 64; v++)
+            parent[v] = (uint32_t)(bench_next_u64(&s) % v);
+        hf_poset *p = bench_from_parents("bench_greedy", n, parent);
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = 3;
+        hf_method used = HF_METHOD_AUTO;
+        hf_error err = {0};
+        uint64_t ignored;
+        hf_status st = hf_method_predict(p, &opt, &ignored, &used, &err);
+        if (st)
+            die("auto", st, &err);
+        greedy += used == HF_METHOD_GREEDY;
+        exact += used == HF_METHOD_EXACT;
+        result a = run(p, 3, HF_METHOD_AUTO, 0);
+        ok = ok && a.hitting;
+        sum += a.cpu;
+        worst = a.cpu > worst ? a.cpu : worst;
+        as += a.size;
+        size_t best = 0;
+        for (size_t k = 0; k < sizeof trees / sizeof *trees; k++) {
+            hf_gen_options o = opt;
+            o.method = trees[k];
+            if (hf_method_check(p, &o, NULL) != HF_OK)
+                continue;
+            result t = run(p, 3, trees[k], 0);
+            best = !best || (t.size && t.size < best) ? t.size : best;
+        }
+        ts += best;
+        hf_poset_free(p);
+    }
+    printf("auto %2u x %-3u  3  %8.2f  tree methods %-5.2f %-6s  greedy %u, exact %u,  cpu ms "
+           "mean %.1f, max %.1f\n",
+           count, (unsigned)n, (double)as / count, (double)ts / count, ok ? "yes" : "NO", greedy,
+           exact, 1000 * sum / count, 1000 * worst);
+}
+
 static bool wanted(int argc, char **argv, const char *group)
 {
     if (argc < 2)
@@ -262,6 +314,13 @@ int main(int argc, char **argv)
         forests_case(16, 20);
         forests_case(24, 10);
         forests_case(32, 10);
+    }
+    if (wanted(argc, argv, "auto")) {
+        auto_case(8, 20);
+        auto_case(12, 20);
+        auto_case(16, 20);
+        auto_case(24, 10);
+        auto_case(32, 10);
     }
     if (wanted(argc, argv, "dag1000")) {
         dag_case(1000, 2);

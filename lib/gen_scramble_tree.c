@@ -1,0 +1,331 @@
+/* Method scramble on spine forests (d = 3): the Sperner families of lib/gen_scramble.c for the
+ * leaves, around a chain of inner events. docs/math.md §7.5 has the proof. */
+#include <string.h>
+
+#include "gen.h"
+#include "gen_scramble.h"
+#include "poset_i.h"
+
+/*
+ * A spine forest is a forest (or an in-forest, read reversed) whose inner events, those with a
+ * child, form one chain c_1 < ... < c_k, each c_{j+1} a child of c_j: stars (k = 1), brooms,
+ * caterpillars, with any number of isolated events. Every other event is a leaf x with an index
+ * a(x): j when its parent is c_j, 0 when it has none. Leaves are pairwise incomparable.
+ *
+ * Rows (leaves listed by increasing id; "dir" increasing or decreasing id):
+ *   A(i, dir), i < t: the chain, then the leaves whose Sperner subset holds i, then the others,
+ *       each block in dir order (lib/gen_scramble.c: t the smallest with C(t, t/2) >= m, the
+ *       x-th t/2-subset in colex order). One row when there is a single leaf.
+ *   E(i), i < t': the early leaves (a(x) < k, with Sperner subsets of their own over t' >= 2
+ *       coordinates) whose subset holds i, each right after its parent (at the start when it
+ *       has none); the chain; every other leaf after c_k. Increasing ids throughout.
+ *   G(g, dir), 0 <= g < k: c_1 .. c_g, the leaves with a(x) <= g in dir order, c_{g+1} .. c_k,
+ *       the other leaves in dir order; only when some leaf has a(x) <= g, and dir = decreasing
+ *       only when two do.
+ * At most 2t + t' + 2k rows; equal rows are emitted once (each candidate row is compared with
+ * the earlier ones whose hash it shares, by building them again), so the size is exact.
+ */
+
+enum { ROW_A, ROW_E, ROW_G };
+
+/* The most row entries the plan builds (candidate rows times events), about 0.1 s, since auto
+ * predicts every spine forest: beyond, the method declines (long chains, where doubletree is
+ * smaller anyway, or stars of more than about 700,000 leaves). */
+#define SPINE_MAX_WORK ((uint64_t)1 << 25)
+
+typedef struct row_desc {
+    uint8_t kind, dir;
+    uint32_t idx;
+    uint64_t hash;
+} row_desc;
+
+typedef struct spine {
+    const hf_poset *p;
+    hf_ctx *ctx;
+    bool dual;       /* an in-forest: rows built on the reversed order, then reversed */
+    uint32_t k, m;   /* inner events, leaves */
+    uint32_t *chain; /* k */
+    uint32_t *leaf;  /* m, by increasing id */
+    uint32_t *par;   /* m: a(x) */
+    uint64_t *a;     /* m: subsets of the A rows */
+    uint64_t *e;     /* m: subsets of the E rows (0 for a(x) = k) */
+    uint32_t *bypar; /* m: leaves ordered by a(x), then id */
+    uint32_t *poff;  /* k + 2 */
+    uint32_t *upto;  /* k + 1: leaves with a(x) <= g */
+    unsigned t, te;
+    uint32_t early;
+} spine;
+
+static inline uint32_t up_count(const hf_poset *p, uint32_t v, bool dual)
+{
+    return dual ? (uint32_t)(p->succ_off[v + 1] - p->succ_off[v])
+                : (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
+}
+
+static inline uint32_t down_count(const hf_poset *p, uint32_t v, bool dual)
+{
+    return up_count(p, v, !dual);
+}
+
+static inline uint32_t up_of(const hf_poset *p, uint32_t v, bool dual)
+{
+    return dual ? p->succ[p->succ_off[v]] : p->pred[p->pred_off[v]];
+}
+
+/* The order read as a tree view (reversed for an in-forest that is not a forest). */
+static bool view_dual(const hf_poset *p) { return !(p->shape & HF_SHAPE_FOREST); }
+
+bool hf_i_spine_fits(const hf_poset *p)
+{
+    if (!(p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)))
+        return false;
+    bool dual = view_dual(p);
+    uint32_t roots = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        if (!down_count(p, v, dual))
+            continue;
+        uint32_t inner_children = 0;
+        const uint32_t *c = dual ? p->pred + p->pred_off[v] : p->succ + p->succ_off[v];
+        for (uint32_t i = 0; i < down_count(p, v, dual); i++)
+            inner_children += down_count(p, c[i], dual) > 0;
+        if (inner_children > 1)
+            return false;
+        roots += up_count(p, v, dual) == 0;
+    }
+    return roots <= 1;
+}
+
+static void spine_free(spine *s)
+{
+    hf_i_free(s->ctx, s->chain);
+    hf_i_free(s->ctx, s->leaf);
+    hf_i_free(s->ctx, s->par);
+    hf_i_free(s->ctx, s->a);
+    hf_i_free(s->ctx, s->e);
+    hf_i_free(s->ctx, s->bypar);
+    hf_i_free(s->ctx, s->poff);
+    hf_i_free(s->ctx, s->upto);
+}
+
+/* The x-th t/2-subset of {0..t-1} in colex order for each leaf x with a(x) < below (every
+ * leaf: below = UINT32_MAX), in the order of ids; 0 for the others. */
+static void subsets(const spine *s, unsigned t, uint32_t below, uint64_t *out)
+{
+    uint64_t a = (UINT64_C(1) << (t / 2)) - 1;
+    for (uint32_t x = 0; x < s->m; x++) {
+        out[x] = s->par[x] < below ? a : 0;
+        if (s->par[x] < below)
+            a = hf_i_colex_next(a);
+    }
+}
+
+static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->p = p;
+    s->ctx = p->ctx;
+    s->dual = view_dual(p);
+    uint32_t n = p->n, n1 = n ? n : 1;
+    for (uint32_t v = 0; v < n; v++)
+        s->k += down_count(p, v, s->dual) > 0;
+    s->m = n - s->k;
+    s->chain = hf_i_alloc_array(s->ctx, s->k ? s->k : 1, sizeof *s->chain);
+    s->leaf = hf_i_alloc_array(s->ctx, n1, sizeof *s->leaf);
+    s->par = hf_i_alloc_array(s->ctx, n1, sizeof *s->par);
+    s->a = hf_i_alloc_array(s->ctx, n1, sizeof *s->a);
+    s->e = hf_i_alloc_array(s->ctx, n1, sizeof *s->e);
+    s->bypar = hf_i_alloc_array(s->ctx, n1, sizeof *s->bypar);
+    s->poff = hf_i_calloc(s->ctx, (size_t)s->k + 2, sizeof *s->poff);
+    s->upto = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *s->upto);
+    uint32_t *pos = hf_i_alloc_array(s->ctx, n1, sizeof *pos); /* chain index + 1 of inner */
+    if (!s->chain || !s->leaf || !s->par || !s->a || !s->e || !s->bypar || !s->poff || !s->upto ||
+        !pos) {
+        hf_i_free(s->ctx, pos);
+        spine_free(s);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    /* the chain from its root: each inner event has at most one inner child */
+    uint32_t c = HF_NO_EVENT;
+    for (uint32_t v = 0; v < n && c == HF_NO_EVENT; v++)
+        if (down_count(p, v, s->dual) && !up_count(p, v, s->dual))
+            c = v;
+    for (uint32_t j = 0; j < s->k; j++) {
+        s->chain[j] = c;
+        pos[c] = j + 1;
+        uint32_t next = HF_NO_EVENT, deg = down_count(p, c, s->dual);
+        const uint32_t *ch = s->dual ? p->pred + p->pred_off[c] : p->succ + p->succ_off[c];
+        for (uint32_t i = 0; i < deg; i++)
+            if (down_count(p, ch[i], s->dual))
+                next = ch[i];
+        c = next;
+    }
+    uint32_t x = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        if (down_count(p, v, s->dual))
+            continue;
+        s->leaf[x] = v;
+        s->par[x] = up_count(p, v, s->dual) ? pos[up_of(p, v, s->dual)] : 0;
+        s->poff[s->par[x] + 1]++;
+        s->early += s->par[x] < s->k;
+        x++;
+    }
+    hf_i_free(s->ctx, pos);
+    for (uint32_t g = 0; g <= s->k; g++) {
+        s->upto[g] = (g ? s->upto[g - 1] : 0) + s->poff[g + 1];
+        s->poff[g + 1] += s->poff[g];
+    }
+    uint32_t *fill = s->bypar; /* counting sort by a(x), stable in id */
+    uint32_t *at = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *at);
+    if (!at) {
+        spine_free(s);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    memcpy(at, s->poff, ((size_t)s->k + 1) * sizeof *at);
+    for (x = 0; x < s->m; x++)
+        fill[at[s->par[x]]++] = x;
+    hf_i_free(s->ctx, at);
+    /* A: one coordinate for a single leaf; E: the early leaves only, with at least two
+     * coordinates so that every subset is nonempty */
+    s->t = s->m >= 2 ? hf_i_sperner_t(s->m) : 1;
+    if (s->m >= 2)
+        subsets(s, s->t, UINT32_MAX, s->a);
+    else
+        s->a[0] = 1;
+    if (s->early) {
+        s->te = hf_i_sperner_t(s->early);
+        s->te = s->te < 2 ? 2 : s->te;
+        subsets(s, s->te, s->k, s->e);
+    } else {
+        memset(s->e, 0, (size_t)n1 * sizeof *s->e);
+    }
+    return HF_OK;
+}
+
+/* The row of d (n events) into out. O(n). */
+static void build(const spine *s, const row_desc *d, uint32_t *out)
+{
+    uint32_t w = 0, k = s->k, m = s->m;
+    if (d->kind == ROW_A) {
+        for (uint32_t j = 0; j < k; j++)
+            out[w++] = s->chain[j];
+        for (int pass = 1; pass >= 0; pass--)
+            for (uint32_t q = 0; q < m; q++) {
+                uint32_t x = d->dir ? m - 1 - q : q;
+                if ((int)((s->a[x] >> d->idx) & 1) == pass)
+                    out[w++] = s->leaf[x];
+            }
+    } else if (d->kind == ROW_E) {
+        for (uint32_t g = 0; g <= k; g++) {
+            if (g)
+                out[w++] = s->chain[g - 1];
+            for (uint32_t q = s->poff[g]; q < s->poff[g + 1]; q++)
+                if ((s->e[s->bypar[q]] >> d->idx) & 1)
+                    out[w++] = s->leaf[s->bypar[q]];
+        }
+        for (uint32_t x = 0; x < m; x++)
+            if (!((s->e[x] >> d->idx) & 1))
+                out[w++] = s->leaf[x];
+    } else {
+        uint32_t g = d->idx;
+        for (uint32_t j = 0; j < g; j++)
+            out[w++] = s->chain[j];
+        for (uint32_t q = 0; q < m; q++) {
+            uint32_t x = d->dir ? m - 1 - q : q;
+            if (s->par[x] <= g)
+                out[w++] = s->leaf[x];
+        }
+        for (uint32_t j = g; j < k; j++)
+            out[w++] = s->chain[j];
+        for (uint32_t q = 0; q < m; q++) {
+            uint32_t x = d->dir ? m - 1 - q : q;
+            if (s->par[x] > g)
+                out[w++] = s->leaf[x];
+        }
+    }
+    if (s->dual)
+        for (uint32_t i = 0, j = w ? w - 1 : 0; i < j; i++, j--) {
+            uint32_t tmp = out[i];
+            out[i] = out[j];
+            out[j] = tmp;
+        }
+}
+
+static uint64_t row_hash(const uint32_t *row, uint32_t n)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325);
+    for (uint32_t i = 0; i < n; i++) {
+        h ^= row[i];
+        h *= UINT64_C(0x100000001b3);
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
+                         uint64_t *count, hf_error *err)
+{
+    spine s;
+    hf_status st = spine_new(p, &s, err);
+    if (st)
+        return st;
+    uint32_t n = p->n, n1 = n ? n : 1;
+    size_t cand = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te;
+    for (uint32_t g = 0; g < s.k; g++)
+        cand += (s.upto[g] >= 1) + (s.upto[g] >= 2);
+    if ((uint64_t)cand * n > SPINE_MAX_WORK) {
+        spine_free(&s);
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "method scramble would plan %zu rows of %" PRIu32
+                         " events for this chain of %" PRIu32 " events with leaves; it "
+                         "plans at most %" PRIu64 " row entries",
+                         cand, n, s.k, SPINE_MAX_WORK);
+    }
+    row_desc *keep = hf_i_alloc_array(s.ctx, cand ? cand : 1, sizeof *keep);
+    uint32_t *row = hf_i_alloc_array(s.ctx, n1, sizeof *row);
+    uint32_t *other = hf_i_alloc_array(s.ctx, n1, sizeof *other);
+    if (!keep || !row || !other) {
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        goto done;
+    }
+    size_t kept = 0;
+    for (int kind = ROW_A; kind <= ROW_G; kind++) {
+        uint32_t idx_end = kind == ROW_A ? s.t : kind == ROW_E ? s.te : s.k;
+        for (uint32_t idx = 0; idx < idx_end; idx++)
+            for (uint8_t dir = 0; dir < 2; dir++) {
+                if (kind == ROW_A && dir && s.m < 2)
+                    continue;
+                if (kind == ROW_E && dir)
+                    continue;
+                if (kind == ROW_G && s.upto[idx] < (dir ? 2u : 1u))
+                    continue;
+                row_desc d = {(uint8_t)kind, dir, idx, 0};
+                build(&s, &d, row);
+                d.hash = row_hash(row, n);
+                bool seen = false;
+                for (size_t i = 0; i < kept && !seen; i++)
+                    if (keep[i].hash == d.hash) {
+                        build(&s, &keep[i], other);
+                        seen = memcmp(row, other, n * sizeof *row) == 0;
+                    }
+                if (!seen)
+                    keep[kept++] = d;
+            }
+    }
+    *count = kept;
+    if (sink.put)
+        for (size_t i = 0; i < kept && !st; i++) {
+            hf_i_row_want want = hf_i_row_want_of(opt, i);
+            if (want == HF_I_ROW_DONE)
+                break;
+            if (want == HF_I_ROW_SKIP)
+                continue;
+            build(&s, &keep[i], row);
+            st = sink.put(sink.user, row, n);
+        }
+done:
+    hf_i_free(s.ctx, keep);
+    hf_i_free(s.ctx, row);
+    hf_i_free(s.ctx, other);
+    spine_free(&s);
+    return st;
+}
