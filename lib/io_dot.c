@@ -69,8 +69,8 @@ bool hf_i_dot_word_is(const char *s, size_t len, const char *w)
     return i == len && !w[i];
 }
 
-/* libcgraph's NUMBER: [-]?(digits(.digits*)?|.digits)(.|LETTER)?; returns its length or 0. */
-static size_t number_len(const char *s, size_t len)
+/* A numeral as libcgraph reads one, [-]?(digits(.digits*)?|.digits): its length, or 0. */
+size_t hf_i_dot_numeral_len(const char *s, size_t len)
 {
     size_t i = 0;
     if (i < len && s[i] == '-')
@@ -91,7 +91,15 @@ static size_t number_len(const char *s, size_t len)
         while (i < len && is_digit((unsigned char)s[i]))
             i++;
     }
-    if (i < len && (s[i] == '.' || is_letter((unsigned char)s[i])))
+    return i;
+}
+
+/* libcgraph's NUMBER: a numeral and the '.' or letter run into it (Graphviz warns of those as a
+ * "badly delimited number"); its length or 0. */
+static size_t number_len(const char *s, size_t len)
+{
+    size_t i = hf_i_dot_numeral_len(s, len);
+    if (i > 0 && i < len && (s[i] == '.' || is_letter((unsigned char)s[i])))
         i++;
     return i;
 }

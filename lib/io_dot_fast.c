@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "io_dot_fast.h"
+#include "strtab.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Scanner (the rules of libcgraph's scanner, restricted to the subset)                     */
@@ -147,28 +148,9 @@ static void lex(lexer *lx)
         return;
     }
     if (is_digit(c) || c == '.' || c == '-') {
-        /* [-]?(digits(.digits*)?|.digits); a '.' or letter right after is Graphviz's "badly
-         * delimited number" warning */
-        size_t j = i + (c == '-');
-        size_t d = j;
-        while (j < len && is_digit((unsigned char)s[j]))
-            j++;
-        if (j > d) {
-            if (j < len && s[j] == '.') {
-                j++;
-                while (j < len && is_digit((unsigned char)s[j]))
-                    j++;
-            }
-        } else {
-            if (!(j + 1 < len && s[j] == '.' && is_digit((unsigned char)s[j + 1]))) {
-                lx->tok = TK_BAD;
-                return;
-            }
-            j++;
-            while (j < len && is_digit((unsigned char)s[j]))
-                j++;
-        }
-        if (j < len && (s[j] == '.' || is_letter((unsigned char)s[j]))) {
+        /* a '.' or letter right after is Graphviz's "badly delimited number" warning */
+        size_t j = i + hf_i_dot_numeral_len(s + i, len - i);
+        if (j == i || (j < len && (s[j] == '.' || is_letter((unsigned char)s[j])))) {
             lx->tok = TK_BAD;
             return;
         }
@@ -241,98 +223,15 @@ static void lex(lexer *lx)
 /* ---------------------------------------------------------------------------------------- */
 /* Attribute values: interned, index 0 is ""                                                 */
 
-typedef struct values {
-    char *data;
-    size_t data_len, data_cap;
-    size_t *off;
-    size_t off_cap;
-    uint32_t count;
-    uint32_t *slots;
-    size_t mask;
-} values;
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211u;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdu;
-    return h ^ (h >> 29);
-}
-
-static hf_status values_rehash(hf_ctx *ctx, values *vt, size_t size)
-{
-    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    memset(slots, 0xff, size * sizeof *slots);
-    for (uint32_t k = 0; k < vt->count; k++) {
-        const char *v = vt->data + vt->off[k];
-        size_t i = (size_t)hash_bytes(v, strlen(v)) & (size - 1);
-        while (slots[i] != UINT32_MAX)
-            i = (i + 1) & (size - 1);
-        slots[i] = k;
-    }
-    hf_i_free(ctx, vt->slots);
-    vt->slots = slots;
-    vt->mask = size - 1;
-    return HF_OK;
-}
-
 /* The index of s[0..n) (n <= HF_MAX_NAME), added when new. */
-static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n, uint32_t *index)
+static hf_status values_intern(hf_ctx *ctx, hf_i_strtab *vt, const char *s, size_t n,
+                               uint32_t *index)
 {
+    uint32_t empty;
     hf_status st;
-    if (!vt->slots) {
-        if ((st = values_rehash(ctx, vt, 16)) ||
-            (st = HF_I_GROW(ctx, vt->data, &vt->data_cap, 1)) ||
-            (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, 1)))
-            return st;
-        vt->data[0] = '\0';
-        vt->off[0] = 0;
-        vt->data_len = 1;
-        vt->count = 1;
-        size_t i = (size_t)hash_bytes("", 0) & vt->mask;
-        vt->slots[i] = 0;
-    }
-    size_t i = (size_t)hash_bytes(s, n) & vt->mask;
-    for (;; i = (i + 1) & vt->mask) {
-        uint32_t k = vt->slots[i];
-        if (k == UINT32_MAX)
-            break;
-        const char *v = vt->data + vt->off[k];
-        if (strncmp(v, s, n) == 0 && v[n] == '\0') { /* (s holds no NUL byte) */
-            *index = k;
-            return HF_OK;
-        }
-    }
-    if ((st = HF_I_GROW(ctx, vt->data, &vt->data_cap, vt->data_len + n + 1)) ||
-        (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, (size_t)vt->count + 1)))
+    if (vt->count == 0 && (st = hf_i_strtab_intern(ctx, vt, "", 0, &empty)))
         return st;
-    if (2 * ((size_t)vt->count + 1) > vt->mask + 1) {
-        if ((st = values_rehash(ctx, vt, 2 * (vt->mask + 1))))
-            return st;
-        i = (size_t)hash_bytes(s, n) & vt->mask;
-        while (vt->slots[i] != UINT32_MAX)
-            i = (i + 1) & vt->mask;
-    }
-    memcpy(vt->data + vt->data_len, s, n);
-    vt->data[vt->data_len + n] = '\0';
-    vt->off[vt->count] = vt->data_len;
-    vt->data_len += n + 1;
-    vt->slots[i] = vt->count;
-    *index = vt->count++;
-    return HF_OK;
-}
-
-static void values_free(hf_ctx *ctx, values *vt)
-{
-    hf_i_free(ctx, vt->data);
-    hf_i_free(ctx, vt->off);
-    hf_i_free(ctx, vt->slots);
+    return hf_i_strtab_intern(ctx, vt, s, n, index);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -391,7 +290,7 @@ typedef struct reader {
     uint32_t *of[ATTR_COUNT];
     size_t of_cap[ATTR_COUNT];
     uint32_t dflt[ATTR_COUNT];
-    values vals;
+    hf_i_strtab vals;
     /* the node lists on both sides of the edge operator being read */
     uint32_t *list[2];
     size_t list_len[2], list_cap[2];
@@ -506,7 +405,7 @@ static hf_status tab_resize(reader *r, size_t size)
         tab[i].id = EMPTY_SLOT;
     for (uint32_t v = 0; v < r->n; v++) {
         const struct place *pl = &r->place[v];
-        size_t i = (size_t)hash_bytes(r->lx.s + pl->at, pl->len) & (size - 1);
+        size_t i = (size_t)hf_i_strtab_hash(r->lx.s + pl->at, pl->len) & (size - 1);
         while (tab[i].id != EMPTY_SLOT)
             i = (i + 1) & (size - 1);
         tab[i] = (struct slot){pl->at, pl->len, v};
@@ -527,7 +426,8 @@ static void scout(reader *r)
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
         if (plain) {
-            size_t i = (size_t)hash_bytes(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
+            size_t i =
+                (size_t)hf_i_strtab_hash(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
 #if defined(__GNUC__)
             __builtin_prefetch(&r->tab[i]);
 #endif
@@ -565,7 +465,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     uint64_t h = 0;
     if (r->tab) {
         scout(r);
-        h = hash_bytes(r->text, r->text_len);
+        h = hf_i_strtab_hash(r->text, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
             if (r->tab[i].len == r->text_len &&
@@ -606,7 +506,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
             if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
                 return st;
-            h = hash_bytes(r->text, r->text_len);
+            h = hf_i_strtab_hash(r->text, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
@@ -766,7 +666,7 @@ static hf_status statement(reader *r)
 
 static const char *value_of(const reader *r, int a, uint32_t v)
 {
-    return r->of[a] ? r->vals.data + r->vals.off[r->of[a][v]] : NULL;
+    return r->of[a] ? hf_i_strtab_str(&r->vals, r->of[a][v]) : NULL;
 }
 
 /* The labels, as lib/io_dot.c's build_from_graph reads them; any value it refuses gives up. */
@@ -854,7 +754,7 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     hf_poset_builder_free(r->b);
     for (int a = 0; a < ATTR_COUNT; a++)
         hf_i_free(ctx, r->of[a]);
-    values_free(ctx, &r->vals);
+    hf_i_strtab_free(ctx, &r->vals);
     hf_i_free(ctx, r->list[0]);
     hf_i_free(ctx, r->list[1]);
     hf_i_free(ctx, r->assign);

@@ -7,19 +7,12 @@
 #include "poset_i.h"
 
 /* Per-event labels drawn from a set of names (threads, objects): of[v] indexes the names, or is
- * HF_NO_EVENT (none); events from `len` on have none. Names are interned through their own
- * open-addressing table. */
+ * HF_NO_EVENT (none); events from `len` on have none. */
 typedef struct label_builder {
     uint32_t *of;
     size_t of_cap;
     uint32_t len;
-    char *data;
-    size_t data_len, data_cap;
-    size_t *off;
-    size_t off_cap;
-    uint32_t count;
-    uint32_t *slots;
-    size_t mask;
+    hf_i_strtab names;
 } label_builder;
 
 enum { FLAG_FOCUS = 1, ACCESS_SHIFT = 1, ACCESS_MASK = 3 << ACCESS_SHIFT };
@@ -28,70 +21,13 @@ struct hf_poset_builder {
     hf_ctx *ctx;
     bool finished;
     uint32_t n;
-    char *name_data;
-    size_t name_len, name_cap;
-    size_t *name_off;
-    size_t off_cap;
-    uint32_t *slots;
-    size_t slot_mask;
-    uint32_t *edges; /* pairs (before, after) */
+    hf_i_strtab names; /* event names, index = id */
+    uint32_t *edges;   /* pairs (before, after) */
     size_t edge_count, edge_cap;
     uint8_t *flags; /* per event: FLAG_FOCUS, and the access (hf_access) << ACCESS_SHIFT */
     size_t flags_cap;
     label_builder threads, objects;
 };
-
-/* ---------------------------------------------------------------------------------------- */
-/* Name table: open addressing over ids, shared by builder and poset.                        */
-
-static uint64_t name_hash(const char *s)
-{
-    uint64_t h = 1469598103934665603u;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211u;
-    }
-    /* FNV-1a alone leaves names that differ in their last bytes (e1, e2, ...) in long runs of
-     * neighbouring slots; a full avalanche (MurmurHash3's finaliser) spreads them */
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdu;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53u;
-    return h ^ (h >> 33);
-}
-
-static uint32_t slots_lookup(const uint32_t *slots, size_t mask, const char *data,
-                             const size_t *off, const char *name, size_t *slot_out)
-{
-    size_t i = (size_t)name_hash(name) & mask;
-    for (;;) {
-        uint32_t id = slots[i];
-        if (id == HF_NO_EVENT || strcmp(data + off[id], name) == 0) {
-            if (slot_out)
-                *slot_out = i;
-            return id;
-        }
-        i = (i + 1) & mask;
-    }
-}
-
-static hf_status builder_rehash(hf_poset_builder *b, size_t new_size)
-{
-    uint32_t *slots = hf_i_alloc_array(b->ctx, new_size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    memset(slots, 0xff, new_size * sizeof *slots);
-    for (uint32_t id = 0; id < b->n; id++) {
-        size_t i = (size_t)name_hash(b->name_data + b->name_off[id]) & (new_size - 1);
-        while (slots[i] != HF_NO_EVENT)
-            i = (i + 1) & (new_size - 1);
-        slots[i] = id;
-    }
-    hf_i_free(b->ctx, b->slots);
-    b->slots = slots;
-    b->slot_mask = new_size - 1;
-    return HF_OK;
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Builder                                                                                    */
@@ -105,10 +41,6 @@ hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out)
     if (!b)
         return HF_ENOMEM;
     b->ctx = ctx;
-    if (builder_rehash(b, 16) != HF_OK) {
-        hf_i_free(ctx, b);
-        return HF_ENOMEM;
-    }
     *out = b;
     return HF_OK;
 }
@@ -116,9 +48,7 @@ hf_status hf_poset_builder_new(hf_ctx *ctx, hf_poset_builder **out)
 static void label_builder_free(hf_ctx *ctx, label_builder *lb)
 {
     hf_i_free(ctx, lb->of);
-    hf_i_free(ctx, lb->data);
-    hf_i_free(ctx, lb->off);
-    hf_i_free(ctx, lb->slots);
+    hf_i_strtab_free(ctx, &lb->names);
 }
 
 void hf_poset_builder_free(hf_poset_builder *b)
@@ -126,9 +56,7 @@ void hf_poset_builder_free(hf_poset_builder *b)
     if (!b)
         return;
     hf_ctx *ctx = b->ctx;
-    hf_i_free(ctx, b->name_data);
-    hf_i_free(ctx, b->name_off);
-    hf_i_free(ctx, b->slots);
+    hf_i_strtab_free(ctx, &b->names);
     hf_i_free(ctx, b->edges);
     hf_i_free(ctx, b->flags);
     label_builder_free(ctx, &b->threads);
@@ -146,7 +74,7 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
     size_t slot;
-    uint32_t found = slots_lookup(b->slots, b->slot_mask, b->name_data, b->name_off, name, &slot);
+    uint32_t found = hf_i_strtab_find(&b->names, name, len, &slot);
     if (found != HF_NO_EVENT) {
         if (id)
             *id = found;
@@ -154,24 +82,12 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     }
     if (b->n >= HF_MAX_EVENTS)
         return HF_ETOOLARGE;
+    /* both allocate before changing anything, so that a failure leaves the builder unchanged */
     hf_status st;
-    if ((st = HF_I_GROW(b->ctx, b->name_data, &b->name_cap, b->name_len + len + 1)))
+    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)) ||
+        (st = hf_i_strtab_add(b->ctx, &b->names, name, len, slot)))
         return st;
-    if ((st = HF_I_GROW(b->ctx, b->name_off, &b->off_cap, (size_t)b->n + 1)))
-        return st;
-    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)))
-        return st;
-    /* Grow the table before inserting so that a failure leaves the builder unchanged. */
-    if (2 * ((size_t)b->n + 1) > b->slot_mask + 1) {
-        if ((st = builder_rehash(b, 2 * (b->slot_mask + 1))))
-            return st;
-        slots_lookup(b->slots, b->slot_mask, b->name_data, b->name_off, name, &slot);
-    }
-    memcpy(b->name_data + b->name_len, name, len + 1);
-    b->name_off[b->n] = b->name_len;
-    b->name_len += len + 1;
     b->flags[b->n] = 0;
-    b->slots[slot] = b->n;
     if (id)
         *id = b->n;
     b->n++;
@@ -184,7 +100,7 @@ hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uin
         return HF_EINVAL;
     if (b->finished)
         return HF_ESTATE;
-    uint32_t found = slots_lookup(b->slots, b->slot_mask, b->name_data, b->name_off, name, NULL);
+    uint32_t found = hf_i_strtab_find(&b->names, name, strlen(name), NULL);
     if (found == HF_NO_EVENT)
         return HF_ENOTFOUND;
     if (id)
@@ -221,25 +137,6 @@ hf_status hf_poset_builder_set_focus(hf_poset_builder *b, uint32_t id)
     return HF_OK;
 }
 
-/* Grow a label table to `size` slots (a power of two), rehashing every name. */
-static hf_status label_rehash(hf_ctx *ctx, label_builder *lb, size_t size)
-{
-    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    memset(slots, 0xff, size * sizeof *slots);
-    for (uint32_t k = 0; k < lb->count; k++) {
-        size_t i = (size_t)name_hash(lb->data + lb->off[k]) & (size - 1);
-        while (slots[i] != HF_NO_EVENT)
-            i = (i + 1) & (size - 1);
-        slots[i] = k;
-    }
-    hf_i_free(ctx, lb->slots);
-    lb->slots = slots;
-    lb->mask = size - 1;
-    return HF_OK;
-}
-
 /* Give event id the label s (NULL or "": none). Every allocation comes first, so that a failure
  * leaves the table as it was. */
 static hf_status label_set(hf_ctx *ctx, label_builder *lb, uint32_t id, const char *s)
@@ -253,27 +150,10 @@ static hf_status label_set(hf_ctx *ctx, label_builder *lb, uint32_t id, const ch
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
     hf_status st;
-    if ((st = HF_I_GROW(ctx, lb->of, &lb->of_cap, (size_t)id + 1)))
+    uint32_t k;
+    if ((st = HF_I_GROW(ctx, lb->of, &lb->of_cap, (size_t)id + 1)) ||
+        (st = hf_i_strtab_intern(ctx, &lb->names, s, len, &k)))
         return st;
-    if (!lb->slots && (st = label_rehash(ctx, lb, 16)))
-        return st;
-    size_t slot;
-    uint32_t k = slots_lookup(lb->slots, lb->mask, lb->data, lb->off, s, &slot);
-    if (k == HF_NO_EVENT) {
-        if ((st = HF_I_GROW(ctx, lb->data, &lb->data_cap, lb->data_len + len + 1)) ||
-            (st = HF_I_GROW(ctx, lb->off, &lb->off_cap, (size_t)lb->count + 1)))
-            return st;
-        if (2 * ((size_t)lb->count + 1) > lb->mask + 1) {
-            if ((st = label_rehash(ctx, lb, 2 * (lb->mask + 1))))
-                return st;
-            slots_lookup(lb->slots, lb->mask, lb->data, lb->off, s, &slot);
-        }
-        memcpy(lb->data + lb->data_len, s, len + 1);
-        lb->off[lb->count] = lb->data_len;
-        lb->data_len += len + 1;
-        k = lb->count++;
-        lb->slots[slot] = k;
-    }
     while (lb->len <= id)
         lb->of[lb->len++] = HF_NO_EVENT;
     lb->of[id] = k;
@@ -318,19 +198,20 @@ static hf_status take_labels(hf_ctx *ctx, uint32_t n, const label_builder *lb, h
         any = lb->of[v] != HF_NO_EVENT;
     if (!any)
         return HF_OK;
-    uint32_t *map = hf_i_alloc_array(ctx, lb->count, sizeof *map);
+    const hf_i_strtab *names = &lb->names;
+    uint32_t *map = hf_i_alloc_array(ctx, names->count, sizeof *map);
     out->of = hf_i_alloc_array(ctx, n, sizeof *out->of);
     if (!map || !out->of) {
         hf_i_free(ctx, map);
         return HF_ENOMEM;
     }
-    memset(map, 0xff, lb->count * sizeof *map);
+    memset(map, 0xff, names->count * sizeof *map);
     size_t bytes = 0;
     for (uint32_t v = 0; v < n; v++) {
         uint32_t old = v < lb->len ? lb->of[v] : HF_NO_EVENT;
         if (old != HF_NO_EVENT && map[old] == HF_NO_EVENT) {
             map[old] = out->count++;
-            bytes += strlen(lb->data + lb->off[old]) + 1;
+            bytes += strlen(hf_i_strtab_str(names, old)) + 1;
         }
         out->of[v] = old == HF_NO_EVENT ? HF_NO_EVENT : map[old];
     }
@@ -341,10 +222,10 @@ static hf_status take_labels(hf_ctx *ctx, uint32_t n, const label_builder *lb, h
         return HF_ENOMEM;
     }
     size_t at = 0;
-    for (uint32_t old = 0; old < lb->count; old++) {
+    for (uint32_t old = 0; old < names->count; old++) {
         if (map[old] == HF_NO_EVENT)
             continue;
-        const char *s = lb->data + lb->off[old];
+        const char *s = hf_i_strtab_str(names, old);
         size_t len = strlen(s);
         out->off[map[old]] = at;
         memcpy(out->data + at, s, len + 1);
@@ -375,14 +256,15 @@ void hf_poset_free(hf_poset *p)
     if (!p)
         return;
     hf_ctx *ctx = p->ctx;
-    void *arrays[] = {p->name_data,  p->name_off,     p->name_slots,   p->succ_off,
-                      p->succ,       p->pred_off,     p->pred,         p->topo,
-                      p->rank,       p->parent,       p->depth,        p->subtree,
-                      p->tin,        p->tout,         p->dfs_order,    p->closure,
-                      p->focus,      p->threads.of,   p->threads.data, p->threads.off,
-                      p->objects.of, p->objects.data, p->objects.off,  p->access};
+    void *arrays[] = {p->succ_off,    p->succ,       p->pred_off,     p->pred,
+                      p->topo,        p->rank,       p->parent,       p->depth,
+                      p->subtree,     p->tin,        p->tout,         p->dfs_order,
+                      p->closure,     p->focus,      p->threads.of,   p->threads.data,
+                      p->threads.off, p->objects.of, p->objects.data, p->objects.off,
+                      p->access};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
         hf_i_free(ctx, arrays[i]);
+    hf_i_strtab_free(ctx, &p->names);
     hf_i_free(ctx, p);
 }
 
@@ -428,6 +310,30 @@ static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size
     *adj_out = adj;
     *kept = w;
     return HF_OK;
+}
+
+/* Both directions of the rows from the pairs (before, after), and the edge count. */
+static hf_status hasse_rows(hf_poset *p, const uint32_t *pairs, size_t count)
+{
+    size_t e1, e2;
+    hf_status st;
+    if ((st = build_rows(p->ctx, p->n, pairs, count, false, &p->succ_off, &p->succ, &e1)) ||
+        (st = build_rows(p->ctx, p->n, pairs, count, true, &p->pred_off, &p->pred, &e2)))
+        return st;
+    p->edge_count = e1;
+    return HF_OK;
+}
+
+/* The largest in-degree and out-degree of the Hasse rows. */
+static void max_degrees(const hf_poset *p, uint32_t *max_in, uint32_t *max_out)
+{
+    *max_in = *max_out = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        uint32_t in = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
+        uint32_t out = (uint32_t)(p->succ_off[v + 1] - p->succ_off[v]);
+        *max_in = in > *max_in ? in : *max_in;
+        *max_out = out > *max_out ? out : *max_out;
+    }
 }
 
 /* Binary min-heap of ids, for the lexicographically smallest topological order. */
@@ -595,14 +501,10 @@ static hf_status reduce(hf_poset *p, hf_error *err)
     hf_i_free(ctx, p->pred);
     p->succ_off = p->pred_off = NULL;
     p->succ = p->pred = NULL;
-    size_t e1, e2;
-    hf_status st = build_rows(ctx, n, kept, k, false, &p->succ_off, &p->succ, &e1);
-    if (!st)
-        st = build_rows(ctx, n, kept, k, true, &p->pred_off, &p->pred, &e2);
+    hf_status st = hasse_rows(p, kept, k);
     hf_i_free(ctx, kept);
     if (st)
         return hf_i_fail(err, st, 0, 0, "out of memory");
-    p->edge_count = e1;
     return HF_OK;
 }
 
@@ -669,19 +571,14 @@ static hf_status forest_views(hf_poset *p, bool dual)
 
 static hf_status take_names(hf_poset *p, hf_poset_builder *b)
 {
-    p->name_data = b->name_data;
-    p->name_off = b->name_off;
-    p->name_slots = b->slots;
-    p->name_mask = b->slot_mask;
-    b->name_data = NULL;
-    b->name_off = NULL;
-    b->slots = NULL;
-    b->name_len = b->name_cap = b->off_cap = 0;
-    if (!p->name_data) { /* no events: keep a valid empty table */
-        p->name_data = hf_i_calloc(p->ctx, 1, 1);
-        if (!p->name_data)
+    if (!b->names.data) { /* no events: keep a valid empty table */
+        b->names.data = hf_i_calloc(p->ctx, 1, 1);
+        if (!b->names.data)
             return HF_ENOMEM;
+        b->names.data_cap = 1;
     }
+    p->names = b->names;
+    b->names = (hf_i_strtab){0};
     return HF_OK;
 }
 
@@ -700,7 +597,7 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         if (b->edges[2 * i] == b->edges[2 * i + 1])
             return hf_i_fail(
                 err, HF_ESELFLOOP, 0, 0, "event %s is ordered before itself",
-                hf_i_name_quote(b->name_data + b->name_off[b->edges[2 * i]], q, sizeof q));
+                hf_i_name_quote(hf_i_strtab_str(&b->names, b->edges[2 * i]), q, sizeof q));
 
     hf_poset *p = hf_i_calloc(ctx, 1, sizeof *p);
     if (!p)
@@ -708,29 +605,19 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
     p->ctx = ctx;
     p->n = n;
     hf_status st;
-    size_t e1, e2;
-    if ((st = build_rows(ctx, n, b->edges, b->edge_count, false, &p->succ_off, &p->succ, &e1)) ||
-        (st = build_rows(ctx, n, b->edges, b->edge_count, true, &p->pred_off, &p->pred, &e2))) {
+    if ((st = hasse_rows(p, b->edges, b->edge_count))) {
         hf_i_fail(err, st, 0, 0, "out of memory");
         goto fail;
     }
-    p->edge_count = e1;
     /* names are needed by the cycle message; borrow them without taking ownership yet */
-    p->name_data = b->name_data;
-    p->name_off = b->name_off;
+    p->names = b->names;
     st = topo_sort(p, err);
-    p->name_data = NULL;
-    p->name_off = NULL;
+    p->names = (hf_i_strtab){0};
     if (st)
         goto fail;
 
-    uint32_t max_in = 0, max_out = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        uint32_t in = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
-        uint32_t outd = (uint32_t)(p->succ_off[v + 1] - p->succ_off[v]);
-        max_in = in > max_in ? in : max_in;
-        max_out = outd > max_out ? outd : max_out;
-    }
+    uint32_t max_in, max_out;
+    max_degrees(p, &max_in, &max_out);
     /* With in-degree (or out-degree) at most one there is no transitive edge to remove. */
     if (max_in > 1 && max_out > 1) {
         if (n > HF_CLOSURE_MAX_EVENTS) {
@@ -742,13 +629,7 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         }
         if ((st = reduce(p, err)))
             goto fail;
-        max_in = max_out = 0;
-        for (uint32_t v = 0; v < n; v++) {
-            uint32_t in = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
-            uint32_t outd = (uint32_t)(p->succ_off[v + 1] - p->succ_off[v]);
-            max_in = in > max_in ? in : max_in;
-            max_out = outd > max_out ? outd : max_out;
-        }
+        max_degrees(p, &max_in, &max_out);
     }
 
     /* height: longest chain, in events */
@@ -841,8 +722,7 @@ hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id)
         return HF_EINVAL;
     if (p->n == 0)
         return HF_ENOTFOUND;
-    uint32_t found =
-        slots_lookup(p->name_slots, p->name_mask, p->name_data, p->name_off, name, NULL);
+    uint32_t found = hf_i_strtab_find(&p->names, name, strlen(name), NULL);
     if (found == HF_NO_EVENT)
         return HF_ENOTFOUND;
     if (id)
@@ -852,28 +732,24 @@ hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id)
 
 size_t hf_poset_hasse_edge_count(const hf_poset *p) { return p ? p->edge_count : 0; }
 
+/* Row id of the compressed rows (off, adj) of p; NULL and a count of 0 when there is none. */
+static const uint32_t *hasse_row(const hf_poset *p, const size_t *off, const uint32_t *adj,
+                                 uint32_t id, uint32_t *count)
+{
+    bool in = p && id < p->n;
+    if (count)
+        *count = in ? (uint32_t)(off[id + 1] - off[id]) : 0;
+    return in ? adj + off[id] : NULL;
+}
+
 const uint32_t *hf_poset_hasse_succ(const hf_poset *p, uint32_t id, uint32_t *count)
 {
-    if (!p || id >= p->n) {
-        if (count)
-            *count = 0;
-        return NULL;
-    }
-    if (count)
-        *count = (uint32_t)(p->succ_off[id + 1] - p->succ_off[id]);
-    return p->succ + p->succ_off[id];
+    return hasse_row(p, p ? p->succ_off : NULL, p ? p->succ : NULL, id, count);
 }
 
 const uint32_t *hf_poset_hasse_pred(const hf_poset *p, uint32_t id, uint32_t *count)
 {
-    if (!p || id >= p->n) {
-        if (count)
-            *count = 0;
-        return NULL;
-    }
-    if (count)
-        *count = (uint32_t)(p->pred_off[id + 1] - p->pred_off[id]);
-    return p->pred + p->pred_off[id];
+    return hasse_row(p, p ? p->pred_off : NULL, p ? p->pred : NULL, id, count);
 }
 
 const uint32_t *hf_poset_topological_order(const hf_poset *p) { return p ? p->topo : NULL; }
