@@ -24,201 +24,9 @@
  * occur, and the node lists of the statement being read; no allocation per event. */
 #include <string.h>
 
-#include "io_dot_fast.h"
+#include "io_dot_i.h"
+#include "io_dot_lex.h"
 #include "strtab.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Scanner (the rules of libcgraph's scanner, restricted to the subset)                     */
-
-enum {
-    TK_END,
-    TK_ID,   /* a bare name or numeral: text [start, end) */
-    TK_QSTR, /* a quoted string: raw text between the quotes [start, end) */
-    TK_ARROW,
-    TK_LBRACE,
-    TK_RBRACE,
-    TK_LBRACK,
-    TK_RBRACK,
-    TK_EQ,
-    TK_SEMI,
-    TK_COMMA,
-    TK_PLUS,
-    TK_NODE,
-    TK_EDGE,
-    TK_GRAPH,
-    TK_DIGRAPH,
-    TK_STRICT,
-    TK_BAD /* outside the subset: give up */
-};
-
-typedef struct lexer {
-    const char *s;
-    size_t len, i;
-    int tok;
-    size_t start, end;
-    bool escaped; /* TK_QSTR holds a backslash */
-} lexer;
-
-static inline bool is_letter(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-
-static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-static int keyword(const char *w, size_t n)
-{
-    static const struct {
-        const char *word;
-        int tok;
-    } kw[] = {{"node", TK_NODE},       {"edge", TK_EDGE},     {"graph", TK_GRAPH},
-              {"digraph", TK_DIGRAPH}, {"strict", TK_STRICT}, {"subgraph", TK_BAD}};
-    if (n < 4 || n > 8)
-        return TK_ID;
-    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-        if (hf_i_dot_word_is(w, n, kw[k].word))
-            return kw[k].tok;
-    return TK_ID;
-}
-
-/* The next token into lx->tok. */
-static void lex(lexer *lx)
-{
-    const char *s = lx->s;
-    size_t len = lx->len, i = lx->i;
-    for (;;) {
-        if (i >= len) {
-            lx->i = i;
-            lx->tok = TK_END;
-            return;
-        }
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-            i++;
-            continue;
-        }
-        if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
-            /* to the end of the line. A `#` line may be a line directive, which changes only
-             * line numbers (no message of this reader has one), but the libcgraph path refuses
-             * one naming a file of more than a kilobyte: long `#` lines are left to it. */
-            const char *nl = memchr(s + i, '\n', len - i);
-            size_t e = nl ? (size_t)(nl - s) : len;
-            if (c == '#' && e - i > 1000) {
-                lx->tok = TK_BAD;
-                return;
-            }
-            i = e;
-            continue;
-        }
-        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-            size_t j = i + 2;
-            for (;;) {
-                const char *star = j < len ? memchr(s + j, '*', len - j) : NULL;
-                if (!star) {
-                    lx->tok = TK_BAD; /* unterminated */
-                    return;
-                }
-                j = (size_t)(star - s) + 1;
-                if (j < len && s[j] == '/')
-                    break;
-            }
-            i = j + 1;
-            continue;
-        }
-        break;
-    }
-    unsigned char c = (unsigned char)s[i];
-    lx->start = i;
-    if (is_letter(c)) {
-        size_t j = i + 1;
-        while (j < len && (is_letter((unsigned char)s[j]) || is_digit((unsigned char)s[j])))
-            j++;
-        if (j - i == 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0) {
-            lx->i = j; /* a byte order mark alone is skipped like a blank */
-            lex(lx);
-            return;
-        }
-        lx->end = lx->i = j;
-        lx->tok = keyword(s + i, j - i);
-        return;
-    }
-    if (c == '-' && i + 1 < len && s[i + 1] == '>') {
-        lx->i = i + 2;
-        lx->tok = TK_ARROW;
-        return;
-    }
-    if (is_digit(c) || c == '.' || c == '-') {
-        /* a '.' or letter right after is Graphviz's "badly delimited number" warning */
-        size_t j = i + hf_i_dot_numeral_len(s + i, len - i);
-        if (j == i || (j < len && (s[j] == '.' || is_letter((unsigned char)s[j])))) {
-            lx->tok = TK_BAD;
-            return;
-        }
-        lx->end = lx->i = j;
-        lx->tok = TK_ID;
-        return;
-    }
-    if (c == '"') {
-        size_t j = i + 1;
-        const char *q = memchr(s + j, '"', len - j);
-        if (q && !memchr(s + j, '\\', (size_t)(q - s) - j)) {
-            lx->escaped = false;
-            lx->start = j;
-            lx->end = (size_t)(q - s);
-            lx->i = lx->end + 1;
-            lx->tok = TK_QSTR;
-            return;
-        }
-        /* \" and \\ pairs, backslash-newline, a lone backslash */
-        while (j < len && s[j] != '"') {
-            if (s[j] == '\\' && j + 1 < len &&
-                (s[j + 1] == '"' || s[j + 1] == '\\' || s[j + 1] == '\n'))
-                j += 2;
-            else
-                j++;
-        }
-        if (j >= len) {
-            lx->tok = TK_BAD;
-            return;
-        }
-        lx->escaped = true;
-        lx->start = i + 1;
-        lx->end = j;
-        lx->i = j + 1;
-        lx->tok = TK_QSTR;
-        return;
-    }
-    lx->i = i + 1;
-    switch (c) {
-    case '{':
-        lx->tok = TK_LBRACE;
-        return;
-    case '}':
-        lx->tok = TK_RBRACE;
-        return;
-    case '[':
-        lx->tok = TK_LBRACK;
-        return;
-    case ']':
-        lx->tok = TK_RBRACK;
-        return;
-    case '=':
-        lx->tok = TK_EQ;
-        return;
-    case ';':
-        lx->tok = TK_SEMI;
-        return;
-    case ',':
-        lx->tok = TK_COMMA;
-        return;
-    case '+':
-        lx->tok = TK_PLUS;
-        return;
-    default:
-        lx->tok = TK_BAD; /* '<', ':', '@', '--' and every other byte */
-        return;
-    }
-}
 
 /* ---------------------------------------------------------------------------------------- */
 /* Attribute values: interned, index 0 is ""                                                 */
@@ -241,7 +49,7 @@ static hf_status values_intern(hf_ctx *ctx, hf_i_strtab *vt, const char *s, size
 enum { ATTR_FOCUS, ATTR_THREAD, ATTR_OBJ, ATTR_ACCESS, ATTR_COUNT, ATTR_OTHER, ATTR_KEY };
 
 /* Edge chains longer than this are left to the libcgraph path, which checks its parser's stack
- * (lib/io_dot.c, PARSER_STACK_BUDGET: about 2,200 arrows in one statement). */
+ * (lib/io_dot_scan.c, PARSER_STACK_BUDGET: about 2,200 arrows in one statement). */
 #define MAX_ARROWS 2000u
 
 /* A statement's node attribute assignments, applied once the statement is read. */
@@ -252,7 +60,7 @@ typedef struct assignment {
 
 typedef struct reader {
     hf_ctx *ctx;
-    lexer lx;
+    hf_i_dot_lexer lx;
     hf_poset_builder *b;
     uint32_t n;
     /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract); when it is
@@ -284,7 +92,7 @@ typedef struct reader {
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
-    lexer scout;
+    hf_i_dot_lexer scout;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
@@ -304,7 +112,7 @@ typedef struct reader {
 /* Append the value of the current quoted token to text. */
 static hf_status take_quoted(reader *r)
 {
-    const lexer *lx = &r->lx;
+    const hf_i_dot_lexer *lx = &r->lx;
     size_t raw = lx->end - lx->start;
     if (raw > HF_MAX_NAME)
         return GIVE_UP; /* (backslash-newlines could make it shorter: rare, left to libcgraph) */
@@ -331,7 +139,7 @@ static hf_status take_quoted(reader *r)
  * text when @p keep, skipped otherwise; the token after it is current. */
 static hf_status id(reader *r, bool keep)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     r->text_len = 0;
     r->text[0] = '\0';
     r->in_input = false;
@@ -346,7 +154,7 @@ static hf_status id(reader *r, bool keep)
             r->in_input = true;
             r->input_at = lx->start;
         }
-        lex(lx);
+        hf_i_dot_lex(lx);
         return HF_OK;
     }
     if (lx->tok != TK_QSTR)
@@ -357,13 +165,13 @@ static hf_status id(reader *r, bool keep)
         hf_status st;
         if (keep && (st = take_quoted(r)))
             return st;
-        lex(lx);
+        hf_i_dot_lex(lx);
         if (lx->tok != TK_PLUS) {
             r->in_input = keep && first && plain;
             r->input_at = start;
             return HF_OK;
         }
-        lex(lx);
+        hf_i_dot_lex(lx);
         if (lx->tok != TK_QSTR)
             return GIVE_UP;
     }
@@ -420,9 +228,9 @@ static hf_status tab_resize(reader *r, size_t size)
  * passes. */
 static void scout(reader *r)
 {
-    lexer *sc = &r->scout;
+    hf_i_dot_lexer *sc = &r->scout;
     while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD) {
-        lex(sc);
+        hf_i_dot_lex(sc);
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
         if (plain) {
@@ -539,11 +347,11 @@ enum { OF_NODES, OF_NODE_DEFAULTS, OF_EDGES, OF_GRAPH };
  * statement (kept in assign), the node defaults, edges or the graph. */
 static hf_status attr_lists(reader *r, int owner)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     r->assign_len = 0;
     while (lx->tok == TK_LBRACK) {
-        lex(lx);
+        hf_i_dot_lex(lx);
         while (lx->tok != TK_RBRACK) {
             if (!is_id(lx->tok))
                 return GIVE_UP;
@@ -552,7 +360,7 @@ static hf_status attr_lists(reader *r, int owner)
             int a = attr_of(r->text);
             if (lx->tok != TK_EQ)
                 return GIVE_UP;
-            lex(lx);
+            hf_i_dot_lex(lx);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             bool node = owner == OF_NODES || owner == OF_NODE_DEFAULTS;
@@ -574,9 +382,9 @@ static hf_status attr_lists(reader *r, int owner)
                 }
             }
             if (lx->tok == TK_SEMI || lx->tok == TK_COMMA)
-                lex(lx);
+                hf_i_dot_lex(lx);
         }
-        lex(lx);
+        hf_i_dot_lex(lx);
     }
     return HF_OK;
 }
@@ -584,7 +392,7 @@ static hf_status attr_lists(reader *r, int owner)
 /* A node list `a, b, ...` into list[k]; the first ID is already in text. */
 static hf_status node_list(reader *r, int k, int role)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     r->list_len[k] = 0;
     for (;;) {
@@ -594,7 +402,7 @@ static hf_status node_list(reader *r, int k, int role)
             return st;
         if (lx->tok != TK_COMMA)
             return HF_OK;
-        lex(lx);
+        hf_i_dot_lex(lx);
         if (!is_id(lx->tok))
             return GIVE_UP;
         if ((st = id(r, true)))
@@ -604,11 +412,11 @@ static hf_status node_list(reader *r, int k, int role)
 
 static hf_status statement(reader *r)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     int t = lx->tok;
     if (t == TK_NODE || t == TK_EDGE || t == TK_GRAPH) {
-        lex(lx);
+        hf_i_dot_lex(lx);
         if (lx->tok != TK_LBRACK)
             return GIVE_UP; /* (a macro name, or nothing) */
         if ((st = attr_lists(r, t == TK_NODE   ? OF_NODE_DEFAULTS
@@ -619,7 +427,7 @@ static hf_status statement(reader *r)
         if ((st = id(r, true)))
             return st;
         if (lx->tok == TK_EQ) { /* a graph attribute */
-            lex(lx);
+            hf_i_dot_lex(lx);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             if ((st = id(r, false)))
@@ -632,7 +440,7 @@ static hf_status statement(reader *r)
             while (lx->tok == TK_ARROW) {
                 if (++arrows > MAX_ARROWS)
                     return GIVE_UP;
-                lex(lx);
+                hf_i_dot_lex(lx);
                 if (!is_id(lx->tok))
                     return GIVE_UP; /* a subgraph, or a syntax error */
                 if ((st = id(r, true)) || (st = node_list(r, !cur, 1)))
@@ -660,7 +468,7 @@ static hf_status statement(reader *r)
         return GIVE_UP;
     }
     if (lx->tok == TK_SEMI)
-        lex(lx);
+        hf_i_dot_lex(lx);
     return HF_OK;
 }
 
@@ -710,23 +518,23 @@ static hf_status labels(reader *r)
 
 static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
-    lex(lx);
+    hf_i_dot_lex(lx);
     if (lx->tok == TK_STRICT)
-        lex(lx);
+        hf_i_dot_lex(lx);
     if (lx->tok != TK_DIGRAPH)
         return GIVE_UP;
-    lex(lx);
+    hf_i_dot_lex(lx);
     if (is_id(lx->tok) && (st = id(r, false)))
         return st;
     if (lx->tok != TK_LBRACE)
         return GIVE_UP;
-    lex(lx);
+    hf_i_dot_lex(lx);
     while (lx->tok != TK_RBRACE)
         if ((st = statement(r)))
             return st;
-    lex(lx);
+    hf_i_dot_lex(lx);
     if (lx->tok != TK_END || r->n == 0)
         return GIVE_UP; /* more after the graph, or no events */
     if ((st = labels(r)))
@@ -747,7 +555,7 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     if (!r)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     r->ctx = ctx;
-    r->lx = (lexer){.s = data, .len = len};
+    r->lx = (hf_i_dot_lexer){.s = data, .len = len};
     hf_status st = hf_poset_builder_new(ctx, &r->b);
     if (!st)
         st = read_graph(r, out, err);
