@@ -58,6 +58,8 @@ typedef struct assignment {
     uint32_t value;
 } assignment;
 
+#define SCOUT_LAG 32u /* names */
+
 typedef struct reader {
     hf_ctx *ctx;
     hf_i_dot_lexer lx;
@@ -87,12 +89,16 @@ typedef struct reader {
      * The builder's table is still told of every event, but no longer asked about names seen
      * before. */
     struct slot {
-        uint32_t at, len, id;
+        uint32_t at, key, id; /* key: slot_key of the name */
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     hf_i_dot_lexer scout;
+    /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
+     * the slot is in the cache and the name's bytes it points to are prefetched in turn */
+    uint32_t lag[SCOUT_LAG][2];
+    unsigned lag_len, lag_at;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
@@ -204,6 +210,19 @@ static hf_status declare(reader *r, int a)
 #define EMPTY_SLOT  UINT32_MAX
 #define SCOUT_AHEAD 1024u /* bytes */
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
+/* A slot's key: the name's length and 16 bits of its hash, so that a probe passes over the slots
+ * of other names (mostly of the same length: e1, e2...) without reading their bytes. */
+static inline uint32_t slot_key(uint64_t h, size_t len)
+{
+    return (uint32_t)len << 16 | (uint32_t)(h >> 48);
+}
+
 static hf_status tab_resize(reader *r, size_t size)
 {
     struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
@@ -211,21 +230,33 @@ static hf_status tab_resize(reader *r, size_t size)
         return HF_ENOMEM;
     for (size_t i = 0; i < size; i++)
         tab[i].id = EMPTY_SLOT;
-    for (uint32_t v = 0; v < r->n; v++) {
-        const struct place *pl = &r->place[v];
-        size_t i = (size_t)hf_i_strtab_hash(r->lx.s + pl->at, pl->len) & (size - 1);
-        while (tab[i].id != EMPTY_SLOT)
-            i = (i + 1) & (size - 1);
-        tab[i] = (struct slot){pl->at, pl->len, v};
+    /* the events in batches, the slots of a batch prefetched before it is placed */
+    enum { BATCH = 16 };
+    uint64_t h[BATCH];
+    for (uint32_t v0 = 0; v0 < r->n; v0 += BATCH) {
+        uint32_t m = r->n - v0 < BATCH ? r->n - v0 : BATCH;
+        for (uint32_t k = 0; k < m; k++) {
+            const struct place *pl = &r->place[v0 + k];
+            h[k] = hf_i_strtab_hash(r->lx.s + pl->at, pl->len);
+            PREFETCH(&tab[(size_t)h[k] & (size - 1)]);
+        }
+        for (uint32_t k = 0; k < m; k++) {
+            const struct place *pl = &r->place[v0 + k];
+            size_t i = (size_t)h[k] & (size - 1);
+            while (tab[i].id != EMPTY_SLOT)
+                i = (i + 1) & (size - 1);
+            tab[i] = (struct slot){pl->at, slot_key(h[k], pl->len), v0 + k};
+        }
     }
     hf_i_free(r->ctx, r->tab);
     r->tab = tab;
     r->tab_mask = size - 1;
+    r->lag_len = 0;
     return HF_OK;
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes. */
+ * passes and, SCOUT_LAG names later, the bytes of the name those slots point to. */
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
@@ -233,13 +264,25 @@ static void scout(reader *r)
         hf_i_dot_lex(sc);
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
-        if (plain) {
-            size_t i =
-                (size_t)hf_i_strtab_hash(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
-#if defined(__GNUC__)
-            __builtin_prefetch(&r->tab[i]);
-#endif
+        if (!plain)
+            continue;
+        size_t len = sc->end - sc->start;
+        uint64_t h = hf_i_strtab_hash(sc->s + sc->start, len);
+        size_t i = (size_t)h & r->tab_mask;
+        PREFETCH(&r->tab[i]);
+        uint32_t *lag = r->lag[r->lag_at];
+        if (r->lag_len == SCOUT_LAG) {
+            for (size_t j = lag[0]; r->tab[j].id != EMPTY_SLOT; j = (j + 1) & r->tab_mask)
+                if (r->tab[j].key == lag[1]) {
+                    PREFETCH(r->lx.s + r->tab[j].at);
+                    break;
+                }
+        } else {
+            r->lag_len++;
         }
+        lag[0] = (uint32_t)i;
+        lag[1] = slot_key(h, len);
+        r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
 }
 
@@ -274,10 +317,10 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     if (r->tab) {
         scout(r);
         h = hf_i_strtab_hash(r->text, r->text_len);
+        uint32_t key = slot_key(h, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].len == r->text_len &&
-                memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
@@ -319,7 +362,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
             i = (i + 1) & r->tab_mask;
-        r->tab[i] = (struct slot){(uint32_t)r->input_at, (uint32_t)r->text_len, r->n};
+        r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
         r->tab_count++;
     }
     for (int a = 0; a < ATTR_COUNT; a++)
