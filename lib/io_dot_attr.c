@@ -22,6 +22,18 @@ bool hf_i_dot_truth_value(const char *v, bool *on)
     return false;
 }
 
+bool hf_i_dot_access_value(const char *v, hf_access *access)
+{
+    size_t n = strlen(v);
+    if (hf_i_dot_word_is(v, n, "r") || hf_i_dot_word_is(v, n, "read"))
+        *access = HF_ACCESS_READ;
+    else if (hf_i_dot_word_is(v, n, "w") || hf_i_dot_word_is(v, n, "write"))
+        *access = HF_ACCESS_WRITE;
+    else
+        return false;
+    return true;
+}
+
 /* The line of the first `key = value` in the text whose key and value read as @p key and
  * @p value (0 if none): attribute values come from libcgraph without a position, so a message
  * about a bad one finds it again. Comments, quoted and <...> strings are skipped as the
@@ -171,10 +183,7 @@ hf_status hf_i_dot_read_object(hf_ctx *ctx, hf_poset_builder *b, uint32_t id, co
     char q[80], qv[80];
     hf_access access = HF_ACCESS_WRITE;
     if (av && av[0]) {
-        size_t n = strlen(av);
-        if (hf_i_dot_word_is(av, n, "r") || hf_i_dot_word_is(av, n, "read"))
-            access = HF_ACCESS_READ;
-        else if (!hf_i_dot_word_is(av, n, "w") && !hf_i_dot_word_is(av, n, "write"))
+        if (!hf_i_dot_access_value(av, &access))
             return hf_i_dot_attr_fail(ctx, text, text_len, "access", av, err,
                                       "event %s: access=%s is not r or w (read or write)",
                                       hf_i_name_quote(name, q, sizeof q),

@@ -536,15 +536,8 @@ static hf_status labels(reader *r)
             return st == HF_ENOMEM ? st : GIVE_UP;
         const char *ov = value_of(r, ATTR_OBJ, v), *av = value_of(r, ATTR_ACCESS, v);
         hf_access access = HF_ACCESS_WRITE;
-        if (av && av[0]) {
-            size_t n = strlen(av);
-            if (hf_i_dot_word_is(av, n, "r") || hf_i_dot_word_is(av, n, "read"))
-                access = HF_ACCESS_READ;
-            else if (!hf_i_dot_word_is(av, n, "w") && !hf_i_dot_word_is(av, n, "write"))
-                return GIVE_UP;
-            if (!ov || !ov[0])
-                return GIVE_UP;
-        }
+        if (av && av[0] && (!hf_i_dot_access_value(av, &access) || !ov || !ov[0]))
+            return GIVE_UP;
         if (ov && ov[0] && (st = hf_poset_builder_set_object(r->b, v, ov, access)))
             return st == HF_ENOMEM ? st : GIVE_UP;
     }

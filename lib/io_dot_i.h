@@ -22,8 +22,31 @@ static inline bool hf_i_dot_is_digit(unsigned char c) { return c >= '0' && c <= 
 /* ASCII case-insensitive equality of s[0..len) and the lowercase word w. */
 bool hf_i_dot_word_is(const char *s, size_t len, const char *w);
 
-/* The length of the numeral at s ([-]?(digits(.digits*)?|.digits)), or 0. */
-size_t hf_i_dot_numeral_len(const char *s, size_t len);
+/* The length of the numeral at s, [-]?(digits(.digits*)?|.digits) as libcgraph reads one, or 0
+ * (inline: the fast scanner reads every numeral name with it). */
+static inline size_t hf_i_dot_numeral_len(const char *s, size_t len)
+{
+    size_t i = 0;
+    if (i < len && s[i] == '-')
+        i++;
+    size_t d = i;
+    while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
+        i++;
+    if (i > d) {
+        if (i < len && s[i] == '.') {
+            i++;
+            while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
+                i++;
+        }
+    } else {
+        if (!(i + 1 < len && s[i] == '.' && hf_i_dot_is_digit((unsigned char)s[i + 1])))
+            return 0;
+        i++;
+        while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
+            i++;
+    }
+    return i;
+}
 
 /* What the pre-scan learns of the input. */
 typedef struct hf_i_dot_scan {
@@ -41,6 +64,10 @@ hf_status hf_i_dot_prescan(hf_ctx *ctx, const char *s, size_t len, hf_i_dot_scan
 /* A truth value as hitfam reads focus=: "", false, 0, no (*on false) or true, 1, yes (true),
  * in any case; false for anything else. */
 bool hf_i_dot_truth_value(const char *v, bool *on);
+
+/* An access= value as hitfam reads it: r or read (HF_ACCESS_READ), w or write (HF_ACCESS_WRITE),
+ * in any case; false for anything else. */
+bool hf_i_dot_access_value(const char *v, hf_access *access);
 
 /* The line of the first node attribute `key = value` in the text (0 if none), and the name of
  * its owner (the node, or "node" for the defaults) in owner[0..owner_cap); HF_ENOMEM. */

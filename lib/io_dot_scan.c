@@ -40,31 +40,6 @@ bool hf_i_dot_word_is(const char *s, size_t len, const char *w)
     return i == len && !w[i];
 }
 
-/* A numeral as libcgraph reads one, [-]?(digits(.digits*)?|.digits): its length, or 0. */
-size_t hf_i_dot_numeral_len(const char *s, size_t len)
-{
-    size_t i = 0;
-    if (i < len && s[i] == '-')
-        i++;
-    size_t d = i;
-    while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
-        i++;
-    if (i > d) {
-        if (i < len && s[i] == '.') {
-            i++;
-            while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
-                i++;
-        }
-    } else {
-        if (!(i + 1 < len && s[i] == '.' && hf_i_dot_is_digit((unsigned char)s[i + 1])))
-            return 0;
-        i++;
-        while (i < len && hf_i_dot_is_digit((unsigned char)s[i]))
-            i++;
-    }
-    return i;
-}
-
 /* libcgraph's NUMBER: a numeral and the '.' or letter run into it (Graphviz warns of those as a
  * "badly delimited number"); its length or 0. */
 static size_t number_len(const char *s, size_t len)
