@@ -58,7 +58,8 @@ typedef struct assignment {
     uint32_t value;
 } assignment;
 
-#define SCOUT_LAG 32u /* names */
+#define SCOUT_LAG  32u  /* names */
+#define SCOUT_RING 512u /* tokens (a power of two) */
 
 typedef struct reader {
     hf_ctx *ctx;
@@ -95,6 +96,10 @@ typedef struct reader {
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     hf_i_dot_lexer scout;
+    /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
+     * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
+    hf_i_dot_lexer ring[SCOUT_RING];
+    size_t ring_head, ring_tail;
     /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
      * the slot is in the cache and the name's bytes it points to are prefetched in turn */
     uint32_t lag[SCOUT_LAG][2];
@@ -111,6 +116,8 @@ typedef struct reader {
     assignment *assign;
     size_t assign_len, assign_cap;
 } reader;
+
+static void next(reader *r);
 
 /* Statuses inside the reader: HF_OK, GIVE_UP, HF_ENOMEM. */
 #define GIVE_UP HF_EUNSUPPORTED
@@ -160,7 +167,7 @@ static hf_status id(reader *r, bool keep)
             r->in_input = true;
             r->input_at = lx->start;
         }
-        hf_i_dot_lex(lx);
+        next(r);
         return HF_OK;
     }
     if (lx->tok != TK_QSTR)
@@ -171,13 +178,13 @@ static hf_status id(reader *r, bool keep)
         hf_status st;
         if (keep && (st = take_quoted(r)))
             return st;
-        hf_i_dot_lex(lx);
+        next(r);
         if (lx->tok != TK_PLUS) {
             r->in_input = keep && first && plain;
             r->input_at = start;
             return HF_OK;
         }
-        hf_i_dot_lex(lx);
+        next(r);
         if (lx->tok != TK_QSTR)
             return GIVE_UP;
     }
@@ -260,8 +267,10 @@ static hf_status tab_resize(reader *r, size_t size)
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
-    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD) {
+    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD &&
+           r->ring_head - r->ring_tail < SCOUT_RING) {
         hf_i_dot_lex(sc);
+        r->ring[r->ring_head++ % SCOUT_RING] = *sc;
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
         if (!plain)
@@ -284,6 +293,18 @@ static void scout(reader *r)
         lag[1] = slot_key(h, len);
         r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
+}
+
+/* The next token into r->lx: the scout's when it runs (so that the reader and the scout never
+ * part), read here otherwise. */
+static void next(reader *r)
+{
+    if (r->ring_tail == r->ring_head && r->tab)
+        scout(r);
+    if (r->ring_tail < r->ring_head)
+        r->lx = r->ring[r->ring_tail++ % SCOUT_RING];
+    else
+        hf_i_dot_lex(&r->lx);
 }
 
 /* Whether event v (< n) is named by text. */
@@ -394,7 +415,7 @@ static hf_status attr_lists(reader *r, int owner)
     hf_status st;
     r->assign_len = 0;
     while (lx->tok == TK_LBRACK) {
-        hf_i_dot_lex(lx);
+        next(r);
         while (lx->tok != TK_RBRACK) {
             if (!is_id(lx->tok))
                 return GIVE_UP;
@@ -403,7 +424,7 @@ static hf_status attr_lists(reader *r, int owner)
             int a = attr_of(r->text);
             if (lx->tok != TK_EQ)
                 return GIVE_UP;
-            hf_i_dot_lex(lx);
+            next(r);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             bool node = owner == OF_NODES || owner == OF_NODE_DEFAULTS;
@@ -425,9 +446,9 @@ static hf_status attr_lists(reader *r, int owner)
                 }
             }
             if (lx->tok == TK_SEMI || lx->tok == TK_COMMA)
-                hf_i_dot_lex(lx);
+                next(r);
         }
-        hf_i_dot_lex(lx);
+        next(r);
     }
     return HF_OK;
 }
@@ -445,7 +466,7 @@ static hf_status node_list(reader *r, int k, int role)
             return st;
         if (lx->tok != TK_COMMA)
             return HF_OK;
-        hf_i_dot_lex(lx);
+        next(r);
         if (!is_id(lx->tok))
             return GIVE_UP;
         if ((st = id(r, true)))
@@ -459,7 +480,7 @@ static hf_status statement(reader *r)
     hf_status st;
     int t = lx->tok;
     if (t == TK_NODE || t == TK_EDGE || t == TK_GRAPH) {
-        hf_i_dot_lex(lx);
+        next(r);
         if (lx->tok != TK_LBRACK)
             return GIVE_UP; /* (a macro name, or nothing) */
         if ((st = attr_lists(r, t == TK_NODE   ? OF_NODE_DEFAULTS
@@ -470,7 +491,7 @@ static hf_status statement(reader *r)
         if ((st = id(r, true)))
             return st;
         if (lx->tok == TK_EQ) { /* a graph attribute */
-            hf_i_dot_lex(lx);
+            next(r);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             if ((st = id(r, false)))
@@ -483,7 +504,7 @@ static hf_status statement(reader *r)
             while (lx->tok == TK_ARROW) {
                 if (++arrows > MAX_ARROWS)
                     return GIVE_UP;
-                hf_i_dot_lex(lx);
+                next(r);
                 if (!is_id(lx->tok))
                     return GIVE_UP; /* a subgraph, or a syntax error */
                 if ((st = id(r, true)) || (st = node_list(r, !cur, 1)))
@@ -511,7 +532,7 @@ static hf_status statement(reader *r)
         return GIVE_UP;
     }
     if (lx->tok == TK_SEMI)
-        hf_i_dot_lex(lx);
+        next(r);
     return HF_OK;
 }
 
@@ -556,21 +577,21 @@ static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
 {
     hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
-    hf_i_dot_lex(lx);
+    next(r);
     if (lx->tok == TK_STRICT)
-        hf_i_dot_lex(lx);
+        next(r);
     if (lx->tok != TK_DIGRAPH)
         return GIVE_UP;
-    hf_i_dot_lex(lx);
+    next(r);
     if (is_id(lx->tok) && (st = id(r, false)))
         return st;
     if (lx->tok != TK_LBRACE)
         return GIVE_UP;
-    hf_i_dot_lex(lx);
+    next(r);
     while (lx->tok != TK_RBRACE)
         if ((st = statement(r)))
             return st;
-    hf_i_dot_lex(lx);
+    next(r);
     if (lx->tok != TK_END || r->n == 0)
         return GIVE_UP; /* more after the graph, or no events */
     if ((st = labels(r)))

@@ -1,6 +1,6 @@
-/* The layout of struct hf_poset, for the code that builds a poset (poset.c, the readers) and
- * the code that walks its arrays in inner loops (methods, verify, counts). Everything else uses
- * the accessors of hitfam/poset.h and the functions of internal.h. */
+/* The layout of struct hf_poset, for the code that builds a poset (poset.c, poset_finish.c, the
+ * readers) and the code that walks its arrays in inner loops (methods, verify, counts). Everything
+ * else uses the accessors of hitfam/poset.h and the functions of internal.h. */
 #ifndef HITFAM_POSET_I_H
 #define HITFAM_POSET_I_H
 
