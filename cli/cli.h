@@ -80,6 +80,9 @@ hf_ctx *ctx_new(void);
  * is a terminal, or HITFAM_PROGRESS says so), and its erasure before messages and at the end. */
 void progress_attach(hf_ctx *ctx);
 void progress_clear(void);
+/* The phase of a command made of several computations (compare: the approach measured), shown
+ * at once and then before each task on the progress line; NULL or "" to drop it. */
+void progress_phase(const char *text);
 /* The order in a DOT file, with a context of its own. Exits with a message on failure. */
 hf_poset *read_poset(const char *path);
 /* Free a poset from read_poset and its context. */

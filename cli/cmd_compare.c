@@ -80,9 +80,18 @@ typedef struct ctx {
     mpz_t admissible;
     double admissible_d;
     uint64_t m;
-    uint64_t horizon; /* series length of samplers and enumerations: max(10 m, --runs) */
-    uint64_t samples; /* per estimated probability */
+    uint64_t horizon;       /* series length of samplers and enumerations: max(10 m, --runs) */
+    uint64_t samples;       /* per estimated probability */
+    unsigned phase, phases; /* the progress line's count of computations (one per approach) */
 } cmp;
+
+/* The progress line's phase: the approach measured now, and how far compare is. */
+static void phase(cmp *c, const char *approach)
+{
+    char text[96];
+    snprintf(text, sizeof text, "compare %s (%u of %u)", approach, ++c->phase, c->phases);
+    progress_phase(text);
+}
 
 /* Share of admissible tuples hit by the first k schedules of f (k <= size). */
 static double share_hit(const cmp *c, const hf_family *f, size_t k)
@@ -141,6 +150,7 @@ static bool family_row(cmp *c, hf_method method, row *r)
     o.d = c->d;
     o.method = method;
     hf_error err;
+    phase(c, hf_method_name(method));
     if (unless_oom(hf_method_check(c->p, &o, &err)))
         return false;
     hf_family *f = new_family(c);
@@ -184,6 +194,7 @@ static hf_status count_put(void *user, const uint32_t *s, uint32_t n)
 
 static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds, row *r)
 {
+    phase(c, hf_method_name(method));
     snprintf(r->name, sizeof r->name, "%s", hf_method_name(method));
     r->kind = "sampler";
     r->guarantee = "probability";
@@ -258,6 +269,7 @@ static void sampler_row(cmp *c, hf_method method, uint64_t seed, unsigned seeds,
 
 static void enum_row(cmp *c, const char *name, hf_enum_mode mode, uint32_t k, row *r)
 {
+    phase(c, name);
     snprintf(r->name, sizeof r->name, "%s", name);
     r->kind = "enumeration";
     r->guarantee = mode == HF_ENUM_ALL ? "all" : "share";
@@ -488,10 +500,19 @@ int cmd_compare(int argc, char **argv)
         poset_free(p);
         return EXIT_BAD;
     }
-    cmp c = {.p = p, .d = o.d, .samples = samples};
+    static const hf_method methods[] = {HF_METHOD_DFS,     HF_METHOD_SIMPLE,   HF_METHOD_DOUBLETREE,
+                                        HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE, HF_METHOD_CHAINS,
+                                        HF_METHOD_GREEDY,  HF_METHOD_EXACT};
+    static const hf_method samplers[] = {HF_METHOD_RANDOM, HF_METHOD_RW, HF_METHOD_PCT,
+                                         HF_METHOD_POS, HF_METHOD_BASICPOS};
+    /* one phase for the count, auto, the methods, the samplers, and five enumerations */
+    const unsigned phases =
+        2 + sizeof methods / sizeof methods[0] + sizeof samplers / sizeof samplers[0] + 5;
+    cmp c = {.p = p, .d = o.d, .samples = samples, .phases = phases};
     mpz_init(c.admissible);
     hf_error err;
     int rc = EXIT_BAD;
+    phase(&c, "admissible tuples");
     if (unless_oom(hf_count_admissible(p, o.d, NULL, 0, c.admissible, &err))) {
         report(argv[optind], 0, "%s", err.text);
         goto out;
@@ -507,14 +528,9 @@ int cmd_compare(int argc, char **argv)
     }
     k++;
     c.horizon = 10 * c.m > horizon ? 10 * c.m : horizon;
-    static const hf_method methods[] = {HF_METHOD_DFS,     HF_METHOD_SIMPLE,   HF_METHOD_DOUBLETREE,
-                                        HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE, HF_METHOD_CHAINS,
-                                        HF_METHOD_GREEDY,  HF_METHOD_EXACT};
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (family_row(&c, methods[i], &rows[k]))
             k++;
-    static const hf_method samplers[] = {HF_METHOD_RANDOM, HF_METHOD_RW, HF_METHOD_PCT,
-                                         HF_METHOD_POS, HF_METHOD_BASICPOS};
     for (size_t i = 0; i < sizeof samplers / sizeof samplers[0]; i++)
         sampler_row(&c, samplers[i], o.seed, (unsigned)seeds, &rows[k++]);
     enum_row(&c, "all", HF_ENUM_ALL, 0, &rows[k++]);
@@ -524,6 +540,7 @@ int cmd_compare(int argc, char **argv)
         snprintf(name, sizeof name, "preemptions-%" PRIu32, b);
         enum_row(&c, name, HF_ENUM_PREEMPTIONS, b, &rows[k++]);
     }
+    progress_phase(NULL);
     if (json)
         print_json(&c, rows, k);
     else

@@ -235,14 +235,8 @@ int cmd_verify(int argc, char **argv)
     hf_verify_result res;
     st = unless_oom(hf_verify_store(p, f, &vopt, &res, &err));
     if (st) {
-        /* the line of the first schedule the order refuses */
-        size_t line = 0;
-        for (size_t k = 0; st == HF_ESCHEDULE && k < hf_family_store_size(f); k++)
-            if (unless_oom(hf_schedule_check(p, hf_family_store_schedule(f, k), k, NULL))) {
-                line = hf_family_store_schedule_line(f, k);
-                break;
-            }
-        report(family_path, family_line(line), "%s", err.text[0] ? err.text : hf_strerror(st));
+        /* a refused schedule read from text: its line is in err.line */
+        report_error(family_path, st, &err);
         goto out;
     }
     /* counted before anything is printed: a failure leaves standard output empty */

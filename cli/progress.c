@@ -1,7 +1,9 @@
 /* The progress line: on a terminal, a computation that runs longer than about a second says on
  * standard error what it is doing, one line rewritten in place (task, units done of the total,
  * seconds so far), from the library's progress callback (hf_ctx_set_progress). The line is
- * cleared before any message and when the command ends, so stderr keeps only the messages.
+ * cleared before any message and when the command ends, so stderr keeps only the messages. A
+ * command made of several computations (compare) names the one it is at (progress_phase) at the
+ * head of the line.
  *
  * HITFAM_PROGRESS=never turns it off, HITFAM_PROGRESS=always shows it whatever standard error
  * is (for tests and logs); HITFAM_PROGRESS_DELAY=SECONDS sets the delay (default 1). Without
@@ -23,6 +25,9 @@ static struct {
     unsigned width; /* the length of the last line (to clear it without escapes) */
 } line;
 
+/* What a command running several computations is at (progress_phase), shown before the task. */
+static char phase[96];
+
 static double now(void)
 {
     struct timespec t;
@@ -34,19 +39,23 @@ static bool show(const hf_progress *p, void *user)
 {
     (void)user;
     double t = now();
-    if (t - line.start < line.delay || (line.shown && t - line.last < 0.1))
+    /* a new phase (p NULL) is shown at once, reports at most ten times a second */
+    if (t - line.start < line.delay || (p && line.shown && t - line.last < 0.1))
         return true;
     line.last = t;
-    char text[160];
-    const char *task = p->task ? p->task : "working";
+    char text[256];
+    const char *task = p && p->task ? p->task : "working";
     int n;
-    if (p->total)
-        n = snprintf(text, sizeof text, "hitfam: %s: %llu of %llu (%.0f%%), %.0f s", task,
-                     (unsigned long long)p->done, (unsigned long long)p->total,
-                     100.0 * (double)p->done / (double)p->total, t - line.start);
+    if (!p)
+        n = snprintf(text, sizeof text, "hitfam: %s, %.0f s", phase, t - line.start);
+    else if (p->total)
+        n = snprintf(text, sizeof text, "hitfam: %s%s%s: %llu of %llu (%.0f%%), %.0f s", phase,
+                     phase[0] ? ": " : "", task, (unsigned long long)p->done,
+                     (unsigned long long)p->total, 100.0 * (double)p->done / (double)p->total,
+                     t - line.start);
     else
-        n = snprintf(text, sizeof text, "hitfam: %s: %llu, %.0f s", task,
-                     (unsigned long long)p->done, t - line.start);
+        n = snprintf(text, sizeof text, "hitfam: %s%s%s: %llu, %.0f s", phase, phase[0] ? ": " : "",
+                     task, (unsigned long long)p->done, t - line.start);
     if (n < 0)
         return true;
     unsigned w = (unsigned)strlen(text);
@@ -66,6 +75,13 @@ void progress_clear(void)
     fflush(stderr);
     line.shown = false;
     line.width = 0;
+}
+
+void progress_phase(const char *text)
+{
+    snprintf(phase, sizeof phase, "%s", text ? text : "");
+    if (line.started && phase[0])
+        show(NULL, NULL);
 }
 
 void progress_attach(hf_ctx *ctx)

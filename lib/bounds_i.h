@@ -1,4 +1,4 @@
-/* Internal: the SAT refutation behind hitfam/bounds.h (implemented in lib/gen_exact.c, which
+/* Internal: the SAT refutation behind hitfam/bounds.h (implemented in lib/exact_sat.c, which
  * holds the encoding). */
 #ifndef HF_BOUNDS_I_H
 #define HF_BOUNDS_I_H

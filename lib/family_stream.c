@@ -1,6 +1,6 @@
 /* Families read in chunks (never the whole input): the window that lib/io_family.c's reader
- * parses, refilled before each text line or JSON value; the store of schedules for verify, on
- * the heap or in a mapped temporary file. */
+ * parses, refilled before each text line, JSON value or bin schedule; the store of schedules for
+ * verify, on the heap or in a mapped temporary file. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,8 +100,8 @@ static bool scan_value(scan *sc, const char *b, size_t len, size_t *at, hf_i_nee
     while (i < len) {
         char c = b[i];
         switch (sc->phase) {
-        case BOM:
-            if (len - i < 3)
+        case BOM: /* four bytes: bin's magic is told by them */
+            if (len - i < 4)
                 goto more;
             if (memcmp(b + i, "\xef\xbb\xbf", 3) == 0)
                 i += 3;
@@ -157,6 +157,27 @@ more:
     return false;
 }
 
+/* What the reader sees of the window: its bytes and the input offset of the first. */
+static void window_view(const hf_i_window *w, const char **s, size_t *len, uint64_t *base)
+{
+    *s = w->buf;
+    *len = w->len;
+    *base = w->base;
+}
+
+/* Drop what the reader is done with (the bytes before *pos, which becomes 0); returns how many. */
+static size_t window_drop(hf_i_window *w, size_t *pos)
+{
+    size_t k = *pos;
+    if (k > 0) {
+        memmove(w->buf, w->buf + k, w->len - k);
+        w->len -= k;
+        w->base += k;
+        *pos = 0;
+    }
+    return k;
+}
+
 hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_t *len, size_t *pos,
                            size_t *line_start, uint64_t *base)
 {
@@ -167,22 +188,27 @@ hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_
                                            : scan_value(&sc, w->buf, w->len, &at, kind);
         if (done || w->eof)
             break;
-        if (*pos > 0) {
-            /* drop what the reader is done with */
-            memmove(w->buf, w->buf + *pos, w->len - *pos);
-            w->len -= *pos;
-            w->base += *pos;
-            at -= *pos;
-            *line_start -= *pos;
-            *pos = 0;
-        }
+        size_t k = window_drop(w, pos);
+        at -= k;
+        *line_start -= k;
         hf_status st = window_read(w);
         if (st)
             return st;
     }
-    *s = w->buf;
-    *len = w->len;
-    *base = w->base;
+    window_view(w, s, len, base);
+    return HF_OK;
+}
+
+hf_status hf_i_window_bytes(hf_i_window *w, size_t want, const char **s, size_t *len, size_t *pos,
+                            uint64_t *base)
+{
+    while (w->len - *pos < want && !w->eof) {
+        window_drop(w, pos);
+        hf_status st = window_read(w);
+        if (st)
+            return st;
+    }
+    window_view(w, s, len, base);
     return HF_OK;
 }
 
@@ -204,22 +230,7 @@ hf_status hf_i_window_seek(hf_i_window *w, uint64_t off, const char **s, size_t 
         w->eof = false;
         *pos = 0;
     }
-    *s = w->buf;
-    *len = w->len;
-    *base = w->base;
-    return HF_OK;
-}
-
-hf_status hf_i_window_all(hf_i_window *w, const char **s, size_t *len)
-{
-    /* called at the start, before anything was dropped: buf holds the input from its start */
-    while (!w->eof) {
-        hf_status st = window_read(w);
-        if (st)
-            return st;
-    }
-    *s = w->buf;
-    *len = w->len;
+    window_view(w, s, len, base);
     return HF_OK;
 }
 
@@ -499,7 +510,7 @@ hf_status hf_verify_store(const hf_poset *p, const hf_family_store *s, const hf_
     if (!s || !result)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     size_t heap = s->heap ? s->m * (size_t)s->n * sizeof(uint32_t) : 0;
-    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, opt, result, NULL, err);
+    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, s->lines, opt, result, NULL, err);
 }
 
 hf_status hf_verify_store_count_uncovered(const hf_poset *p, const hf_family_store *s,
@@ -509,5 +520,5 @@ hf_status hf_verify_store_count_uncovered(const hf_poset *p, const hf_family_sto
     if (!s || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     size_t heap = s->heap ? s->m * (size_t)s->n * sizeof(uint32_t) : 0;
-    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, opt, NULL, out, err);
+    return hf_i_verify_rows(p, s->rows, s->n, s->m, heap, s->lines, opt, NULL, out, err);
 }

@@ -12,7 +12,8 @@ typedef struct hf_i_window hf_i_window;
 
 /* What the reader parses next, so the window must hold it from *pos (or reach the end of the
  * input):
- * START: the first three bytes, then any blanks and line breaks and one more byte;
+ * START: the first four bytes (a byte order mark, or the start of bin's magic), then past any
+ *        byte order mark any blanks and line breaks and one more byte;
  * LINE: a text line up to and including its line feed, longer when a quoted name continues
  *       (backslash and line break) onto the next line;
  * VALUE: JSON blanks, one whole value (strings and brackets matched), blanks, one more byte;
@@ -33,9 +34,11 @@ hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_
  * off; the next need refills. HF_EIO when the input cannot go back there. */
 hf_status hf_i_window_seek(hf_i_window *w, uint64_t off, const char **s, size_t *len, size_t *pos,
                            uint64_t *base);
-/* Read the whole input into the window (called at the start, before the reader dropped
- * anything): *s and *len are all of it. For inputs read whole (bin). HF_ENOMEM or HF_EIO. */
-hf_status hf_i_window_all(hf_i_window *w, const char **s, size_t *len);
+/* Refill the window until it holds at least @p want bytes from *pos, or the rest of the input
+ * (fewer only at its end); the bytes before *pos may be dropped, *s, *len, *pos and *base are
+ * updated as by hf_i_window_need. For bin, read in whole schedules. HF_OK, HF_ENOMEM or HF_EIO. */
+hf_status hf_i_window_bytes(hf_i_window *w, size_t want, const char **s, size_t *len, size_t *pos,
+                            uint64_t *base);
 /* Make sure the input can be read again from its start (hf_i_window_seek): an input that cannot
  * seek (a pipe) is copied to an unlinked temporary file first. */
 hf_status hf_i_window_rewindable(hf_i_window *w);
@@ -70,7 +73,7 @@ struct hf_family_store {
     hf_i_big big;   /* the rows when mapped */
     uint32_t *heap; /* the rows when on the heap */
     size_t cap;     /* ids room of heap */
-    size_t *lines;  /* lines[k]: the text line of schedule k (0 for JSON) */
+    size_t *lines;  /* lines[k]: the line of schedule k (0 for bin) */
     size_t lines_cap;
     size_t limit; /* memory limit given to hf_family_store_read (0: none) */
     bool have_lines;
@@ -78,9 +81,10 @@ struct hf_family_store {
 
 /* hf_verify and hf_verify_count_uncovered on m rows of n ids (row after row); with
  * opt->memory_limit the check's tables go to a mapped file when rows_bytes (the part of the
- * rows on the heap) and the tables would exceed it. */
+ * rows on the heap) and the tables would exceed it. lines (NULL: none): the text line of each
+ * row, for a refused schedule's err->line. */
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
-                           size_t rows_bytes, const hf_verify_options *opt,
+                           size_t rows_bytes, const size_t *lines, const hf_verify_options *opt,
                            hf_verify_result *result, mpz_t count, hf_error *err);
 
 #endif

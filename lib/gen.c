@@ -250,6 +250,9 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     mpz_t s, best_size;
     mpz_init(s);
     mpz_init(best_size);
+    /* what a weighed method says when it fails: kept when its failure ends auto (a stop by the
+     * progress callback), dropped when auto only passes the method over */
+    hf_error why = {0};
     for (unsigned i = 0; i < N_IMPLEMENTED && !st; i++) {
         const hf_i_method *m = implemented[i];
         hf_gen_options o = method_options(m, opt);
@@ -276,7 +279,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         if (m->auto_below) {
             /* a search for a family smaller than the best so far, which bounds it */
             hf_family *g = NULL;
-            st = m->auto_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, NULL);
+            st = m->auto_below(p, &o, best ? mpz_get_ui(best_size) : 0, &g, NULL, &why);
             if (!st && !g)
                 continue; /* none smaller within its budget */
             if (!st)
@@ -289,10 +292,10 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
             if ((st = hf_family_new(p->ctx, p->n, &f)))
                 break;
             capped_family cf = {f, cap};
-            st = m->generate(p, &o, (hf_sink){capped_put, &cf}, NULL);
+            st = m->generate(p, &o, (hf_sink){capped_put, &cf}, &why);
             mpz_set_ui(s, (unsigned long)hf_family_size(f));
         } else {
-            st = m->predict(p, &o, s, NULL);
+            st = m->predict(p, &o, s, &why);
             if (!st && m->predict_runs && mpz_cmp_ui(s, (unsigned long)cap) > 0)
                 st = HF_ETOOLARGE;
         }
@@ -300,6 +303,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         if (st == HF_ETOOLARGE || st == HF_EUNSUPPORTED) {
             too_large |= 1u << m->id;
             st = HF_OK;
+            why = (hf_error){0};
             hf_family_free(f);
             continue;
         }
@@ -320,6 +324,8 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
         mpz_set(size, best_size);
     mpz_clear(s);
     mpz_clear(best_size);
+    if (st && st != HF_ENOMEM && err && why.text[0])
+        *err = why;
     if (!st && !best)
         st = no_method(p, opt->d, too_large, skipped, err);
     if (st) {

@@ -1,11 +1,10 @@
-/* The machine family formats, `ids` and `bin` (docs/formats.md has the layouts), and the block
- * output buffer of the family writers. Reading them checks what the text reader checks: every
- * index names an event, no event twice, every event in each schedule, and the family belongs to
- * the order (event count, and the names the file lists). */
+/* The bin checksum, the block output buffer of the family writers, and the `ids` format's rows and
+ * events line (docs/formats.md has the layouts; lib/io_family_bin.c has bin). Reading ids checks
+ * what the text reader checks: every index names an event, no event twice, every event in each
+ * schedule, and the family belongs to the order (the names the events line lists). */
 #include <stdarg.h>
 #include <string.h>
 
-#include "family_i.h"
 #include "io_family_ids.h"
 #include "poset_i.h"
 
@@ -15,39 +14,6 @@
 #define SUM_SEED 0x6a09e667f3bcc908u
 #define SUM_MUL  0x9e3779b97f4a7c15u
 #define SUM_FIN  0xd6e8feb86659fd93u
-
-static uint64_t le64(const unsigned char *b)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | b[i];
-    return v;
-}
-
-static uint32_t le32(const unsigned char *b)
-{
-    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-}
-
-static unsigned le16(const unsigned char *b) { return (unsigned)b[0] | (unsigned)b[1] << 8; }
-
-static void put_le16(unsigned char *b, unsigned v)
-{
-    b[0] = (unsigned char)v;
-    b[1] = (unsigned char)(v >> 8);
-}
-
-static void put_le32(unsigned char *b, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_le64(unsigned char *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        b[i] = (unsigned char)(v >> (8 * i));
-}
 
 static inline uint64_t sum_step(uint64_t h, uint64_t w)
 {
@@ -65,13 +31,15 @@ void hf_i_sum_add(hf_i_sum *s, const void *data, size_t len)
         s->tail[s->tailed++] = *b++;
         len--;
         if (s->tailed == 8) {
-            s->h = sum_step(s->h, le64(s->tail));
+            s->h = sum_step(s->h, hf_i_le64(s->tail));
             s->tailed = 0;
         }
     }
+    if (s->tailed > 0)
+        return; /* the piece ended before the word did */
     uint64_t h = s->h;
     for (; len >= 8; b += 8, len -= 8)
-        h = sum_step(h, le64(b));
+        h = sum_step(h, hf_i_le64(b));
     s->h = h;
     memcpy(s->tail, b, len);
     s->tailed = (unsigned)len;
@@ -83,7 +51,7 @@ uint64_t hf_i_sum_final(const hf_i_sum *s)
     if (s->tailed > 0) {
         unsigned char last[8] = {0};
         memcpy(last, s->tail, s->tailed);
-        h = sum_step(h, le64(last));
+        h = sum_step(h, hf_i_le64(last));
     }
     h = (h ^ s->total) * SUM_FIN;
     return h ^ (h >> 32);
@@ -138,285 +106,6 @@ bool hf_i_out_put(hf_i_out *o, const void *data, size_t len)
         len -= take;
     }
     return !o->failed;
-}
-
-/* ========================================================================================== */
-/* bin: writing                                                                               */
-
-/* The event-name table: each name and a NUL byte. */
-static size_t names_bytes(const hf_poset *p)
-{
-    size_t t = 0;
-    for (uint32_t v = 0; v < p->n; v++)
-        t += strlen(hf_i_name(p, v)) + 1;
-    return t;
-}
-
-static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
-
-bool hf_i_bin_write_header(hf_i_out *o, const hf_poset *p, unsigned d, const char *method,
-                           bool schedules_known, uint64_t schedules)
-{
-    size_t mlen = method ? strlen(method) : 0;
-    if (mlen > HF_MAX_NAME) /* the reader's limit: such a method reads back as none */
-        mlen = 0;
-    size_t names_end = HF_I_BIN_HEADER + mlen + names_bytes(p);
-    size_t rows_at = align8(names_end);
-    unsigned char h[HF_I_BIN_HEADER] = {0};
-    memcpy(h, HF_I_BIN_MAGIC, HF_I_BIN_MAGIC_LEN);
-    put_le16(h + 8, HF_I_BIN_VERSION);
-    h[10] = (unsigned char)(d <= HF_MAX_D ? d : 0);
-    h[11] = (unsigned char)hf_i_bin_width(p->n);
-    put_le32(h + 12, 1u); /* flags: the event names follow */
-    put_le32(h + 16, p->n);
-    put_le32(h + 20, (uint32_t)mlen);
-    put_le64(h + 24, schedules_known ? schedules : HF_I_BIN_UNKNOWN);
-    put_le64(h + 32, (uint64_t)rows_at);
-    if (!hf_i_out_put(o, h, sizeof h) || !hf_i_out_put(o, method, mlen))
-        return false;
-    for (uint32_t v = 0; v < p->n; v++) {
-        const char *name = hf_i_name(p, v);
-        if (!hf_i_out_put(o, name, strlen(name) + 1))
-            return false;
-    }
-    static const char zeros[8] = {0};
-    return hf_i_out_put(o, zeros, rows_at - names_end);
-}
-
-bool hf_i_bin_write_row(hf_i_out *o, const uint32_t *s, uint32_t n)
-{
-    const unsigned width = hf_i_bin_width(n);
-    const uint32_t chunk = 8192;
-    for (uint32_t i = 0; i < n;) {
-        uint32_t end = n - i > chunk ? i + chunk : n;
-        unsigned char *b = (unsigned char *)hf_i_out_room(o, (size_t)(end - i) * width);
-        if (!b)
-            return false;
-        if (width == 2)
-            for (uint32_t j = i; j < end; j++, b += 2)
-                put_le16(b, s[j]);
-        else
-            for (uint32_t j = i; j < end; j++, b += 4)
-                put_le32(b, s[j]);
-        o->len += (size_t)(end - i) * width;
-        i = end;
-    }
-    return true;
-}
-
-bool hf_i_bin_write_trailer(hf_i_out *o, uint64_t count)
-{
-    unsigned char c[8];
-    put_le64(c, count);
-    if (!hf_i_out_put(o, c, sizeof c) || !hf_i_out_flush(o))
-        return false;
-    put_le64(c, hf_i_sum_final(&o->sum));
-    o->summed = false;
-    return hf_i_out_put(o, c, sizeof c) && hf_i_out_flush(o);
-}
-
-/* ========================================================================================== */
-/* bin: reading                                                                               */
-
-bool hf_i_bin_detect(const char *data, size_t len)
-{
-    return len >= 4 && memcmp(data, HF_I_BIN_MAGIC, 4) == 0;
-}
-
-static hf_status bin_fail(hf_error *err, hf_status st, size_t at, const char *fmt, ...)
-    HF_I_PRINTF(4, 5);
-
-static hf_status bin_fail(hf_error *err, hf_status st, size_t at, const char *fmt, ...)
-{
-    char msg[280];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return hf_i_fail(err, st, 0, 0, "byte %zu: %s", at, msg);
-}
-
-static hf_status bin_truncated(hf_error *err, size_t len, const char *where)
-{
-    return bin_fail(err, HF_EPARSE, len, "truncated binary family (%s)", where);
-}
-
-/* The method of the header: none when empty, "unknown" or holding a NUL byte. */
-static hf_status bin_method(const hf_poset *p, hf_family *f, const char *m, size_t len)
-{
-    if (len == 0 || memchr(m, '\0', len) || (len == 7 && memcmp(m, "unknown", 7) == 0))
-        return HF_OK;
-    f->method = hf_i_malloc(p->ctx, len + 1);
-    if (!f->method)
-        return HF_ENOMEM;
-    memcpy(f->method, m, len);
-    f->method[len] = '\0';
-    return HF_OK;
-}
-
-/* The schedules: m rows of n indices of `width` bytes at b (offset `at` in the file). */
-static hf_status bin_rows(const hf_poset *p, hf_family *f, const unsigned char *b, size_t at,
-                          uint64_t m, unsigned width, hf_error *err)
-{
-    uint32_t n = p->n;
-    if (n == 0 || m == 0) {
-        f->m = (size_t)m;
-        return HF_OK;
-    }
-    if (HF_I_GROW(p->ctx, f->rows, &f->cap, (size_t)m * n))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    hf_word *seen = hf_i_calloc(p->ctx, hf_i_words(n), sizeof *seen);
-    if (!seen)
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    hf_status st = HF_OK;
-    for (uint64_t r = 0; r < m && !st; r++) {
-        uint32_t *row = f->rows + (size_t)r * n;
-        uint32_t i = 0;
-        for (; i < n; i++, b += width) {
-            uint32_t v = width == 2 ? le16(b) : le32(b);
-            size_t off = at + ((size_t)r * n + i) * width;
-            if (v >= n) {
-                st = bin_fail(err, HF_ENOTFOUND, off,
-                              "event index %" PRIu32 " out of range (the order has %" PRIu32
-                              " events)",
-                              v, n);
-                break;
-            }
-            if (hf_i_bit_test(seen, v)) {
-                char q[96];
-                st = bin_fail(err, HF_ESCHEDULE, off, "schedule %" PRIu64 " repeats event %s",
-                              r + 1, hf_i_name_quote(hf_i_name(p, v), q, sizeof q));
-                break;
-            }
-            hf_i_bit_set(seen, v);
-            row[i] = v;
-        }
-        for (uint32_t j = 0; j < i; j++)
-            hf_i_bit_clear(seen, row[j]);
-        if (!st)
-            f->m++;
-    }
-    hf_i_free(p->ctx, seen);
-    return st;
-}
-
-hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
-                        hf_error *err)
-{
-    const unsigned char *b = (const unsigned char *)data;
-    if (len < HF_I_BIN_MAGIC_LEN || memcmp(b, HF_I_BIN_MAGIC, HF_I_BIN_MAGIC_LEN) != 0) {
-        size_t at = 0;
-        while (at < len && at < HF_I_BIN_MAGIC_LEN && b[at] == (unsigned char)HF_I_BIN_MAGIC[at])
-            at++;
-        return at == len ? bin_truncated(err, len, "in the header")
-                         : bin_fail(err, HF_EPARSE, at, "not a hitfam binary family (magic bytes)");
-    }
-    if (len < HF_I_BIN_HEADER)
-        return bin_truncated(err, len, "in the header");
-    unsigned version = le16(b + 8), dv = b[10], width = b[11];
-    uint32_t flags = le32(b + 12), n = le32(b + 16), mlen = le32(b + 20);
-    uint64_t m = le64(b + 24), rows_at = le64(b + 32);
-    if (version != HF_I_BIN_VERSION)
-        return bin_fail(err, HF_EUNSUPPORTED, 8,
-                        "binary family version %u, this hitfam reads version %u", version,
-                        HF_I_BIN_VERSION);
-    if (width != 2 && width != 4)
-        return bin_fail(err, HF_EPARSE, 11, "index width %u (must be 2 or 4 bytes)", width);
-    if (flags & ~1u)
-        return bin_fail(err, HF_EPARSE, 12, "unknown flags 0x%" PRIx32, flags);
-    if (mlen > HF_MAX_NAME)
-        return bin_fail(err, HF_EPARSE, 20, "method of %" PRIu32 " bytes (at most %u)", mlen,
-                        HF_MAX_NAME);
-    /* The layout, from the header's own n: where the names end and the rows start. */
-    size_t pos = HF_I_BIN_HEADER + mlen;
-    if (pos > len)
-        return bin_truncated(err, len, "in the method");
-    size_t names_at = pos;
-    if (flags & 1u)
-        for (uint32_t v = 0; v < n; v++) {
-            const char *z = pos < len ? memchr(data + pos, '\0', len - pos) : NULL;
-            if (!z)
-                return bin_truncated(err, len, "in the event names");
-            pos = (size_t)(z - data) + 1;
-        }
-    if (rows_at != align8(pos))
-        return bin_fail(err, HF_EPARSE, 32, "rows at byte %" PRIu64 ", expected %zu", rows_at,
-                        align8(pos));
-    if (rows_at > len)
-        return bin_truncated(err, len, "in the padding");
-    for (size_t i = pos; i < rows_at; i++)
-        if (b[i] != 0)
-            return bin_fail(err, HF_EPARSE, i, "padding byte is not zero");
-    /* The length: whole schedules, then the trailer. */
-    size_t body = len - (size_t)rows_at, row_bytes = (size_t)n * width;
-    if (body < HF_I_BIN_TRAILER)
-        return bin_truncated(err, len, "no trailer");
-    size_t rows_len = body - HF_I_BIN_TRAILER;
-    if (row_bytes == 0 && rows_len > 0)
-        return bin_fail(err, HF_EPARSE, (size_t)rows_at, "%zu bytes of schedules over zero events",
-                        rows_len);
-    if (m != HF_I_BIN_UNKNOWN && row_bytes > 0) {
-        size_t room = rows_len / row_bytes;
-        if (m > room)
-            return bin_fail(err, HF_EPARSE, len,
-                            "truncated binary family (the header announces %" PRIu64
-                            " schedules, the file has room for %zu)",
-                            m, room);
-        if (rows_len != (size_t)m * row_bytes)
-            return bin_fail(err, HF_EPARSE, (size_t)rows_at + (size_t)m * row_bytes,
-                            "%zu bytes after the header's %" PRIu64 " schedules",
-                            rows_len - (size_t)m * row_bytes, m);
-    } else if (row_bytes > 0 && rows_len % row_bytes != 0) {
-        return bin_fail(err, HF_EPARSE, len,
-                        "truncated binary family (%zu bytes of schedules is not a whole number "
-                        "of %zu-byte schedules)",
-                        rows_len, row_bytes);
-    }
-    hf_i_sum sum;
-    hf_i_sum_init(&sum);
-    hf_i_sum_add(&sum, b, len - 8);
-    if (hf_i_sum_final(&sum) != le64(b + len - 8))
-        return bin_fail(err, HF_EPARSE, len - 8,
-                        "checksum mismatch (the file is damaged or truncated)");
-    uint64_t count = le64(b + len - 16);
-    if (m != HF_I_BIN_UNKNOWN && count != m)
-        return bin_fail(err, HF_EPARSE, len - 16,
-                        "the trailer counts %" PRIu64 " schedules, the header %" PRIu64, count, m);
-    if (row_bytes > 0 && count != rows_len / row_bytes)
-        return bin_fail(err, HF_EPARSE, len - 16,
-                        "the trailer counts %" PRIu64 " schedules, the file holds %zu", count,
-                        rows_len / row_bytes);
-    /* What the header says about the family. */
-    if (dv > HF_MAX_D)
-        return bin_fail(err, HF_EPARSE, 10, "d=%u is out of range (0 for unknown, 1 to %u)", dv,
-                        HF_MAX_D);
-    if (width == 2 && n > 65536u)
-        return bin_fail(err, HF_EPARSE, 11, "2-byte indices cannot name %" PRIu32 " events", n);
-    if (n != p->n)
-        return bin_fail(err, HF_EMISMATCH, 16,
-                        "family has %" PRIu32 " events, the order has %" PRIu32, n, p->n);
-    if (count > SIZE_MAX || (n > 0 && count > SIZE_MAX / n))
-        return bin_fail(err, HF_ETOOLARGE, len - 16,
-                        "%" PRIu64 " schedules, more than can be stored", count);
-    if (bin_method(p, f, data + HF_I_BIN_HEADER, mlen))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    if (flags & 1u) {
-        pos = names_at;
-        for (uint32_t v = 0; v < n; v++) {
-            const char *name = data + pos, *own = hf_i_name(p, v);
-            size_t nl = strlen(name);
-            if (strcmp(name, own) != 0) {
-                char q1[96], q2[96];
-                return bin_fail(err, HF_EMISMATCH, pos,
-                                "event index %" PRIu32 " is %s in the family, %s in the order", v,
-                                hf_i_name_quote(name, q1, sizeof q1),
-                                hf_i_name_quote(own, q2, sizeof q2));
-            }
-            pos += nl + 1;
-        }
-    }
-    *d = dv;
-    return bin_rows(p, f, b + rows_at, (size_t)rows_at, count, width, err);
 }
 
 /* ========================================================================================== */

@@ -1,15 +1,26 @@
 /* The machine family formats (docs/formats.md): `ids` (the text header, then schedules as
- * decimal event indices) and `bin` (a binary layout with a checksum), and the block output
- * buffer every family writer fills. lib/io_family.c calls these from its writer and reader. */
+ * decimal event indices, lib/io_family_ids.c) and `bin` (a binary layout with a checksum,
+ * lib/io_family_bin.c), and the block output buffer every family writer fills. The writers
+ * (lib/io_family_write.c) and the reader (lib/io_family.c, lib/io_family_text.c) call these. */
 #ifndef HITFAM_IO_FAMILY_IDS_H
 #define HITFAM_IO_FAMILY_IDS_H
 
 #include <stdio.h>
 
+#include "family_stream_i.h"
 #include "names.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* The bin checksum: 64 bits over a byte stream fed in pieces (docs/formats.md defines it).    */
+
+/* The little-endian 64-bit word at b (the checksum's words, bin's counts and offsets). */
+static inline uint64_t hf_i_le64(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
 
 typedef struct hf_i_sum {
     uint64_t h;
@@ -83,6 +94,13 @@ bool hf_i_bin_detect(const char *data, size_t len);
  * line and column are 0). */
 hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
                         hf_error *err);
+/* The same through the streaming window (lib/family_stream.c), which holds the input's first
+ * bytes: each schedule goes to emit as it is read (f->m counts them), the window holding the
+ * header and one schedule at a time. The status and message are hf_i_bin_read's on the same
+ * bytes (checks whose refusal the whole reader would make first wait for the input's end), or
+ * emit's refusal, or the window's failure. */
+hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn emit, void *user,
+                          hf_family *f, unsigned *d, hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* ids: the pieces the text reader delegates                                                   */

@@ -5,6 +5,16 @@
 
 #include "online_i.h"
 
+/* A hint that a record will be read soon (a cache line fetched while the caller works); the
+ * general cases of post and next kept out of line, so that their usual cases stay short. */
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#define NOINLINE    __attribute__((noinline))
+#else
+#define PREFETCH(p) ((void)(p))
+#define NOINLINE
+#endif
+
 /* ---- session ---- */
 
 hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out, hf_error *err)
@@ -43,7 +53,7 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     s->strategy = st;
     s->learn_method = o->learn_method;
     s->max_runs = o->max_runs;
-    s->root_first = s->root_last = NONE;
+    s->root = (unode){NONE, NONE, NOLABEL};
     s->running = NONE;
     s->target = s->next_target = SIZE_MAX;
     s->lead = SIZE_MAX;
@@ -65,13 +75,18 @@ void hf_online_free(hf_online *s)
     hf_ctx *ctx = s->ctx;
     hf_i_online_learn_drop(s);
     hf_i_free(ctx, s->nodes);
+    hf_i_free(ctx, s->over);
+    hf_i_free(ctx, s->ohash);
     hf_i_free(ctx, s->labels);
+    hf_i_free(ctx, s->lab_off);
+    hf_i_free(ctx, s->lhash);
     hf_i_free(ctx, s->sched);
     hf_i_free(ctx, s->run_off);
     hf_i_free(ctx, s->ev);
     hf_i_free(ctx, s->stack);
     hf_i_free(ctx, s->items);
     hf_i_free(ctx, s->deferred);
+    hf_i_free(ctx, s->keys);
     hf_i_free(ctx, s->heap);
     hf_i_free(ctx, s->useful);
     hf_i_free(ctx, s->aims);
@@ -99,17 +114,17 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->open = true;
     s->started = false;
     s->n_ev = 0;
-    s->recent = 0;
     s->running = NONE;
     s->pending = 0;
-    s->root_cursor = NONE;
-    s->root_kids = 0;
+    s->cur = (hf_i_cur){NONE, s->root.kids, 0, 0, 0, MODE_F, 0};
+    s->ev_lim = 0; /* the schedule moved on: reserve_event_slow works the limit out again */
     s->nodes_before = s->n_nodes;
     s->created = false;
     s->sp = s->isp = s->ndef = s->hn = 0;
     uint64_t r = s->runs;
     s->right = false;
     s->learn_plan = false;
+    s->dfs_run = false;
     switch (s->strategy) {
     case HF_ONLINE_DFS:
         s->right = r % 2 == 1;
@@ -135,18 +150,166 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->learn_plan = (s->target != SIZE_MAX || s->repair) && s->plan_pos;
         break;
     }
+    s->dfs_run = s->strategy != HF_ONLINE_DOUBLETREE && !s->learn_plan;
     return HF_OK;
 }
 
 uint32_t hf_online_pending(const hf_online *s) { return s && s->open ? s->pending : 0; }
 
-static bool label_eq(const hf_online *s, uint32_t node, const char *label)
+/* ---- labels, interned: a node keeps the id of its label ---- */
+
+static uint64_t label_hash(const char *label)
 {
-    size_t off = s->nodes[node].label;
-    if (off == SIZE_MAX || !label)
-        return off == SIZE_MAX && !label;
-    return strcmp(s->labels + off, label) == 0;
+    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
+    for (const unsigned char *c = (const unsigned char *)label; *c; c++)
+        h = (h ^ *c) * 0x100000001b3u;
+    return h ^ (h >> 29);
 }
+
+/* The id of @p label, NOLABEL when it is not interned (or NULL). */
+static uint32_t label_find(const hf_online *s, const char *label)
+{
+    if (!label || s->lhash_cap == 0)
+        return NOLABEL;
+    size_t mask = s->lhash_cap - 1;
+    for (size_t i = label_hash(label) & mask;; i = (i + 1) & mask) {
+        uint32_t id = s->lhash[i];
+        if (id == NONE)
+            return NOLABEL;
+        if (strcmp(s->labels + s->lab_off[id], label) == 0)
+            return id;
+    }
+}
+
+static void lhash_put(uint32_t *tab, size_t cap, const char *label, uint32_t id)
+{
+    size_t mask = cap - 1, i = label_hash(label) & mask;
+    while (tab[i] != NONE)
+        i = (i + 1) & mask;
+    tab[i] = id;
+}
+
+/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM leaves the session as it was. */
+static hf_status label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
+{
+    if ((*id = label_find(s, label)) != NOLABEL)
+        return HF_OK;
+    /* a label read back from this session (hf_online_node_label) lives in the arena, which may
+     * move */
+    bool inside = s->labels && label >= s->labels && label < s->labels + s->labels_len;
+    size_t at = inside ? (size_t)(label - s->labels) : 0;
+    if (HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1) ||
+        HF_I_GROW(s->ctx, s->lab_off, &s->lab_cap, (size_t)s->n_lab + 1))
+        return HF_ENOMEM;
+    if (inside)
+        label = s->labels + at;
+    if (2 * ((size_t)s->n_lab + 1) > s->lhash_cap) { /* load at most 1/2 */
+        size_t cap = s->lhash_cap ? 2 * s->lhash_cap : 16;
+        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
+        if (!tab)
+            return HF_ENOMEM;
+        memset(tab, 0xff, cap * sizeof *tab);
+        for (uint32_t k = 0; k < s->n_lab; k++)
+            lhash_put(tab, cap, s->labels + s->lab_off[k], k);
+        hf_i_free(s->ctx, s->lhash);
+        s->lhash = tab;
+        s->lhash_cap = cap;
+    }
+    memcpy(s->labels + s->labels_len, label, llen + 1);
+    s->lab_off[s->n_lab] = s->labels_len;
+    s->labels_len += llen + 1;
+    *id = s->n_lab++;
+    lhash_put(s->lhash, s->lhash_cap, s->labels + s->lab_off[*id], *id);
+    return HF_OK;
+}
+
+/* The label of id @p lid (NOLABEL: none) is @p label. */
+static inline bool label_is(const hf_online *s, uint32_t lid, const char *label)
+{
+    if (lid == NOLABEL || !label)
+        return lid == NOLABEL && !label;
+    return strcmp(s->labels + s->lab_off[lid], label) == 0;
+}
+
+/* ---- overflow children: (parent, rank, label) -> node ---- */
+
+static size_t over_hash(uint32_t parent, uint32_t rank, uint32_t label)
+{
+    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^ ((uint64_t)rank << 32 | label);
+    h *= 0xff51afd7ed558ccdu;
+    return (size_t)(h ^ (h >> 32));
+}
+
+static uint32_t over_find(const hf_online *s, uint32_t parent, uint32_t rank, uint32_t label)
+{
+    if (s->n_over == 0)
+        return NONE;
+    size_t mask = s->ohash_cap - 1;
+    for (size_t i = over_hash(parent, rank, label) & mask;; i = (i + 1) & mask) {
+        uint32_t k = s->ohash[i];
+        if (k == NONE)
+            return NONE;
+        const uover *o = &s->over[k];
+        if (o->parent == parent && o->rank == rank && o->label == label)
+            return o->node;
+    }
+}
+
+static void ohash_put(const uover *over, uint32_t *tab, size_t cap, uint32_t k)
+{
+    size_t mask = cap - 1, i = over_hash(over[k].parent, over[k].rank, over[k].label) & mask;
+    while (tab[i] != NONE)
+        i = (i + 1) & mask;
+    tab[i] = k;
+}
+
+/* Room for one more overflow child. */
+static hf_status over_reserve(hf_online *s)
+{
+    if (HF_I_GROW(s->ctx, s->over, &s->over_cap, s->n_over + 1))
+        return HF_ENOMEM;
+    if (2 * (s->n_over + 1) > s->ohash_cap) {
+        size_t cap = s->ohash_cap ? 2 * s->ohash_cap : 16;
+        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
+        if (!tab)
+            return HF_ENOMEM;
+        memset(tab, 0xff, cap * sizeof *tab);
+        for (size_t k = 0; k < s->n_over; k++)
+            ohash_put(s->over, tab, cap, (uint32_t)k);
+        hf_i_free(s->ctx, s->ohash);
+        s->ohash = tab;
+        s->ohash_cap = cap;
+    }
+    return HF_OK;
+}
+
+/* The child of rank @p rank in the block of @p pnode (whose block starts at @p kids), NONE if the
+ * block has no such child. */
+static inline uint32_t block_child(const hf_online *s, uint32_t pnode, uint32_t kids, uint32_t rank)
+{
+    if (kids == NONE || kids + rank >= s->n_nodes)
+        return NONE;
+    const unode *u = &s->nodes[kids + rank];
+    return u->parent == pnode && !(u->label & OVER) ? kids + rank : NONE;
+}
+
+uint32_t hf_i_online_rank(const hf_online *s, uint32_t node)
+{
+    uint32_t p = s->nodes[node].parent;
+    if (!(s->nodes[node].label & OVER))
+        return node - (p == NONE ? s->root : s->nodes[p]).kids;
+    size_t lo = 0, hi = s->n_over; /* over is sorted by node */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->over[mid].node < node)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n_over && s->over[lo].node == node ? s->over[lo].rank : 0;
+}
+
+/* ---- posting ---- */
 
 /* Room for one more event of the run in every structure next() and end_run() use, so that they
  * never allocate. */
@@ -157,6 +320,7 @@ static hf_status reserve_event_slow(hf_online *s)
     if (HF_I_GROW(ctx, s->ev, &s->ev_cap, need) ||
         HF_I_GROW(ctx, s->sched, &s->sched_cap, s->sched_len + need))
         return HF_ENOMEM;
+    size_t lim = s->ev_cap < s->sched_cap - s->sched_len ? s->ev_cap : s->sched_cap - s->sched_len;
     /* the scheduling structures hold pending events only: every stack range, double-tree item
      * (on the stack or deferred) and heap entry holds at least one pending event, and they are
      * disjoint, so they grow with the pending events, not with the run */
@@ -169,6 +333,8 @@ static hf_status reserve_event_slow(hf_online *s)
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
+        if ((s->useful_cap - 2) / 2 < lim)
+            lim = (s->useful_cap - 2) / 2;
         if (HF_I_GROW(ctx, s->items, &s->items_cap, pend + 2) ||
             HF_I_GROW(ctx, s->deferred, &s->deferred_cap, pend + 2))
             return HF_ENOMEM;
@@ -176,9 +342,12 @@ static hf_status reserve_event_slow(hf_online *s)
         break;
     default: /* dfs, and learn (its runs without a plan are depth first) */
         if (s->strategy == HF_ONLINE_LEARN) {
-            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend))
+            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend) ||
+                HF_I_GROW(ctx, s->keys, &s->keys_cap, need))
                 return HF_ENOMEM;
             room = s->heap_cap;
+            if (s->keys_cap < lim)
+                lim = s->keys_cap;
         }
         if (HF_I_GROW(ctx, s->stack, &s->stack_cap, 2 * pend + 2))
             return HF_ENOMEM;
@@ -187,35 +356,76 @@ static hf_status reserve_event_slow(hf_online *s)
         break;
     }
     s->room = room;
+    s->ev_lim = lim < HF_MAX_EVENTS ? (uint32_t)lim : HF_MAX_EVENTS;
     return HF_OK;
 }
 
-static inline hf_status reserve_event(hf_online *s)
+/* Has event @p e of the open run run? (Not the running one: the error path of post.) */
+static bool event_ran(const hf_online *s, uint32_t e)
 {
-    size_t need = (size_t)s->n_ev + 1;
-    if (need <= s->ev_cap && s->sched_len + need <= s->sched_cap && (size_t)s->pending < s->room &&
-        (s->strategy != HF_ONLINE_DOUBLETREE || 2 * need + 2 <= s->useful_cap))
-        return HF_OK;
-    return reserve_event_slow(s);
+    const uint32_t *run = s->sched + s->sched_len;
+    for (uint32_t i = 0, ran = s->n_ev - s->pending; i < ran; i++)
+        if (run[i] == s->ev[e].node) /* a run's events have distinct union nodes */
+            return true;
+    return false;
 }
 
-/* The union child of the parent's node (the union roots for a root) with this rank and label,
- * or NONE. Fast path: the sibling that follows the one its previous sibling matched; a rank
- * beyond every known child's is new at once. */
-static uint32_t match_child(const hf_online *s, uint32_t prun, uint32_t rank, const char *label)
+/* Why @p parent may not get a child now (post's checks off its usual path). */
+static hf_status post_refuse(const hf_online *s, uint32_t parent, hf_error *err)
 {
-    uint32_t cursor = prun == NONE ? s->root_cursor : s->ev[prun].cursor;
-    uint32_t first = prun == NONE ? s->root_first : s->ev[prun].ufirst;
-    uint32_t ranks = prun == NONE ? s->root_ranks : s->ev[prun].uranks;
-    if (rank >= ranks)
-        return NONE;
-    uint32_t cand = cursor == NONE ? first : s->nodes[cursor].next;
-    if (cand != NONE && s->nodes[cand].rank == rank && label_eq(s, cand, label))
-        return cand;
-    for (uint32_t c = first; c != NONE; c = s->nodes[c].next)
-        if (s->nodes[c].rank == rank && label_eq(s, c, label))
-            return c;
-    return NONE;
+    if (!s->open)
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "no run is open: call hf_online_begin_run before posting events");
+    if (parent == NONE)
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "a root event must be posted before the run's first "
+                         "hf_online_next; later events are children of the running event");
+    if (parent >= s->n_ev)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "unknown parent event %" PRIu32 " (the run has %" PRIu32 " events)",
+                         parent, s->n_ev);
+    if (!event_ran(s, parent))
+        return hf_i_fail(err, HF_ESTATE, 0, 0,
+                         "parent event %" PRIu32 " has not run yet: post its children while it "
+                         "runs",
+                         parent);
+    return hf_i_fail(err, HF_ESTATE, 0, 0,
+                     "parent event %" PRIu32 " has finished: children must be posted while "
+                     "their parent runs, before the next hf_online_next",
+                     parent);
+}
+
+/* Make the union node of the current parent's child of rank cur.posted and this label. */
+static hf_status create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,
+                             hf_error *err)
+{
+    if (s->n_nodes >= HF_MAX_EVENTS)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
+                         HF_MAX_EVENTS);
+    uint32_t lid = NOLABEL, pnode = s->cur.node, rank = s->cur.posted, node = s->n_nodes;
+    unode *p = pnode == NONE ? &s->root : &s->nodes[pnode];
+    /* the block grows when the child comes right after it, in ids and in rank */
+    bool block = p->kids == NONE ? rank == 0
+                                 : rank > 0 && p->kids + rank == node &&
+                                       block_child(s, pnode, p->kids, rank - 1) == node - 1;
+    if ((label && label_intern(s, label, llen, &lid)) ||
+        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s)))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
+    s->nodes[node] = (unode){pnode, NONE, block ? lid : lid | OVER};
+    if (block) {
+        if (p->kids == NONE)
+            p->kids = node;
+        s->cur.kids = p->kids;
+    } else {
+        s->over[s->n_over] = (uover){pnode, rank, lid, node};
+        ohash_put(s->over, s->ohash, s->ohash_cap, (uint32_t)s->n_over);
+        s->n_over++;
+    }
+    s->n_nodes++;
+    s->created = true;
+    *out = node;
+    return HF_OK;
 }
 
 hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
@@ -224,109 +434,110 @@ hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint3
     return hf_online_post_user(s, parent, label, 0, event, err);
 }
 
-hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
-                              uint32_t *event, hf_error *err)
+/* hf_online_post_user, every case. */
+static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *label, uint64_t user,
+                                    uint32_t *event, hf_error *err)
 {
     if (!s)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
-    if (!s->open)
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "no run is open: call hf_online_begin_run before posting events");
-    if (parent == s->running && parent != NONE) {
-        /* the usual case: a child of the running event */
-    } else if (parent == NONE) {
-        if (s->started)
-            return hf_i_fail(err, HF_ESTATE, 0, 0,
-                             "a root event must be posted before the run's first "
-                             "hf_online_next; later events are children of the running event");
-    } else if (parent >= s->n_ev) {
-        return hf_i_fail(err, HF_EINVAL, 0, 0,
-                         "unknown parent event %" PRIu32 " (the run has %" PRIu32 " events)",
-                         parent, s->n_ev);
-    } else if (s->ev[parent].state == ST_PENDING) {
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "parent event %" PRIu32 " has not run yet: post its children while it "
-                         "runs",
-                         parent);
-    } else if (s->ev[parent].state == ST_DONE) {
-        return hf_i_fail(err, HF_ESTATE, 0, 0,
-                         "parent event %" PRIu32 " has finished: children must be posted while "
-                         "their parent runs, before the next hf_online_next",
-                         parent);
+    /* the usual case: a child of the running event, or a root before the first next() */
+    if (parent != s->running || (parent == NONE && s->started) || !s->open)
+        return post_refuse(s, parent, err);
+    /* the child of this rank in the parent's block, else an overflow child: a label that
+     * matches is an interned one, so not too long */
+    uint32_t rank = s->cur.posted, node = NONE;
+    uint32_t c = block_child(s, s->cur.node, s->cur.kids, rank);
+    if (c != NONE && label_is(s, s->nodes[c].label, label))
+        node = c;
+    else if (s->n_over > 0) {
+        uint32_t lid = label_find(s, label);
+        if (!label || lid != NOLABEL)
+            node = over_find(s, s->cur.node, rank, lid);
     }
-    size_t llen = label ? strlen(label) : 0;
-    if (llen > HF_MAX_NAME)
+    size_t llen = 0;
+    if (node == NONE && label && (llen = strlen(label)) > HF_MAX_NAME)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
-    if (s->n_ev >= HF_MAX_EVENTS)
-        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run", HF_MAX_EVENTS);
-    if (reserve_event(s))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    uint32_t *nkids = parent == NONE ? &s->root_kids : &s->ev[parent].nkids;
-    uint32_t node = match_child(s, parent, *nkids, label);
-    if (node == NONE) {
-        if (s->n_nodes >= HF_MAX_EVENTS)
-            return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
+    if (s->n_ev >= s->ev_lim || s->pending >= s->room) {
+        if (s->n_ev >= HF_MAX_EVENTS)
+            return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run",
                              HF_MAX_EVENTS);
-        /* a label read back from this session (hf_online_node_label) lives in the arena, which
-         * may move */
-        bool inside = label && s->labels && label >= s->labels && label < s->labels + s->labels_len;
-        size_t at = inside ? (size_t)(label - s->labels) : 0;
-        if (HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + 1) ||
-            (label && HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1)))
+        if (reserve_event_slow(s))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        if (inside)
-            label = s->labels + at;
-        uint32_t pnode = parent == NONE ? NONE : s->ev[parent].node;
-        node = s->n_nodes++;
-        unode *u = &s->nodes[node];
-        u->parent = pnode;
-        u->first = u->last = u->next = NONE;
-        u->rank = *nkids;
-        u->ranks = 0;
-        u->label = SIZE_MAX;
-        if (label) {
-            memcpy(s->labels + s->labels_len, label, llen + 1);
-            u->label = s->labels_len;
-            s->labels_len += llen + 1;
-        }
-        uint32_t *first = pnode == NONE ? &s->root_first : &s->nodes[pnode].first;
-        uint32_t *last = pnode == NONE ? &s->root_last : &s->nodes[pnode].last;
-        uint32_t *ranks = pnode == NONE ? &s->root_ranks : &s->nodes[pnode].ranks;
-        if (*last == NONE)
-            *first = node;
-        else
-            s->nodes[*last].next = node;
-        *last = node;
-        if (*ranks <= *nkids)
-            *ranks = *nkids + 1;
-        if (parent != NONE) {
-            s->ev[parent].ufirst = *first;
-            s->ev[parent].uranks = *ranks;
-        }
-        s->created = true;
     }
-    (*nkids)++;
-    *(parent == NONE ? &s->root_cursor : &s->ev[parent].cursor) = node;
+    if (node == NONE) {
+        hf_status st = create_node(s, label, llen, &node, err);
+        if (st)
+            return st;
+    }
+    s->cur.posted++;
     uint32_t id = s->n_ev++;
     revent *e = &s->ev[id];
-    e->node = node;
-    e->cursor = NONE;
-    e->nkids = 0;
-    e->ufirst = s->nodes[node].first;
-    e->uranks = s->nodes[node].ranks;
-    e->state = ST_PENDING;
-    e->mode = MODE_F;
-    e->under = 0;
-    e->aux = 0;
+    const unode *u = &s->nodes[node];
     e->user = user;
-    if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
+    e->node = node;
+    e->kids = u->kids;
+    if (s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
-            e->aux = 2 * s->plan_pos[node];
+            s->keys[id] = 2 * s->plan_pos[node];
         else if (parent != NONE)
-            e->aux = s->ev[parent].aux | 1; /* right after its nearest planned ancestor */
+            s->keys[id] = s->cur.key | 1; /* right after its nearest planned ancestor */
         else
-            e->aux = 2 * s->plan_n + 1;
+            s->keys[id] = 2 * s->plan_n + 1;
     }
+    s->pending++;
+    if (event)
+        *event = id;
+    return HF_OK;
+}
+
+/* Equal strings, inline: labels are short, and a call would cost more than the loop. */
+static inline bool str_eq(const char *a, const char *b)
+{
+    for (; *a == *b; a++, b++)
+        if (!*a)
+            return true;
+    return false;
+}
+
+/* The usual cases on their own, so that they stay short: a child of the running event, in a run
+ * without a plan, with room, that matches the child of its rank in its union node's block (later
+ * runs), or that is new and extends that block with a label already seen or none (the first
+ * run). */
+hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, uint64_t user,
+                              uint32_t *event, hf_error *err)
+{
+    if (!s || parent == NONE || parent != s->running || s->learn_plan || s->n_ev >= s->ev_lim ||
+        s->pending >= s->room)
+        return post_slow(s, parent, label, user, event, err);
+    uint32_t rank = s->cur.posted, node = NONE, kids = NONE;
+    if (s->cur.kids != NONE && (node = s->cur.kids + rank) < s->n_nodes) {
+        const unode *u = &s->nodes[node];
+        if (u->parent != s->cur.node || (u->label & OVER)) /* not the block's */
+            return post_slow(s, parent, label, user, event, err);
+        if (u->label == NOLABEL ? label != NULL
+                                : !label || !str_eq(s->labels + s->lab_off[u->label], label))
+            return post_slow(s, parent, label, user, event, err);
+        kids = u->kids;
+        if (kids != NONE) /* the child may run next, and post its own children */
+            PREFETCH(&s->nodes[kids]);
+    } else {
+        node = s->n_nodes;
+        if ((rank > 0 && (s->cur.kids == NONE ||
+                          block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
+            s->n_over > 0 || node >= s->nodes_cap || node >= HF_MAX_EVENTS)
+            return post_slow(s, parent, label, user, event, err);
+        uint32_t lid = label ? label_find(s, label) : NOLABEL;
+        if (label && lid == NOLABEL) /* a new label: interned by the general case */
+            return post_slow(s, parent, label, user, event, err);
+        s->nodes[node] = (unode){s->cur.node, NONE, lid};
+        if (rank == 0)
+            s->cur.kids = s->nodes[s->cur.node].kids = node;
+        s->n_nodes = node + 1;
+        s->created = true;
+    }
+    uint32_t id = s->n_ev++;
+    s->ev[id] = (revent){user, node, kids};
+    s->cur.posted = rank + 1;
     s->pending++;
     if (event)
         *event = id;
@@ -337,7 +548,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
 
 static bool heap_less(const hf_online *s, uint32_t a, uint32_t b)
 {
-    uint32_t ka = s->ev[a].aux, kb = s->ev[b].aux;
+    uint32_t ka = s->keys[a], kb = s->keys[b];
     return ka < kb || (ka == kb && a > b);
 }
 
@@ -398,8 +609,8 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
  * second halves follow in reverse). */
-static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
-                      uint8_t under)
+static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                             uint8_t under)
 {
     item b[2];
     int cnt = binary_children(lo, hi, depth, b);
@@ -449,13 +660,11 @@ static void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, ui
 
 /* The children of the running event (or the roots) are the events posted since the last next():
  * hand them to the strategy. */
-static void take_children(hf_online *s)
+static inline void take_children(hf_online *s)
 {
-    uint32_t lo = s->recent, hi = s->n_ev;
+    uint32_t hi = s->n_ev, lo = hi - s->cur.posted;
     uint32_t par = s->running;
-    if (par == NONE && hi - lo >= 2)
-        s->branched = true;
-    if (par != NONE && hi - lo >= 2)
+    if (hi - lo >= 2)
         s->branched = true;
     switch (s->strategy) {
     case HF_ONLINE_DOUBLETREE:
@@ -465,7 +674,7 @@ static void take_children(hf_online *s)
             else if (hi > lo)
                 s->items[s->isp++] = (item){lo, hi, 0, MODE_F, 0};
         } else {
-            dt_expand(s, lo, hi, s->ev[par].aux, s->ev[par].mode, s->ev[par].under);
+            dt_expand(s, lo, hi, s->cur.depth, s->cur.mode, s->cur.under);
         }
         break;
     default:
@@ -482,18 +691,54 @@ static void take_children(hf_online *s)
         }
         break;
     }
-    s->recent = hi;
+    s->cur.posted = 0;
 }
 
-hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+/* The next event of the double-tree row (NONE if the stacks are empty, which cannot happen while
+ * an event is pending). */
+static inline uint32_t dt_pop(hf_online *s)
+{
+    for (;;) {
+        if (s->isp == 0) {
+            if (s->ndef == 0)
+                return NONE;
+            s->items[s->isp++] = s->deferred[--s->ndef];
+        }
+        item it = s->items[--s->isp];
+        if (it.hi != NONE) {
+            dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
+            continue;
+        }
+        s->cur.depth = it.depth;
+        s->cur.mode = it.mode;
+        s->cur.under = it.under;
+        if (it.depth > s->max_depth)
+            s->max_depth = it.depth;
+        return it.lo;
+    }
+}
+
+/* Make @p v the running event. */
+static inline void run_event(hf_online *s, uint32_t v)
+{
+    const revent *e = &s->ev[v];
+    s->running = v;
+    s->sched[s->sched_len + (s->n_ev - s->pending)] = e->node;
+    s->pending--;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.posted = 0;
+    s->cur.key = s->learn_plan ? s->keys[v] : 0;
+}
+
+/* hf_online_next, every case. */
+static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err)
 {
     if (!s || !event)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session or no place to store the event");
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0, "no run is open: call hf_online_begin_run first");
     take_children(s);
-    if (s->running != NONE)
-        s->ev[s->running].state = ST_DONE;
     s->running = NONE;
     s->started = true;
     if (s->pending == 0)
@@ -501,25 +746,8 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
                          "no event is pending: the run is over, end it with hf_online_end_run");
     uint32_t v;
     if (s->strategy == HF_ONLINE_DOUBLETREE) {
-        for (;;) {
-            if (s->isp == 0) {
-                if (s->ndef == 0) /* cannot happen: every pending event is on a stack */
-                    return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
-                s->items[s->isp++] = s->deferred[--s->ndef];
-            }
-            item it = s->items[--s->isp];
-            if (it.hi != NONE) {
-                dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
-                continue;
-            }
-            v = it.lo;
-            s->ev[v].aux = it.depth;
-            s->ev[v].mode = it.mode;
-            s->ev[v].under = it.under;
-            if (it.depth > s->max_depth)
-                s->max_depth = it.depth;
-            break;
-        }
+        if ((v = dt_pop(s)) == NONE) /* cannot happen: every pending event is on a stack */
+            return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
     } else if (s->strategy == HF_ONLINE_LEARN && s->learn_plan) {
         v = heap_pop(s);
     } else {
@@ -528,10 +756,38 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
         if (top[0] == top[1])
             s->sp -= 2;
     }
-    s->ev[v].state = ST_RUNNING;
-    s->running = v;
-    s->pending--;
-    s->sched[s->sched_len + (s->n_ev - s->pending - 1)] = s->ev[v].node;
+    run_event(s, v);
+    *event = v;
+    return HF_OK;
+}
+
+/* Depth-first and double-tree runs on their own. Depth first: the running event's children
+ * (posted since the last call) are one range of the stack, and the first of them runs at once. */
+hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+{
+    if (!s || !event || !s->open || s->pending == 0 || s->learn_plan)
+        return next_slow(s, event, err);
+    uint32_t posted = s->cur.posted, v;
+    if (!s->dfs_run) { /* doubletree */
+        take_children(s);
+        if ((v = dt_pop(s)) == NONE)
+            return next_slow(s, event, err);
+    } else if (posted > 0) {
+        uint32_t hi = s->n_ev, lo = hi - posted;
+        if (posted >= 2) {
+            s->branched = true;
+            s->stack[s->sp++] = s->right ? lo : lo + 1;
+            s->stack[s->sp++] = s->right ? hi - 1 : hi;
+        }
+        v = s->right ? hi - 1 : lo;
+    } else {
+        uint32_t *top = &s->stack[s->sp - 2];
+        v = s->right ? --top[1] : top[0]++;
+        if (top[0] == top[1])
+            s->sp -= 2;
+    }
+    s->started = true;
+    run_event(s, v);
     *event = v;
     return HF_OK;
 }
@@ -545,14 +801,12 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0, "no run is open");
-    if (s->n_ev > s->recent)
+    if (s->cur.posted > 0)
         take_children(s);
     if (s->pending > 0)
         return hf_i_fail(err, HF_ESTATE, 0, 0,
                          "%" PRIu32 " posted events have not run: a run plays all its events",
                          s->pending);
-    if (s->running != NONE)
-        s->ev[s->running].state = ST_DONE;
     s->running = NONE;
     s->open = false;
     s->sched_len += s->n_ev;

@@ -9,17 +9,28 @@
 #include "coverage.h"
 #include "gen.h"
 
-/* A node of the union forest: identified by (parent, rank among its siblings, label). Children in
- * first-seen order. */
+/* A node of the union forest: identified by (parent, rank among its siblings, label). The
+ * children a run posts under a node it creates are created together, so a node's children of
+ * ranks 0, 1, ... form a block of consecutive ids from `kids` on, and post finds a child by its
+ * rank with one read (the node at kids + rank is in the block when its parent is right and it is
+ * no overflow child). A child that fits no block (a rank beyond the block, posted in a later run
+ * once other nodes were created, or another label at a rank of the block) is an overflow child,
+ * found by hashing (parent, rank, label). 12 bytes, so that the runs after the first, which post
+ * in another order than the one the union forest was made in, touch few cache lines. */
 typedef struct unode {
     uint32_t parent;
-    uint32_t first, last, next; /* children list, and the next sibling */
-    uint32_t rank;              /* its place among the run's siblings (posting order, from 0) */
-    uint32_t ranks;             /* 1 + the largest rank of its children (0: none) */
-    size_t label;               /* offset into the label arena, SIZE_MAX: no label */
+    uint32_t kids;  /* first child of the block, NONE: no child yet */
+    uint32_t label; /* interned label id or NOLABEL, with OVER for an overflow child */
 } unode;
 
-enum { ST_PENDING = 0, ST_RUNNING = 1, ST_DONE = 2 };
+#define NOLABEL 0x7fffffffu
+#define OVER    0x80000000u
+
+/* A child outside its parent's block, in order of creation (so by node id). */
+typedef struct uover {
+    uint32_t parent, rank, label, node;
+} uover;
+
 /* What became of a tuple tracked by learn's repair runs: still open, hit by some run, set aside
  * (HF_ONLINE_LEARN_REPAIRS misses, or no plan left without a cycle), or apart (no run has all
  * its events). */
@@ -27,20 +38,29 @@ enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
 /* Modes of the double-tree rows: the first half's preorder, or a traversal. */
 enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
 
-/* An event of the open run. */
+/* An event of the open run (16 bytes). Only the running event posts children, so what posting
+ * needs of the parent (children posted so far, the double-tree depth and mode) lives in the
+ * session (hf_online.cur), and an event needs no state: it is pending, running, or done, as the
+ * schedule of the run says. */
 typedef struct revent {
-    uint32_t node;   /* union node */
-    uint32_t cursor; /* union child matched by its last posted child (NONE: none yet) */
-    uint32_t nkids;  /* children posted so far */
-    uint32_t ufirst; /* its union node's first child and ranks, copied when it was posted (the
-                        node's record is then in cache) so that its children need not read it */
-    uint32_t uranks;
-    uint32_t aux;  /* doubletree: depth in the binarized forest; learn: priority key */
     uint64_t user; /* the caller's value (hf_online_post_user) */
-    uint8_t state;
-    uint8_t mode;  /* doubletree */
-    uint8_t under; /* doubletree: a strict ancestor in the binarized forest has two children */
+    uint32_t node; /* union node */
+    uint32_t kids; /* its union node's block of children, copied when it was posted (the node's
+                      record is then in cache) so that its children need not read the node */
 } revent;
+
+/* The parent whose children are being posted: the running event, or the roots before the first
+ * next(). */
+typedef struct hf_i_cur {
+    uint32_t node;   /* its union node, NONE for the roots */
+    uint32_t kids;   /* the node's block of children, as revent */
+    uint32_t posted; /* children posted so far: the next child's rank, and the events posted
+                        since the last next() */
+    uint32_t key;    /* learn: its key */
+    uint32_t depth;  /* doubletree: depth in the binarized forest */
+    uint8_t mode;    /* doubletree */
+    uint8_t under;   /* doubletree: a strict ancestor in the binarized forest has two children */
+} hf_i_cur;
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
  * gadget over the sibling run events lo..hi-1. */
@@ -61,9 +81,19 @@ struct hf_online {
     unode *nodes;
     size_t nodes_cap;
     uint32_t n_nodes;
-    uint32_t root_first, root_last; /* roots list */
+    unode root;  /* the roots' block, as a node's children */
+    uover *over; /* overflow children */
+    size_t n_over, over_cap;
+    uint32_t *ohash; /* open addressing over indices into over (NONE: empty), a power of 2 */
+    size_t ohash_cap;
+    /* interned labels: each distinct label once, in an arena */
     char *labels;
     size_t labels_len, labels_cap;
+    size_t *lab_off; /* arena offset of each label id */
+    uint32_t n_lab;
+    size_t lab_cap;
+    uint32_t *lhash; /* open addressing over label ids (NONE: empty), a power of 2 */
+    size_t lhash_cap;
 
     /* runs: schedules of node ids, one after another */
     uint32_t *sched;
@@ -76,14 +106,12 @@ struct hf_online {
     bool started; /* next() was called in this run */
     revent *ev;
     size_t ev_cap;
-    size_t room; /* pending events the scheduling structures have room for */
+    size_t room;     /* pending events the scheduling structures have room for */
+    uint32_t ev_lim; /* events the run records and schedule have room for */
     uint32_t n_ev;
-    uint32_t recent;  /* first event posted since the last next() */
     uint32_t running; /* NONE before the first next() */
     uint32_t pending;
-    uint32_t root_cursor; /* as revent.cursor and nkids, for the roots */
-    uint32_t root_kids;
-    uint32_t root_ranks;   /* as unode.ranks, for the roots of the union forest */
+    hf_i_cur cur;          /* the event whose children are posted */
     uint32_t nodes_before; /* union nodes when the run began */
     bool created;          /* the run made new union nodes */
     /* scheduling state */
@@ -96,6 +124,8 @@ struct hf_online {
     item *deferred;
     size_t deferred_cap;
     uint32_t ndef;
+    uint32_t *keys; /* learn: priority key of each event of the run */
+    size_t keys_cap;
     uint32_t *heap; /* learn: run events by (key, newest first) */
     size_t heap_cap;
     uint32_t hn;
@@ -103,6 +133,7 @@ struct hf_online {
     unsigned row_v; /* doubletree row: variant 0..3 (A, B, C, E) and depth D */
     uint32_t row_D;
     bool learn_plan; /* learn run follows plan_pos */
+    bool dfs_run;    /* the run is depth first (dfs, or learn without a plan) */
 
     /* what earlier runs showed */
     uint32_t max_depth; /* doubletree: binarized height seen */
@@ -139,6 +170,10 @@ struct hf_online {
     size_t mark_cap;
     bool stale; /* u must be rebuilt before the next plan */
 };
+
+/* lib/online.c: the rank of union node @p node among its siblings. O(1) in its parent's block,
+ * O(log overflow children) outside it. */
+uint32_t hf_i_online_rank(const hf_online *s, uint32_t node);
 
 /* lib/online_learn.c: drop the plan (union poset, family, coverage). */
 void hf_i_online_learn_drop(hf_online *s);

@@ -87,9 +87,9 @@ uint32_t hf_online_node_parent(const hf_online *s, uint32_t node)
 
 const char *hf_online_node_label(const hf_online *s, uint32_t node)
 {
-    if (!s || node >= s->n_nodes || s->nodes[node].label == SIZE_MAX)
+    if (!s || node >= s->n_nodes || (s->nodes[node].label & ~OVER) == NOLABEL)
         return NULL;
-    return s->labels + s->nodes[node].label;
+    return s->labels + s->lab_off[s->nodes[node].label & ~OVER];
 }
 
 /* One step of a node's name, written at buf[pos..] within cap - 1 bytes; returns its length. */
@@ -103,15 +103,17 @@ static size_t name_step(const hf_online *s, uint32_t node, char *buf, size_t cap
             buf[pos + len] = (ch);                                                                 \
         len++;                                                                                     \
     } while (0)
-    if (u->label != SIZE_MAX)
-        for (const char *c = s->labels + u->label; *c; c++) {
+    uint32_t lid = u->label & ~OVER;
+    if (lid != NOLABEL)
+        for (const char *c = s->labels + s->lab_off[lid]; *c; c++) {
             if (*c == '\\' || *c == '/' || *c == '#')
                 PUT('\\');
             PUT(*c);
         }
-    if (u->label == SIZE_MAX || u->rank > 0) {
+    uint32_t rank = hf_i_online_rank(s, node);
+    if (lid == NOLABEL || rank > 0) {
         char num[16];
-        int k = snprintf(num, sizeof num, "#%" PRIu32, u->rank);
+        int k = snprintf(num, sizeof num, "#%" PRIu32, rank);
         for (int i = 0; i < k; i++)
             PUT(num[i]);
     }

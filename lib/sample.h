@@ -42,6 +42,10 @@ uint64_t hf_i_sampler_cost(const hf_i_sampler *s);
 /* PCT's threads (valid while @p s lives), NULL for the other methods: for tests. */
 const hf_i_chains *hf_i_sampler_pct_threads(const hf_i_sampler *s);
 
+/* PCT's check of the order: each named thread must be a chain (hf_i_chains_check_threads),
+ * else HF_EINVAL naming it. */
+hf_status hf_i_pct_check_threads(const hf_poset *p, hf_error *err);
+
 /* PCT with chosen draws, for exact probabilities: the number of change points of @p s
  * (min(d - 1, n)), and one schedule from the initial priorities @p prio (one per thread of
  * hf_i_sampler_pct_threads, distinct) and the change points @p cps (that many distinct steps in

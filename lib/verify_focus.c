@@ -21,6 +21,7 @@
 #include "internal.h"
 #include "poset_i.h"
 #include "verify_focus.h"
+#include "verify_i.h"
 
 /* focus events by topological position */
 struct ranked {
@@ -127,6 +128,7 @@ hf_status hf_i_focus_project(const hf_poset *p, const uint32_t *rows, size_t m,
         st = HF_ENOMEM;
         goto fail;
     }
+    uint64_t work = 0;
     for (size_t s = 0; s < m && !st; s++) {
         const uint32_t *src = rows + s * (size_t)n;
         uint32_t q = 0;
@@ -134,6 +136,8 @@ hf_status hf_i_focus_project(const hf_poset *p, const uint32_t *rows, size_t m,
             if (local[src[t]] != HF_NO_EVENT)
                 row[q++] = local[src[t]];
         st = hf_family_append(out->f, row);
+        if (!st)
+            st = hf_i_ver_setup_tick(ctx, &work, (uint64_t)n + 1, err);
     }
     hf_i_free(ctx, row);
     if (st)

@@ -14,7 +14,7 @@ struct hf_i_projection {
 
 /* Project @p p and the m schedules of @p rows (valid: every schedule a linear extension) onto the
  * distinct events of focus[0..focus_count). Focus events keep their relative id order. On failure
- * *out is empty. */
+ * *out is empty. Reports progress as hf_verify's setup does (HF_EABORTED when told to stop). */
 hf_status hf_i_focus_project(const hf_poset *p, const uint32_t *rows, size_t m,
                              const uint32_t *focus, size_t focus_count, struct hf_i_projection *out,
                              hf_error *err);

@@ -1,13 +1,15 @@
 /* Tests of the machine family formats ids and bin (lib/io_family_ids.c, docs/formats.md) and of
- * the block text writer and the guessing text reader (lib/io_family.c): exact bytes against
- * implementations of the documented layouts written here, round trips on random orders and
- * awkward names, every refusal with its exact message, and every allocation failing in turn. */
+ * the block text writer and the guessing text reader (lib/io_family_write.c,
+ * lib/io_family_text.c): exact bytes against implementations of the documented layouts written
+ * here, round trips on random orders and awkward names, every refusal with its exact message,
+ * and every allocation failing in turn. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hitfam/stream.h"
 #include "oracle.h"
 #include "util.h"
 
@@ -566,6 +568,19 @@ Test(formats, ids_header_format_key)
 /* ------------------------------------------------------------------------------------------ */
 /* bin refusals                                                                               */
 
+static hf_status ignore_schedule(void *user, const uint32_t *s, uint32_t n, size_t index,
+                                 size_t line)
+{
+    (void)user;
+    (void)s;
+    (void)n;
+    (void)index;
+    (void)line;
+    return HF_OK;
+}
+
+/* Refused whole, and streamed in chunks that cut the header, the names and the schedules
+ * anywhere, with the same status and message. */
 static void expect_bin(const hf_poset *p, const unsigned char *b, size_t len, hf_status st,
                        const char *msg)
 {
@@ -577,6 +592,17 @@ static void expect_bin(const hf_poset *p, const unsigned char *b, size_t len, hf
     cr_assert_str_eq(err.text, msg);
     cr_assert_eq(err.line, 0);
     cr_assert_eq(err.column, 0);
+    static const size_t chunks[] = {1, 5, 64, 4096};
+    for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+        memset(&err, 0, sizeof err);
+        got = hf_family_stream_mem(p, (const char *)b, len, chunks[c], ignore_schedule, NULL, NULL,
+                                   &err);
+        cr_assert_eq(got, st, "chunk %zu: %d (%s), expected %d (%s)", chunks[c], got, err.text, st,
+                     msg);
+        cr_assert_str_eq(err.text, msg, "chunk %zu: %s, expected %s", chunks[c], err.text, msg);
+        cr_assert_eq(err.line, 0);
+        cr_assert_eq(err.column, 0);
+    }
 }
 
 Test(formats, bin_refusals_with_exact_messages)

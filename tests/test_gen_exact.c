@@ -497,3 +497,111 @@ Test(gen_exact, allocation_failures)
     hf_poset_free(base);
     hf_ctx_free(ctx);
 }
+
+/* ---- progress and cancellation ---- */
+
+typedef struct exact_log {
+    unsigned calls, after_stop; /* reports, and reports after the one that stopped */
+    uint64_t stop_at;           /* stop at the first report of this many conflicts; 0: never */
+    uint64_t last_done, last_total;
+    bool stopped, decreasing, other_task;
+} exact_log;
+
+static bool on_exact_progress(const hf_progress *pr, void *user)
+{
+    exact_log *l = user;
+    if (strcmp(pr->task, "exact") != 0) {
+        l->other_task = true;
+        return true;
+    }
+    l->calls++;
+    l->after_stop += l->stopped;
+    l->decreasing |= pr->done < l->last_done;
+    l->last_done = pr->done;
+    l->last_total = pr->total;
+    if (l->stop_at && pr->done >= l->stop_at)
+        l->stopped = true;
+    return !l->stopped;
+}
+
+/* The antichain of 10 events at d = 3 takes far more conflicts than these budgets to prove:
+ * the progress callback sees the conflicts grow inside the solver's calls, and a stop ends the
+ * search within a few hundred conflicts with HF_EABORTED, everything released (the context's
+ * allocations counted here, the solver's by the sanitizer build's leak check). */
+Test(gen_exact, progress_reports_conflicts_and_cancels)
+{
+    NEED_SAT();
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    exact_log l = {0};
+    cr_assert_eq(hf_ctx_set_progress(ctx, on_exact_progress, &l), HF_OK);
+    hf_poset *base = tu_antichain(10);
+    hf_poset *p = tu_poset_copy(base, ctx);
+    long live = chaos.live;
+    /* a callback that never stops changes nothing */
+    hf_exact_result quiet, seen;
+    hf_family *f = solve(base, 3, 3000, &quiet);
+    hf_family *g = solve(p, 3, 3000, &seen);
+    cr_assert(quiet.exhausted && seen.exhausted);
+    cr_assert_eq(seen.conflicts, quiet.conflicts);
+    cr_assert_eq(hf_family_size(g), hf_family_size(f));
+    cr_assert_eq(memcmp(hf_family_schedule(g, 0), hf_family_schedule(f, 0),
+                        hf_family_size(f) * 10 * sizeof(uint32_t)),
+                 0);
+    cr_assert_gt(l.calls, seen.calls + 5, "%u reports for %u calls", l.calls, seen.calls);
+    cr_assert(!l.decreasing);
+    cr_assert_eq(l.last_total, 3000u);
+    cr_assert_geq(l.last_done + 300, seen.conflicts, "last report at %" PRIu64, l.last_done);
+    hf_family_free(g);
+    /* stopped at 1000 conflicts of the default budget: the search ends there */
+    hf_exact_options o;
+    hf_exact_options_init(&o);
+    o.d = 3;
+    l = (exact_log){.stop_at = 1000};
+    hf_family *h = NULL;
+    hf_error err;
+    cr_assert_eq(hf_exact_solve(p, &o, &h, NULL, &err), HF_EABORTED);
+    cr_assert_null(h);
+    cr_assert(strstr(err.text, "exact: stopped by the progress callback"), "%s", err.text);
+    cr_assert(l.stopped);
+    cr_assert_eq(l.after_stop, 0u);
+    cr_assert_lt(l.last_done, 1000u + 300u);
+    cr_assert_eq(l.last_total, HF_EXACT_DEFAULT_CONFLICTS);
+    cr_assert_eq(chaos.live, live);
+    /* minimize --sat's step: stopped, the family is left as it was */
+    hf_family *start;
+    cr_assert_eq(hf_family_new(ctx, 10, &start), HF_OK);
+    for (size_t i = 0; i < hf_family_size(f); i++)
+        cr_assert_eq(hf_family_append(start, hf_family_schedule(f, i)), HF_OK);
+    size_t m = hf_family_size(start);
+    hf_exact_verdict v = HF_EXACT_IMPROVED;
+    l = (exact_log){.stop_at = 500};
+    live = chaos.live;
+    cr_assert_eq(hf_exact_remove_one(p, start, &o, &v, NULL, &err), HF_EABORTED);
+    cr_assert(strstr(err.text, "exact: stopped by the progress callback"), "%s", err.text);
+    cr_assert_eq(l.after_stop, 0u);
+    cr_assert_eq(hf_family_size(start), m);
+    cr_assert_eq(
+        memcmp(hf_family_schedule(start, 0), hf_family_schedule(f, 0), m * 10 * sizeof(uint32_t)),
+        0);
+    cr_assert_eq(chaos.live, live);
+    /* the same through hf_generate (method exact) */
+    l = (exact_log){.stop_at = 200};
+    hf_gen_options go = tu_gen_options(3, HF_METHOD_EXACT, NULL, 0);
+    tu_collect none = {10, 0, 0, NULL};
+    cr_assert_eq(hf_generate(p, &go, tu_collect_sink(&none), NULL, &err), HF_EABORTED);
+    cr_assert_eq(none.m, 0u);
+    /* and through auto, which weighs exact (and greedy) here: the stop keeps its message */
+    l = (exact_log){.stop_at = 1};
+    go.method = HF_METHOD_AUTO;
+    err = (hf_error){0};
+    cr_assert_eq(hf_generate(p, &go, tu_collect_sink(&none), NULL, &err), HF_EABORTED);
+    cr_assert(strstr(err.text, "stopped by the progress callback"), "auto: '%s'", err.text);
+    cr_assert_eq(none.m, 0u);
+    free(none.rows);
+    hf_family_free(start);
+    hf_family_free(f);
+    hf_poset_free(p);
+    hf_poset_free(base);
+    hf_ctx_free(ctx);
+}

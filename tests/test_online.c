@@ -896,3 +896,92 @@ Test(online, a_label_read_back_from_the_session_can_be_posted)
     cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
     hf_online_free(s);
 }
+
+/* The union forest of the oracle below: node v is (parent, rank, label index) at 3v. */
+static uint32_t oracle_node(uint32_t **t, uint32_t *n, uint32_t *cap, uint32_t parent,
+                            uint32_t rank, uint32_t lab)
+{
+    for (uint32_t v = 0; v < *n; v++)
+        if ((*t)[3 * v] == parent && (*t)[3 * v + 1] == rank && (*t)[3 * v + 2] == lab)
+            return v;
+    if (*n == *cap) {
+        *cap *= 2;
+        *t = realloc(*t, 3 * (size_t)*cap * sizeof **t);
+        cr_assert_not_null(*t);
+    }
+    (*t)[3 * *n] = parent;
+    (*t)[3 * *n + 1] = rank;
+    (*t)[3 * *n + 2] = lab;
+    return (*n)++;
+}
+
+/* The union forest matches events across runs by (parent, rank, label), whatever order the runs
+ * post in: checked against a plain list of those triples on random programs whose labels and
+ * numbers of children change from run to run (so that children come beyond their parent's first
+ * block, and other labels at a rank of it), with the nodes' parents, labels and names. */
+Test(online, union_forest_matches_events_by_parent_rank_and_label)
+{
+    static const char *labels[] = {NULL, "a", "b", "tick"};
+    for (unsigned trial = 0; trial < 40; trial++) {
+        uint64_t seed = 1000 + trial;
+        hf_online *s = session(trial % 2 ? 3 : 2, trial % 2 ? HF_ONLINE_DOUBLETREE : HF_ONLINE_DFS);
+        uint32_t cap = 64, n = 0, *t = malloc(3 * (size_t)cap * sizeof *t);
+        cr_assert_not_null(t);
+        for (unsigned run = 0; run < 6; run++) {
+            uint32_t node_of[400], depth[400], n_ev = 0, e;
+            cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+            /* the roots, then each event's children while it runs */
+            uint32_t parent = HF_NO_EVENT;
+            for (;;) {
+                uint32_t pn = parent == HF_NO_EVENT ? HF_NO_EVENT : node_of[parent];
+                uint32_t pd = parent == HF_NO_EVENT ? 0 : depth[parent] + 1;
+                uint32_t m = tu_next(&seed) % 4 == 0 ? (uint32_t)(tu_next(&seed) % 4)
+                                                     : (pn * 5 + 2) % 3 + (parent == HF_NO_EVENT);
+                if (pd > 4 || n_ev + m > 400)
+                    m = 0;
+                for (uint32_t k = 0; k < m; k++) {
+                    uint32_t lab =
+                        tu_next(&seed) % 4 == 0 ? (uint32_t)(tu_next(&seed) % 4) : (pn * 7 + k) % 4;
+                    cr_assert_eq(hf_online_post(s, parent, labels[lab], &e, NULL), HF_OK);
+                    cr_assert_eq(e, n_ev);
+                    node_of[e] = oracle_node(&t, &n, &cap, pn, k, lab);
+                    depth[e] = pd;
+                    n_ev++;
+                    cr_assert_eq(hf_online_event_node(s, e), node_of[e], "trial %u run %u", trial,
+                                 run);
+                }
+                if (hf_online_pending(s) == 0)
+                    break;
+                cr_assert_eq(hf_online_next(s, &parent, NULL), HF_OK);
+            }
+            cr_assert_eq(hf_online_end_run(s, NULL, NULL), HF_OK);
+            cr_assert_eq(hf_online_nodes(s), n);
+        }
+        char want[256], got[256];
+        for (uint32_t v = 0; v < n; v++) {
+            cr_assert_eq(hf_online_node_parent(s, v), t[3 * v]);
+            const char *l = hf_online_node_label(s, v);
+            if (labels[t[3 * v + 2]])
+                cr_assert_str_eq(l, labels[t[3 * v + 2]]);
+            else
+                cr_assert_null(l);
+            /* the name, built from the root down */
+            uint32_t path[8], len = 0;
+            for (uint32_t x = v; x != HF_NO_EVENT; x = t[3 * x])
+                path[len++] = x;
+            size_t at = 0;
+            for (uint32_t i = len; i-- > 0;) {
+                uint32_t x = path[i], rank = t[3 * x + 1];
+                const char *lab = labels[t[3 * x + 2]];
+                at += (size_t)snprintf(want + at, sizeof want - at, "%s%s", i + 1 < len ? "/" : "",
+                                       lab ? lab : "");
+                if (!lab || rank > 0)
+                    at += (size_t)snprintf(want + at, sizeof want - at, "#%u", rank);
+            }
+            hf_online_node_name(s, v, got, sizeof got);
+            cr_assert_str_eq(got, want, "node %u", v);
+        }
+        free(t);
+        hf_online_free(s);
+    }
+}

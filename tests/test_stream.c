@@ -1,10 +1,12 @@
 /* Streaming family input (hitfam/stream.h): the same schedules, header and errors (status,
  * message, line, column) as hf_family_read_mem on every family file of the project and on random
  * and damaged families, whatever the chunk size (1, 2 and 7 bytes cross every token boundary),
- * from memory, a seekable stream and a pipe; under failing allocations; and the schedule store
- * with verify on the heap and in a mapped file giving hf_verify's answers. */
+ * from memory, a seekable stream and a pipe; under failing allocations; bin families in bounded
+ * memory; and the schedule store with verify on the heap and in a mapped file giving hf_verify's
+ * answers. */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,8 +165,8 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
-/* Every regular file of root/dir against p; returns how many. */
-static size_t compare_dir(const hf_poset *p, const char *dir, bool pipes)
+/* Every regular file of root/dir against p, less its first `skip` bytes; returns how many. */
+static size_t compare_dir(const hf_poset *p, const char *dir, size_t skip, bool pipes)
 {
     const char *root = getenv("HITFAM_SOURCE_ROOT");
     cr_assert_not_null(root, "HITFAM_SOURCE_ROOT must be set (meson test sets it)");
@@ -180,7 +182,8 @@ static size_t compare_dir(const hf_poset *p, const char *dir, bool pipes)
         snprintf(path, sizeof path, "%s/%s/%s", root, dir, e->d_name);
         size_t len;
         char *data = slurp(path, &len);
-        compare(p, data, len, path, pipes && count % 16 == 0);
+        if (len >= skip)
+            compare(p, data + skip, len - skip, path, pipes && count % 16 == 0);
         free(data);
         count++;
     }
@@ -191,8 +194,10 @@ static size_t compare_dir(const hf_poset *p, const char *dir, bool pipes)
 Test(stream, every_family_file_of_the_project)
 {
     hf_poset *p = awkward();
-    cr_assert_gt(compare_dir(p, "fuzz/corpus/family_text", true), 100);
-    cr_assert_gt(compare_dir(p, "fuzz/corpus/family_json", true), 100);
+    cr_assert_gt(compare_dir(p, "fuzz/corpus/family_text", 0, true), 100);
+    cr_assert_gt(compare_dir(p, "fuzz/corpus/family_json", 0, true), 100);
+    /* a bin input's first byte is the fuzz target's own (fuzz/fuzz_family_bin.c) */
+    cr_assert_geq(compare_dir(p, "fuzz/corpus/family_bin", 1, true), 10);
     hf_poset_free(p);
     hf_error err;
     const char *root = getenv("HITFAM_SOURCE_ROOT");
@@ -203,7 +208,7 @@ Test(stream, every_family_file_of_the_project)
     hf_poset *q = NULL;
     cr_assert_eq(hf_dot_read_file(NULL, in, &q, &err), HF_OK, "%s", err.text);
     fclose(in);
-    cr_assert_eq(compare_dir(q, "tests/data/family", true), 10);
+    cr_assert_eq(compare_dir(q, "tests/data/family", 0, true), 10);
     hf_poset_free(q);
 }
 
@@ -249,6 +254,142 @@ Test(stream, random_and_damaged_families)
     hf_poset_free(p);
 }
 
+/* Bin families (count in the header or not, zero events too) streamed give the whole read's
+ * schedules and header; every prefix, some changed bytes and bytes added give its refusal. */
+Test(stream, bin_families_as_read_whole)
+{
+    uint64_t rng = 23;
+    hf_poset *p = awkward();
+    hf_poset *none = tu_antichain(0);
+    for (int round = 0; round < 8; round++) {
+        hf_poset *q = round == 7 ? none : p;
+        hf_family *f = round == 7 ? NULL : tu_random_family(q, 1 + tu_below(&rng, 5), &rng);
+        if (round == 7) {
+            cr_assert_eq(hf_family_new(NULL, 0, &f), HF_OK);
+            for (int k = 0; k < 3; k++)
+                cr_assert_eq(hf_family_append(f, NULL), HF_OK);
+        }
+        hf_family_header h = {
+            round % 4, round % 3 ? "m e\"t" : NULL, round % 2 == 0, hf_family_size(f), 0, 0};
+        size_t len;
+        char *bin = tu_write_family(q, f, HF_FORMAT_BIN, &h, &len);
+        compare(q, bin, len, "bin", round < 2);
+        char *copy = malloc(len + 8);
+        for (size_t cut = 1; cut < len; cut++)
+            compare(q, bin, cut, "bin prefix", false);
+        for (int k = 0; k < 16; k++) {
+            memcpy(copy, bin, len);
+            copy[4 + tu_below(&rng, (uint32_t)len - 4)] ^= (char)(1 << tu_below(&rng, 8));
+            compare(q, copy, len, "bin changed", false);
+        }
+        memcpy(copy, bin, len);
+        memset(copy + len, 0, 8);
+        compare(q, copy, len + 1 + tu_below(&rng, 8), "bin longer", false);
+        free(copy);
+        free(bin);
+        hf_family_free(f);
+    }
+    hf_poset_free(none);
+    hf_poset_free(p);
+}
+
+/* An allocator that counts the bytes held (each block carries its size) and their peak. */
+typedef struct peak {
+    size_t live, most;
+} peak;
+
+typedef union block_head {
+    size_t size;
+    max_align_t align;
+} block_head;
+
+static void *peak_realloc(void *ptr, size_t size, void *user)
+{
+    peak *k = user;
+    block_head *b = ptr ? (block_head *)ptr - 1 : NULL;
+    size_t old = b ? b->size : 0;
+    b = realloc(b, sizeof *b + size);
+    if (!b)
+        return NULL;
+    k->live += size - old;
+    if (k->live > k->most)
+        k->most = k->live;
+    b->size = size;
+    return b + 1;
+}
+
+static void *peak_malloc(size_t size, void *user) { return peak_realloc(NULL, size, user); }
+
+static void peak_free(void *ptr, void *user)
+{
+    if (!ptr)
+        return;
+    block_head *b = (block_head *)ptr - 1;
+    ((peak *)user)->live -= b->size;
+    free(b);
+}
+
+static hf_status count_schedule(void *user, const uint32_t *s, uint32_t n, size_t index,
+                                size_t line)
+{
+    (void)s;
+    (void)n;
+    (void)line;
+    cr_assert_eq(index, (*(size_t *)user)++);
+    return HF_OK;
+}
+
+/* A bin family of a few megabytes streamed in 4 KiB chunks never holds more than a few chunks
+ * and a schedule at once; read whole it is all there. */
+Test(stream, bin_streamed_in_bounded_memory)
+{
+    peak k = {0, 0};
+    hf_allocator a = {peak_malloc, peak_realloc, peak_free, &k};
+    hf_ctx *ctx = NULL;
+    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+    hf_poset *q = tu_chain(200);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(NULL, 200, &f), HF_OK);
+    uint32_t row[200];
+    for (uint32_t v = 0; v < 200; v++)
+        row[v] = v; /* the chain's one schedule */
+    for (size_t i = 0; i < 10000; i++)
+        cr_assert_eq(hf_family_append(f, row), HF_OK);
+    size_t len;
+    char *bin = tu_write_family(q, f, HF_FORMAT_BIN, NULL, &len);
+    cr_assert_gt(len, 4000000);
+    size_t base = k.live, rows = 0;
+    hf_error err;
+    k.most = base;
+    cr_assert_eq(hf_family_stream_mem(p, bin, len, 4096, count_schedule, &rows, NULL, &err), HF_OK,
+                 "%s", err.text);
+    cr_assert_eq(rows, 10000);
+    size_t streamed = k.most - base;
+    cr_assert_lt(streamed, 64 * 1024, "the stream held %zu bytes", streamed);
+    FILE *t = tmpfile();
+    cr_assert_not_null(t);
+    cr_assert_eq(fwrite(bin, 1, len, t), len);
+    rewind(t);
+    rows = 0;
+    k.most = base;
+    cr_assert_eq(hf_family_stream_file(p, t, 4096, count_schedule, &rows, NULL, &err), HF_OK, "%s",
+                 err.text);
+    fclose(t);
+    cr_assert_eq(rows, 10000);
+    cr_assert_lt(k.most - base, 64 * 1024, "the stream held %zu bytes", k.most - base);
+    k.most = base;
+    hf_family *g = NULL;
+    cr_assert_eq(hf_family_read_mem(p, bin, len, &g, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_gt(k.most - base, len, "read whole, the family is all held");
+    hf_family_free(g);
+    free(bin);
+    hf_family_free(f);
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
+}
+
 /* Quoted names that continue across lines, CR LF, a BOM, comments, blank lines. */
 Test(stream, awkward_text_layouts)
 {
@@ -279,21 +420,27 @@ Test(stream, awkward_text_layouts)
     hf_poset_free(p);
 }
 
-/* Out of memory at every allocation in turn: HF_ENOMEM and nothing left allocated, or the same
- * schedules. */
+/* Out of memory at every allocation in turn (text, JSON and bin): HF_ENOMEM and nothing left
+ * allocated, or the same schedules. */
 Test(stream, out_of_memory_on_every_allocation)
 {
     tu_chaos c = {.left = -1};
     hf_ctx *ctx = tu_chaos_ctx(&c);
     hf_poset *q = awkward();
     hf_poset *p = tu_poset_copy(q, ctx);
-    static const char *const inputs[] = {
+    static const char *const texts[] = {
         "# hitfam 1 d=2\nx \"a b\" node \"\\\"q\\\"\\\\n\" \"\" \xc3\xa9\x31\n",
         "{\"events\": [\"x\",\"a b\",\"node\",\"\\\"q\\\"\\\\n\",\"\",\"\xc3\xa9\x31\"], "
         "\"schedules\": [[0,1,2,3,4,5],[0,2,1,3,4,5]]}",
     };
-    for (size_t i = 0; i < 2; i++) {
-        size_t len = strlen(inputs[i]);
+    uint64_t rng = 5;
+    hf_family *fam = tu_random_family(q, 3, &rng);
+    hf_family_header h = {2, "dfs", true, 3, 0, 0};
+    size_t bin_len;
+    char *bin = tu_write_family(q, fam, HF_FORMAT_BIN, &h, &bin_len);
+    const char *const inputs[] = {texts[0], texts[1], bin};
+    for (size_t i = 0; i < 3; i++) {
+        size_t len = i < 2 ? strlen(inputs[i]) : bin_len;
         outcome whole;
         read_whole(p, inputs[i], len, &whole);
         cr_assert_eq(whole.st, HF_OK);
@@ -320,6 +467,8 @@ Test(stream, out_of_memory_on_every_allocation)
         cr_assert_gt(failures, 3);
         outcome_free(&whole);
     }
+    free(bin);
+    hf_family_free(fam);
     hf_poset_free(p);
     hf_poset_free(q);
     hf_ctx_free(ctx);

@@ -7,6 +7,7 @@
 
 #include "hitfam/count.h"
 #include "hitfam/hitfam.h"
+#include "hitfam/stream.h"
 #include "oracle.h"
 #include "util.h"
 #include "verify_ref.h"
@@ -959,6 +960,52 @@ Test(verify, schedule_errors_name_the_schedule_and_events)
     hf_poset_free(p);
 }
 
+/* A family read from text: the refused schedule's line goes to err.line, the message stays the
+ * one of a family built in memory (which has no lines: err.line 0). Through the store too. */
+Test(verify, refused_schedule_of_a_text_family_gives_its_line)
+{
+    hf_poset *p = small_order();
+    static const char text[] = "# hitfam 0 d=2\n\ne0 e1 e2 e3\n# a comment\n\ne0 e2 e1 e3\n";
+    hf_family *f;
+    hf_error err;
+    cr_assert_eq(tu_read_len(p, text, strlen(text), &f, NULL, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(hf_family_schedule_line(f, 1), 6);
+    hf_verify_options opt;
+    hf_verify_options_init(&opt);
+    hf_verify_result res;
+    cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    char text_msg[sizeof err.text];
+    memcpy(text_msg, err.text, sizeof text_msg);
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    /* the same schedules in memory: the same message, no line */
+    hf_family *g = family_of(4, hf_family_schedule(f, 0), 2);
+    cr_assert_eq(hf_verify(p, g, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 0);
+    cr_assert_str_eq(err.text, text_msg);
+    cr_assert(strstr(err.text, "schedule 2") && !strstr(err.text, "line"), "%s", err.text);
+    /* the store read from the same text */
+    FILE *in = fmemopen((void *)text, strlen(text), "r");
+    cr_assert(in);
+    hf_family_store *st;
+    hf_family_header h;
+    cr_assert_eq(hf_family_store_read(p, in, 0, &st, &h, &err), HF_OK, "%s", err.text);
+    fclose(in);
+    cr_assert_eq(hf_verify_store(p, st, &opt, &res, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    cr_assert_str_eq(err.text, text_msg);
+    cr_assert_eq(hf_verify_store_count_uncovered(p, st, &opt, c, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    mpz_clear(c);
+    hf_family_store_free(st);
+    hf_family_free(g);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
 Test(verify, family_of_another_size_is_a_mismatch)
 {
     hf_poset *p = small_order();
@@ -1300,6 +1347,146 @@ Test(verify, bad_shards_are_rejected)
     cr_assert(!res.hitting);
     hf_family_free(f);
     hf_poset_free(p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Progress and cancellation                                                                  */
+
+typedef struct progress_log {
+    unsigned calls, stop_at; /* stop (return false) at this call; 0: never */
+    uint64_t first_total;    /* total of the first report */
+    uint64_t last_done, last_total;
+    bool other_task, backward; /* a task other than "verify"; done went down */
+    bool past_total;           /* done above a known total */
+} progress_log;
+
+static bool on_progress(const hf_progress *pr, void *user)
+{
+    progress_log *l = user;
+    if (strcmp(pr->task, "verify") != 0)
+        l->other_task = true;
+    if (l->calls == 0)
+        l->first_total = pr->total;
+    else if (pr->done < l->last_done)
+        l->backward = true;
+    if (pr->total && pr->done > pr->total)
+        l->past_total = true;
+    l->last_done = pr->done;
+    l->last_total = pr->total;
+    return ++l->calls != l->stop_at;
+}
+
+/* Stops at the k-th report for k = 1, 4, 7: HF_EABORTED with the message (or, when the check
+ * ended before that report, HF_OK with fewer reports), no report after the stop, nothing left
+ * allocated. */
+static void check_stops(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                        bool count, progress_log *l, const tu_chaos *ch, const char *what)
+{
+    long base = ch->live;
+    for (unsigned k = 1; k <= 7; k += 3) {
+        *l = (progress_log){.stop_at = k};
+        hf_error err;
+        hf_status st;
+        if (count) {
+            mpz_t c;
+            mpz_init(c);
+            st = hf_verify_count_uncovered(p, f, opt, c, &err);
+            mpz_clear(c);
+        } else {
+            hf_verify_result res;
+            st = hf_verify(p, f, opt, &res, &err);
+        }
+        cr_assert(st == HF_EABORTED || (st == HF_OK && l->calls < k), "%s, stop %u: %s", what, k,
+                  hf_strerror(st));
+        if (st == HF_EABORTED) {
+            cr_assert(strstr(err.text, "verify: stopped by the progress callback"), "%s", err.text);
+            cr_assert_eq(l->calls, k, "%s: %u reports after a stop at %u", what, l->calls, k);
+        }
+        cr_assert_eq(ch->live, base, "%s, stop %u: %ld blocks left", what, k, ch->live - base);
+    }
+}
+
+/* Checks long enough to poll many times, on a counting context (a stop must leave nothing
+ * allocated): the uncovered 3-tuples of 40 random schedules of a random order of 240 events,
+ * and a 3-hitting family of a 400-event tree, which hf_verify follows to the end. */
+Test(verify, progress_reports_and_cancels_on_one_and_several_threads)
+{
+    tu_chaos ch = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&ch);
+    progress_log l = {0};
+    uint64_t rng = 0x5eed0018;
+    const uint32_t n = 240;
+    hf_poset *q = tu_random_dag(n, 1, 40, &rng);
+    hf_family *f = tu_random_family(q, 40, &rng);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    hf_poset_free(q);
+    q = tu_random_forest(400, 1, &rng);
+    hf_poset *t = tu_poset_copy(q, ctx);
+    hf_poset_free(q);
+    hf_family *hit = family_of(400, NULL, 0);
+    hf_gen_options g = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    hf_error err;
+    cr_assert_eq(hf_generate(t, &g, hf_family_sink(hit), NULL, &err), HF_OK, "%s", err.text);
+    /* the answers without a callback */
+    outcome plain = run(p, f, 3, NULL, 0, 1, 0, 1, false);
+    cr_assert(!plain.res.hitting && plain.uncovered > 1000);
+    cr_assert_eq(hf_ctx_set_progress(ctx, on_progress, &l), HF_OK);
+    hf_verify_options opt;
+    hf_verify_options_init(&opt);
+    opt.d = 3;
+    mpz_t c;
+    mpz_init(c);
+    char what[64];
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        opt.threads = threads;
+        /* a callback that never stops changes nothing; it hears of the first events done */
+        l = (progress_log){0};
+        cr_assert_eq(hf_verify_count_uncovered(p, f, &opt, c, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(mpz_get_ui(c), plain.uncovered);
+        cr_assert(l.calls >= 3, "threads %u: %u reports", threads, l.calls);
+        cr_assert(!l.other_task && !l.backward && !l.past_total);
+        cr_assert_eq(l.last_total, n);
+        hf_verify_result res;
+        cr_assert_eq(hf_verify(p, f, &opt, &res, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(memcmp(res.witness, plain.res.witness, sizeof res.witness), 0);
+        l = (progress_log){0};
+        cr_assert_eq(hf_verify(t, hit, &opt, &res, &err), HF_OK, "%s", err.text);
+        cr_assert(res.hitting);
+        cr_assert(l.calls >= 3, "threads %u: %u reports on the tree", threads, l.calls);
+        cr_assert(!l.other_task && !l.backward && !l.past_total);
+        snprintf(what, sizeof what, "count, threads %u", threads);
+        check_stops(p, f, &opt, true, &l, &ch, what);
+        snprintf(what, sizeof what, "tree, threads %u", threads);
+        check_stops(t, hit, &opt, false, &l, &ch, what);
+    }
+    /* a family of many schedules reports (and stops) while its tables are built, before the
+     * first events are counted */
+    hf_family *big = family_of(n, NULL, 0);
+    for (unsigned i = 0; i < 8; i++)
+        for (size_t k = 0; k < hf_family_size(f); k++)
+            cr_assert_eq(hf_family_append(big, hf_family_schedule(f, k)), HF_OK);
+    long base = ch.live;
+    l = (progress_log){.stop_at = 1};
+    cr_assert_eq(hf_verify_count_uncovered(p, big, &opt, c, &err), HF_EABORTED);
+    cr_assert_eq(l.first_total, 0);
+    cr_assert_eq(ch.live, base);
+    /* with a focus set, the second report comes while the family is restricted to it */
+    uint32_t focus[120];
+    for (uint32_t i = 0; i < 120; i++)
+        focus[i] = 2 * i;
+    opt.focus = focus;
+    opt.focus_count = 120;
+    l = (progress_log){.stop_at = 2};
+    cr_assert_eq(hf_verify_count_uncovered(p, big, &opt, c, &err), HF_EABORTED);
+    cr_assert_eq(l.calls, 2);
+    cr_assert_eq(ch.live, base);
+    mpz_clear(c);
+    hf_family_free(big);
+    hf_family_free(hit);
+    hf_family_free(f);
+    hf_poset_free(t);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
 }
 
 /* ------------------------------------------------------------------------------------------ */

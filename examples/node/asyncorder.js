@@ -6,7 +6,10 @@
 // Events. The main script is the event `main`. Every other event is one outermost callback of an
 // async resource: the span between a `before` and its `after` hook when no other callback is
 // running. A callback that runs nested inside another one (an HTTPINCOMINGMESSAGE emitting inside
-// a TCPWRAP read, say) is part of the outer event, and so is everything it creates.
+// a TCPWRAP read, say) is part of the outer event, and so is everything it creates. So are the
+// ticks, timers, immediates and microtasks that Node's own modules ask for (part of the event
+// that asked), and the jobs of promises that Node's code makes (part of the event that settled
+// the promise they wait on): see askedByNode.
 //
 // Names. A resource is named by the event that was running when it was created (its creator),
 // its type and its rank among the resources of that type the creator made: the third Timeout
@@ -17,8 +20,12 @@
 // names of timers.
 //
 // Edges. creator -> first callback of a resource; callback k-1 -> callback k of one resource; and
-// for a promise job, the event that resolved the promise it waits on -> the job.
+// for a promise job, the event that resolved the promise it waits on -> the job. A promise that
+// Promise.all, allSettled, any or race returns settles after the reactions it attached to its
+// inputs that ran so far: a job waiting on it comes after each of them (and so after every
+// input's settling event), not only after the one that settled it.
 const async_hooks = require('async_hooks');
+const path = require('path');
 
 const CODES = {
   Timeout: 'T',
@@ -67,7 +74,10 @@ class Tracker {
     this.res = new Map(); // asyncId -> {name, type, creator, trigger, k, first}
     this.internal = new Set(); // asyncIds of the tools' own resources: never events
     this.internalInit = 0; // > 0 while the tool creates its own resources
-    this.resolvedIn = new Map(); // promise asyncId -> index of the event that resolved it
+    this.resolvedBy = new Map(); // promise asyncId -> indices of the events that settled it
+    this.combos = new Map(); // asyncId of a promise a combinator returned -> {events}
+    this.elementOf = new Map(); // asyncId of a combinator's reaction on an input -> its combo
+    this.combining = null; // {made: [[asyncId, promise]]} while a combinator runs
     this.depth = 0; // callbacks running (nested), including the tool's own
     this.current = null; // the running event (index), or null between callbacks
     this.counts = new Map(); // event index -> Map(type -> resources created so far)
@@ -85,6 +95,7 @@ class Tracker {
 
   enable() {
     if (this.net) this.net.patch(this);
+    this.patchCombinators();
     this.hook.enable();
     return this;
   }
@@ -111,25 +122,90 @@ class Tracker {
     }
   }
 
+  // Promise.all, allSettled, any and race: the promise they return, and the reactions they
+  // attach to their inputs, are told apart by the PROMISE resources made during the call. The
+  // wrappers make no resource of their own, so the names do not change.
+  patchCombinators() {
+    if (this.combinatorsPatched) return;
+    this.combinatorsPatched = true;
+    for (const m of ['all', 'allSettled', 'any', 'race']) {
+      const orig = Promise[m];
+      if (typeof orig !== 'function') continue;
+      const tracker = this;
+      const wrapped = {
+        [m](iterable) {
+          const saved = tracker.combining;
+          const c = { made: [] };
+          tracker.combining = c;
+          let out;
+          try {
+            out = orig.call(this, iterable);
+          } finally {
+            tracker.combining = saved;
+          }
+          const mine = c.made.find(([, p]) => p === out);
+          if (mine) {
+            const combo = { events: [] };
+            tracker.combos.set(mine[0], combo);
+            for (const [id, p] of c.made) if (p !== out) tracker.elementOf.set(id, combo);
+          }
+          return out;
+        },
+      }[m];
+      Object.defineProperty(Promise, m, { value: wrapped, configurable: true, writable: true, enumerable: false });
+    }
+  }
+
   init(id, type, trigger, resource) {
     if (this.net) this.net.init(this, id, type, trigger, resource);
     if (this.internalInit > 0) {
       this.internal.add(id);
+      if (this.opts.onInternal) this.opts.onInternal(id, type, trigger, resource);
       return;
     }
+    if (this.combining !== null && type === 'PROMISE') this.combining.made.push([id, resource]);
     const creator = this.current === null ? 0 : this.current;
     let c = this.counts.get(creator);
     if (!c) this.counts.set(creator, (c = new Map()));
     const rank = c.get(type) || 0;
     c.set(type, rank + 1);
     const name = this.events[creator].name + '.' + codeOf(type) + rank;
-    const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0 };
+    const r = { name, type, creator, trigger, k: 0, last: -1, skip: 0, merged: false };
+    // A tick, timer, immediate or microtask that Node's own modules asked for (a stream ending,
+    // a server emitting `listening`, the HTTP date cache expiring) is not an event: it is Node's
+    // code finishing its creator's work, and runs as part of it. So is a promise that Node's code
+    // made: its job runs as part of the event that settled the promise it waits on.
+    if (MERGEABLE.has(type) && askedByNode()) {
+      r.merged = true;
+      c.set(type, rank); // it takes no rank: the program's own ticks keep their names
+    }
     this.res.set(id, r);
+    if (/WRAP$/.test(type) && resource && typeof resource === 'object') this.watchHandle(r, resource);
     if (this.opts.onInit) this.opts.onInit(r, id);
   }
 
+  // A handle's next callback comes after the event that asked for it: the one that started
+  // reading (readStart) or closed the handle (close: its callback is the close callback). The
+  // methods are wrapped on the handle object itself; the wrappers make no resource.
+  watchHandle(r, handle) {
+    r.asked = [];
+    for (const m of ['readStart', 'close']) {
+      const orig = handle[m];
+      if (typeof orig !== 'function') continue;
+      const tracker = this;
+      handle[m] = function (...a) {
+        if (tracker.current !== null && !r.asked.includes(tracker.current)) r.asked.push(tracker.current);
+        return orig.apply(this, a);
+      };
+    }
+  }
+
   promiseResolve(id) {
-    if (this.current !== null && !this.resolvedIn.has(id)) this.resolvedIn.set(id, this.current);
+    if (this.current === null || this.resolvedBy.has(id)) return;
+    const by = [this.current];
+    const combo = this.combos.get(id);
+    if (combo) for (const ev of combo.events) if (ev !== this.current) by.push(ev);
+    this.resolvedBy.set(id, by);
   }
 
   before(id) {
@@ -137,6 +213,15 @@ class Tracker {
     if (this.depth !== 1 || this.internal.has(id)) return;
     const r = this.res.get(id);
     if (!r) return; // created before the hook was enabled: not part of the program's order
+    if (r.merged) {
+      // Node's tick or timer runs as part of its creator, Node's promise job as part of the
+      // event that settled the promise it waits on: what it creates and settles is theirs
+      let to = r.creator;
+      if (r.type === 'PROMISE' && this.resolvedBy.has(r.trigger)) to = this.resolvedBy.get(r.trigger)[0];
+      this.current = to;
+      if (this.opts.onMerged) this.opts.onMerged(this.events[to], r);
+      return;
+    }
     if (r.skip > 0) {
       r.skip--; // a callback the tool caused (replay's thenable job): not an event
       return;
@@ -146,12 +231,17 @@ class Tracker {
     const e = this.events[ev];
     if (r.k === 0) {
       e.preds.add(r.creator);
-      if (r.type === 'PROMISE' && this.resolvedIn.has(r.trigger)) {
-        const w = this.resolvedIn.get(r.trigger);
-        if (w !== ev) e.preds.add(w);
+      if (r.type === 'PROMISE') {
+        for (const w of this.resolvedBy.get(r.trigger) || []) if (w !== ev) e.preds.add(w);
+        const combo = this.elementOf.get(id);
+        if (combo) combo.events.push(ev);
       }
     } else {
       e.preds.add(r.last);
+    }
+    if (r.asked && r.asked.length > 0) {
+      for (const w of r.asked) if (w !== ev) e.preds.add(w);
+      r.asked = [];
     }
     r.k++;
     r.last = ev;
@@ -321,6 +411,32 @@ class NetLinks {
       this.accepted.delete(id);
     }
   }
+}
+
+// Whether the tick, timer or immediate being initialised was asked for by Node's own modules: the
+// first stack frame after the hooks, the tick queue and the timers, that is not one of these
+// tools' files, is Node's (a `node:` URL). Record and replay ask the same question, so both name
+// the same events.
+const MERGEABLE = new Set(['TickObject', 'Timeout', 'Immediate', 'Microtask', 'PROMISE']);
+const TOOL_FILES = new Set(['asyncorder.js', 'awaits.js', 'record.js', 'replay.js'].map((f) => path.join(__dirname, f)));
+const QUEUE_FRAME = /node:(?:async_hooks|internal\/async_hooks|internal\/process\/task_queues|internal\/timers|timers)[:)]/;
+function askedByNode() {
+  const saved = Error.stackTraceLimit;
+  Error.stackTraceLimit = 20;
+  const probe = {};
+  Error.captureStackTrace(probe, askedByNode);
+  Error.stackTraceLimit = saved;
+  const frames = String(probe.stack).split('\n').slice(1);
+  let i = frames.findIndex((f) => QUEUE_FRAME.test(f));
+  if (i < 0) return false;
+  for (; i < frames.length; i++) {
+    const f = frames[i];
+    if (QUEUE_FRAME.test(f) || /\((?:<anonymous>|native|index \d+)\)\s*$/.test(f)) continue;
+    const m = /\(?((?:file:\/\/)?\/[^:()]*):\d+:\d+\)?\s*$/.exec(f);
+    if (m && TOOL_FILES.has(m[1].replace(/^file:\/\//, ''))) continue;
+    return /^\s*at (?:.* \()?node:/.test(f);
+  }
+  return false;
 }
 
 // Names compared segment by segment (a creator before what it created), a segment by its type

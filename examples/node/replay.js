@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 'use strict';
-// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] PROGRAM.js [ARGS...]
+// node examples/node/replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite]
+//                               PROGRAM.js [ARGS...]
 //
 // Runs PROGRAM.js in this process and plays schedule I (counted from 1) of FAMILY, a family in
 // hitfam's text format for an order recorded by record.js: each callback is held until the
@@ -14,12 +15,20 @@
 //   - the callback argument of every callback function of require('fs') (readFile, stat, ...),
 //   - EventEmitter.prototype.emit on every emitter but `process`: sockets, servers, HTTP
 //     requests and responses, child processes, streams, fs.watch watchers.
+//   - promise reactions attached with .then, .catch, .finally (and by Promise.all and the like),
+//   - the continuation of `await X` in the program's own files: they are loaded with the await
+//     rewritten to `await __hitfam_hold(X)` (awaits.js), and the hold gives `await` a promise of
+//     the player's that settles like X once the continuation's turn has come; the yields of
+//     async generators (which await) and the steps of `for await` over an async iterable are
+//     held the same way (--no-rewrite loads the files as written: these are then not held),
+//   - queueMicrotask callbacks of the program.
 // Node's own code in such a callback (a socket reading its data, say) runs when the callback
-// comes; only the program's listeners and callbacks wait. Not held: promise jobs (PROMISE:
-// `.then` reactions and `await` continuations, which V8 runs itself) and queueMicrotask. They
-// run when V8 runs them; one that runs out of turn is reported and played there. The player does
-// run the held events that come next in the schedule before it returns to the event loop, so a
-// promise job scheduled after them does wait.
+// comes; only the program's listeners and callbacks wait. Not held: promise jobs that V8 makes
+// and runs itself outside the rewrite, such as awaits in files that are not rewritten (under
+// node_modules) and `for await` over a sync iterable. They run when V8 runs them; one that runs
+// out of turn is reported and played there. The player does run the held events that
+// come next in the schedule before it returns to the event loop, so a promise job scheduled after
+// them does wait.
 //
 // Fallback. An event the schedule does not know runs when it is ready (reported). When the
 // schedule cannot continue (its next event has not come for --stall ms, 2000 by default, while
@@ -34,10 +43,12 @@ const fs = require('fs');
 const path = require('path');
 const EventEmitter = require('events');
 const timers = require('timers');
+const util = require('util');
 const { Tracker, familyRow, parseFamily } = require('./asyncorder');
+const awaits = require('./awaits');
 
 const USAGE =
-  'usage: node replay.js --family FAMILY --row I [-o FILE] [--stall MS] PROGRAM.js [ARGS...]\n';
+  'usage: node replay.js --family FAMILY --row I [-o FILE] [--stall MS] [--no-rewrite] PROGRAM.js [ARGS...]\n';
 
 function usage(msg) {
   if (msg) process.stderr.write('replay: ' + msg + '\n');
@@ -53,6 +64,7 @@ let familyFile = null;
 let rowArg = null;
 let outFile = null;
 let stallMs = 2000;
+let noRewrite = false;
 while (args.length > 0 && args[0].startsWith('-')) {
   const a = args.shift();
   const value = () => {
@@ -62,6 +74,7 @@ while (args.length > 0 && args[0].startsWith('-')) {
   if (a === '--family') familyFile = value();
   else if (a === '--row') rowArg = value();
   else if (a === '-o' || a === '--output') outFile = value();
+  else if (a === '--no-rewrite') noRewrite = true;
   else if (a === '--stall') {
     const v = value();
     if (!/^[0-9]+$/.test(v) || Number(v) < 1) usage('--stall needs a number of milliseconds >= 1');
@@ -120,11 +133,111 @@ function advance() {
 
 // Promise jobs run when V8 runs them. Those of `.then` (and so `.catch`, `.finally`, and the
 // reactions Promise.all and friends attach) can be held, since the reaction is a function the
-// patched `then` wrapped; the continuation of an `await` cannot (V8 attaches it without `then`),
-// nor a queueMicrotask callback.
+// patched `then` wrapped; so can a microtask of the patched queueMicrotask. The continuation of
+// an `await` V8 attaches without `then`: the await gates below hold it.
 let inThen = 0; // > 0 while the patched then creates its derived promise
 function onInit(r) {
-  if (inThen > 0 && r.type === 'PROMISE') r.viaThen = true;
+  if (r.type === 'Microtask' && inQueue > 0) r.viaThen = true; // its callback is gated
+  if (r.type !== 'PROMISE') return;
+  if (inThen > 0 || wrapsThenable) r.viaThen = true;
+  wrapsThenable = false;
+  const gate = gates.get(r.trigger);
+  if (gate && gate.res === null) {
+    gate.res = r; // the promise job of `await` on the gate
+    gates.delete(r.trigger);
+  }
+}
+
+// Await gates. `await __hitfam_hold(X)` awaits the gate's promise instead of X: the player's own
+// promise (not an event, no name), settled like X when X has settled and the continuation's turn
+// has come. Whatever `await X` would have made itself (a promise around a value or a thenable)
+// the hold makes with Promise.resolve, in the program's name, so the names stay those of the
+// recording. The continuation is the job of the promise V8 makes when it awaits the gate (its
+// trigger is the gate's promise).
+const gates = new Map(); // asyncId of a gate's promise -> gate
+let newGate = null; // the gate whose promise is being made
+const origResolve = Promise.resolve;
+function onInternal(id, type, trigger, resource) {
+  // the gate's promise is the first one made for it (its hooks run inside the constructor)
+  if (newGate !== null && newGate.id === null && type === 'PROMISE') {
+    newGate.id = id;
+    gates.set(id, newGate);
+  }
+}
+
+// `await x` on a thenable that is not a native promise makes a promise and a job that calls
+// x.then: the hold makes them with a stand-in thenable whose `then` is captured when the job runs
+// out of turn, so that job can be held too.
+let wrapsThenable = false;
+function awaitBase(x) {
+  if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return origResolve.call(Promise, x);
+  if (util.types.isPromise(x) && x.constructor === Promise) return x; // awaited as it is
+  const then = x.then;
+  if (typeof then !== 'function') return origResolve.call(Promise, x);
+  const standIn = {
+    then(resolve, reject) {
+      gate(() => then.call(x, resolve, reject));
+    },
+  };
+  wrapsThenable = true;
+  try {
+    return origResolve.call(Promise, standIn);
+  } finally {
+    wrapsThenable = false;
+  }
+}
+
+function holdAwait(x) {
+  const base = awaitBase(x);
+  const gate = { id: null, res: null, promise: null, settle: null, outcome: null };
+  newGate = gate;
+  try {
+    tracker.internally(() => {
+      let ok;
+      let no;
+      gate.promise = new Promise((res, rej) => {
+        ok = res;
+        no = rej;
+      });
+      gate.settle = () => (gate.outcome.ok ? ok(gate.outcome.value) : no(gate.outcome.value));
+      origThen.call(
+        base,
+        (value) => gateReady(gate, { ok: true, value }),
+        (value) => gateReady(gate, { ok: false, value })
+      );
+    });
+  } finally {
+    newGate = null;
+  }
+  return gate.promise;
+}
+
+// `for await (x of E)` awaits each step's promise without `then`: the rewrite passes E through
+// this, which gives the loop an iterator whose steps are gated like awaits. Only async iterables
+// are wrapped: for a sync one V8 makes its own promises, which a wrapper would change.
+function holdIter(iterable) {
+  const make = iterable == null ? undefined : iterable[Symbol.asyncIterator];
+  if (typeof make !== 'function') return iterable;
+  return {
+    [Symbol.asyncIterator]() {
+      const it = make.call(iterable);
+      const step = (m) => (typeof it[m] === 'function' ? (v) => holdAwait(it[m](v)) : undefined);
+      return { next: step('next'), return: step('return'), throw: step('throw') };
+    },
+  };
+}
+
+// X has settled: open the gate now if the continuation is next (or not in the row, or skipped),
+// else hold it until its turn.
+function gateReady(gate, outcome) {
+  gate.outcome = outcome;
+  const p = gate.res === null ? undefined : position.get(gate.res.name);
+  if (p === undefined || p <= next) {
+    gate.settle();
+    return;
+  }
+  held.set(gate.res.name, { gate, name: gate.res.name, res: gate.res, thunks: [] });
+  scheduleDrive();
 }
 
 function play(name) {
@@ -133,7 +246,7 @@ function play(name) {
 }
 
 function unholdable(e, r) {
-  return e.type === 'Microtask' || (e.type === 'PROMISE' && !r.viaThen);
+  return (e.type === 'Microtask' || e.type === 'PROMISE') && !r.viaThen;
 }
 
 function onStart(e, r) {
@@ -141,10 +254,12 @@ function onStart(e, r) {
   const name = e.name;
   const p = position.get(name);
   if (p === undefined) {
-    // An event the row does not know waits for its creator, when the creator is held: Node's
-    // code ran it early (a stream's end tick, say), and the program's code in it must not
-    // overtake the creator's.
-    const creator = tracker.events[r.creator].name;
+    // An event the row does not know waits for its creator (or, for a later callback of a
+    // resource, the callback before it), when that one is held: Node's code ran it early (a
+    // stream's end tick, a socket's extra read, say), and the program's code in it must not
+    // overtake the code held before it.
+    const c = r.k - 1; // this callback's number
+    const creator = c >= 1 ? (c === 1 ? r.name : `${r.name}:${c - 1}`) : tracker.events[r.creator].name;
     if (!playedSet.has(creator) && !unholdable(e, r)) {
       report(`event ${show(name)} (${e.type}) is not in row ${rowNo}: it runs right after ${show(creator)}`);
       holding = { ev: e.index, name, res: r, thunks: [] };
@@ -171,8 +286,8 @@ function onStart(e, r) {
   if (unholdable(e, r)) {
     report(
       `event ${show(name)} (${e.type}, step ${p + 1}) runs before its turn: ` +
-        `step ${next + 1} ${show(schedule[next])} has not run (await continuations and ` +
-        `queueMicrotask callbacks are not held)`
+        `step ${next + 1} ${show(schedule[next])} has not run (promise jobs that V8 runs ` +
+        `itself, outside the rewritten awaits, are not held)`
     );
     play(name);
     done.add(name);
@@ -187,7 +302,17 @@ function onEnd() {
   scheduleDrive();
 }
 
-const tracker = new Tracker({ onInit, onStart, onEnd });
+// A tick, timer, microtask or promise job of Node's own code runs as part of another event
+// (asyncorder.js): when that event is held, the program code it would run (a listener of the
+// `end` it emits, say) is captured with the event's and runs after it, at the event's turn.
+function onMerged(e) {
+  holding = held.get(e.name) || null;
+  if (holding === null)
+    for (const list of waiting.values()) for (const h of list) if (h.name === e.name) holding = h;
+  if (holding !== null && holding.gate) holding = null;
+}
+
+const tracker = new Tracker({ onInit, onStart, onEnd, onInternal, onMerged });
 
 // Play a held event: its captured code, then the unknown events that waited for it.
 function runHeld(h) {
@@ -212,6 +337,12 @@ function drive() {
       const h = held.get(name);
       if (!h) break;
       held.delete(name);
+      lastProgress = Date.now();
+      if (h.gate) {
+        // the continuation runs as its own promise job, after this callback: it plays then
+        tracker.internally(() => h.gate.settle());
+        break;
+      }
       done.add(name);
       advance();
       lastProgress = Date.now();
@@ -259,6 +390,7 @@ function stuck(why) {
 // Entry points of program code
 
 const HELD = Symbol('held');
+const origThen = Promise.prototype.then;
 
 // A wrapper keeps what the original carries: util.promisify's custom forms (setTimeout, fs.read,
 // fs.exists), fs.realpath.native, and the like.
@@ -369,6 +501,21 @@ process.nextTick = function nextTick(fn, ...rest) {
   }, ...rest);
 };
 
+// queueMicrotask: the program's callbacks (Node's own are part of another event).
+let inQueue = 0; // > 0 while the patched queueMicrotask makes its resource
+const origQueueMicrotask = globalThis.queueMicrotask;
+globalThis.queueMicrotask = keepProps(function queueMicrotask(fn) {
+  if (typeof fn !== 'function') return origQueueMicrotask(fn);
+  inQueue++;
+  try {
+    return origQueueMicrotask(function () {
+      gate(() => fn());
+    });
+  } finally {
+    inQueue--;
+  }
+}, origQueueMicrotask);
+
 // fs: every asynchronous function whose last argument is the completion callback.
 const FS_SKIP = new Set(['watch', 'watchFile', 'unwatchFile', 'createReadStream', 'createWriteStream']);
 for (const key of Object.keys(fs)) {
@@ -401,7 +548,6 @@ EventEmitter.prototype.emit = function (type, ...a) {
 // Promise reactions: a reaction that runs out of turn is captured, and the promise `then`
 // returned is resolved, through a thenable, with what the reaction gives when it runs at its
 // turn.
-const origThen = Promise.prototype.then;
 function wrapReaction(fn) {
   if (typeof fn !== 'function') return fn;
   return function (value) {
@@ -444,6 +590,7 @@ Object.defineProperty(Promise.prototype, 'then', {
 
 process.on('exit', () => {
   tracker.disable();
+  for (const [file, why] of rewrites.failed) report(`${file}: awaits not rewritten (${why})`);
   if (held.size > 0)
     report(`${held.size} held event${held.size === 1 ? '' : 's'} never played: ${[...held.keys()].map(show).join(', ')}`);
   const orphans = [...waiting.values()].flat().map((h) => h.name);
@@ -486,6 +633,7 @@ if (schedule[0] !== 'main') report(`row ${rowNo} does not start with main: it st
 play('main');
 done.add('main');
 advance();
+const rewrites = awaits.install(holdAwait, { rewrite: !noRewrite, iter: holdIter });
 tracker.enable();
 require(program);
 tracker.endMain();

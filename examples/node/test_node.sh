@@ -32,17 +32,29 @@ names() { grep -o '^  [^ ]* \[type=' "$1" | sed 's/ \[type=$//; s/^  //' | sort;
 # The words of a program's log, sorted: the steps logged whatever their order.
 words() { tr -s ' ;' '\n\n' <"$1" | sort; }
 
-# replay_rows NAME PROGRAM DOT FAMILY EXACT: replays every row; EXACT=1 requires the played order
-# to equal the row and to pass hitfam verify (as a 1-hitting family of one schedule). Prints the
-# number of rows whose program run exited 1 into $work/NAME.failing.
+# The rows to replay: all of them, or SAMPLE rows spread evenly over the family (the first and
+# the last among them) when SAMPLE is set and smaller.
+pick_rows() { # pick_rows ROWS SAMPLE
+    if [ -z "$2" ] || [ "$2" -ge "$1" ]; then
+        seq 1 "$1"
+    else
+        awk -v n="$1" -v s="$2" 'BEGIN { for (k = 0; k < s; k++) print 1 + int(k * (n - 1) / (s - 1) + 0.5) }' | uniq
+    fi
+}
+
+# replay_rows NAME PROGRAM DOT FAMILY EXACT [SAMPLE]: replays every row (or SAMPLE of them);
+# EXACT=1 requires the played order to equal the row and to pass hitfam verify (as a 1-hitting
+# family of one schedule). Prints the number of rows whose program run exited 1 into
+# $work/NAME.failing.
 replay_rows() {
-    local name=$1 prog=$2 dot=$3 fam=$4 exact=$5
-    local rows i rc failing=0 stall=1000
-    # a row of the controlled kinds never waits for an event that does not come: a long stall
-    # limit costs nothing there and keeps a loaded machine from tripping the fallback
+    local name=$1 prog=$2 dot=$3 fam=$4 exact=$5 sample=${6:-}
+    local rows i rc failing=0 stall=1000 n=0
+    # a row of an order with all its causality never waits for an event that does not come: a
+    # long stall limit costs nothing there and keeps a loaded machine from tripping the fallback
     [ "$exact" = 1 ] && stall=10000
     rows=$(grep -vc '^#' "$fam")
-    for i in $(seq 1 "$rows"); do
+    for i in $(pick_rows "$rows" "$sample"); do
+        n=$((n + 1))
         "$NODE" "$DIR/replay.js" --family "$fam" --row "$i" --stall "$stall" -o "$work/$name.played$i" \
             "$prog" >"$work/$name.out$i" 2>"$work/$name.err$i"
         rc=$?
@@ -65,15 +77,18 @@ replay_rows() {
         fi
     done
     echo "$failing" >"$work/$name.failing"
-    echo "$name: $rows rows replayed, $failing with the program failing"
+    echo "$name: $n of $rows rows replayed, $failing with the program failing"
 }
 
-# 0. Quoting: names that need quotes survive record.js's DOT writer, hitfam and the family reader.
+# 0. Quoting: names that need quotes survive record.js's DOT writer, hitfam and the family reader;
+#    the await rewrite of awaits.js keeps what programs compute.
 "$NODE" "$DIR/test_quoting.js" "$HITFAM" || fail "test_quoting.js"
+"$NODE" "$DIR/test_awaits.js" || fail "test_awaits.js"
 
 # 1. Every fixture: the DOT is read by hitfam, names are the same in two runs, the program's own
 #    log has the same steps under the recorder.
-for f in timers interval thens promises fsops child http; do
+FIXTURES="timers interval thens promises awaits generators fspromises fsops child http"
+for f in $FIXTURES; do
     prog="$DIR/fixtures/$f.js"
     "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
     record "$prog" "$work/$f.dot"
@@ -97,17 +112,31 @@ grep -q 'type=TickObject' "$work/timers.dot" || fail "timers: no TickObject even
 grep -q 'type=PROMISE' "$work/promises.dot" || fail "promises: no PROMISE events"
 grep -q 'type=PROMISE' "$work/thens.dot" || fail "thens: no PROMISE events"
 grep -q 'type=FSREQCALLBACK' "$work/fsops.dot" || fail "fsops: no FSREQCALLBACK events"
+grep -q 'type=FSREQPROMISE' "$work/fspromises.dot" || fail "fspromises: no FSREQPROMISE events"
+grep -q 'type=Microtask' "$work/awaits.dot" || fail "awaits: no Microtask events"
 grep -q 'type=PROCESSWRAP' "$work/child.dot" || fail "child: no PROCESSWRAP events"
 grep -q 'type=TCPWRAP' "$work/http.dot" || fail "http: no TCPWRAP events"
+# The await rewrite changes no name: a recording without it names the same events.
+for f in promises awaits generators; do
+    "$NODE" "$DIR/record.js" --no-rewrite -o "$work/$f.plain.dot" "$DIR/fixtures/$f.js" >/dev/null 2>&1 ||
+        fail "$f: record --no-rewrite exited $?"
+    diff <(names "$work/$f.dot") <(names "$work/$f.plain.dot") >/dev/null ||
+        fail "$f: the await rewrite changes the names"
+done
+# Promise.all waits for all its inputs: its reaction comes after both workers' reactions.
+grep -q '"main.P10" -> "main.P12"' "$work/promises.dot" && grep -q '"main.P11" -> "main.P12"' "$work/promises.dot" ||
+    fail "promises: the Promise.all reaction lacks an edge from one of its inputs"
 
-# 2. Replay: the controlled kinds (timers, immediates, nextTick, fs callbacks, .then reactions)
-#    play every row of a 2- and a 3-hitting family exactly; on the others (await, Promise.all,
-#    child processes, HTTP) the program still completes under the fallback and logs the same
-#    steps as in a plain run (in the order played).
-for f in timers interval thens fsops; do
+# 2. Replay: every fixture plays the rows of its 2- and 3-hitting families exactly (every row of
+#    the 2-hitting family; of the 3-hitting one all rows of timers and interval, whose logs are
+#    checked below, and 4 rows spread over the family for the others: README.md has the table of
+#    all rows), and the program never fails under replay.
+for f in $FIXTURES; do
     for d in 2 3; do
+        sample=
+        [ "$d" = 3 ] && [ "$f" != timers ] && [ "$f" != interval ] && sample=4
         "$HITFAM" gen --d $d "$work/$f.dot" -o "$work/$f.d$d.fam" || fail "$f: hitfam gen --d $d"
-        replay_rows "$f-d$d" "$DIR/fixtures/$f.js" "$work/$f.dot" "$work/$f.d$d.fam" 1
+        replay_rows "$f-d$d" "$DIR/fixtures/$f.js" "$work/$f.dot" "$work/$f.d$d.fam" 1 $sample
         [ "$(cat "$work/$f-d$d.failing")" = 0 ] || fail "$f: a replayed row made the program fail"
     done
 done
@@ -144,11 +173,27 @@ for f in timers interval; do
     done
 done
 
-for f in promises child http; do
-    "$HITFAM" gen --d 2 "$work/$f.dot" -o "$work/$f.d2.fam" || fail "$f: hitfam gen --d 2"
-    replay_rows "$f-d2" "$DIR/fixtures/$f.js" "$work/$f.dot" "$work/$f.d2.fam" 0
+# The others log their steps in an order that timing decides: under replay they log the same
+# steps as in a plain run. (Not awaits.js: which timer wins its Promise.race is the schedule's
+# choice, and the log says which.)
+for f in thens promises generators fspromises fsops child http; do
     rows=$(grep -vc '^#' "$work/$f.d2.fam")
     for i in $(seq 1 "$rows"); do
+        [ "$(words "$work/$f.plain")" = "$(words "$work/$f-d2.out$i")" ] ||
+            fail "$f row $i: the program logs other steps under replay"
+    done
+done
+
+# Programs in open/ are not yet played exactly (README.md): under replay of the rows of their
+# 2-hitting family they still complete, without a spurious error, and log the same steps.
+for f in posts streams; do
+    prog="$DIR/open/$f.js"
+    "$NODE" "$prog" >"$work/$f.plain" 2>&1 || fail "$f: the program itself exited $?"
+    record "$prog" "$work/$f.dot"
+    "$HITFAM" gen --d 2 "$work/$f.dot" -o "$work/$f.d2.fam" || fail "$f: hitfam gen --d 2"
+    replay_rows "$f-d2" "$prog" "$work/$f.dot" "$work/$f.d2.fam" 0
+    [ "$(cat "$work/$f-d2.failing")" = 0 ] || fail "$f: a replayed row made the program fail"
+    for i in $(seq 1 "$(grep -vc '^#' "$work/$f.d2.fam")"); do
         [ "$(words "$work/$f.plain")" = "$(words "$work/$f-d2.out$i")" ] ||
             fail "$f row $i: the program logs other steps under replay"
     done

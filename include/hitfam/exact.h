@@ -84,7 +84,11 @@ typedef struct hf_exact_result {
  * tuples, or more than HF_EXACT_MAX_LITERALS literals); HF_ENOMEM. The solver allocates with
  * the C++ allocator, outside the context's; its running out of memory ends the process. Memory
  * O(M * (k^3 + T * d)) literals for k (focus) events and T tuples; time: NP-hard in general,
- * bounded by the budget (a conflict costs microseconds to milliseconds). */
+ * bounded by the budget (a conflict costs microseconds to milliseconds).
+ * Progress (hf_ctx_set_progress on the order's context): task "exact", the conflicts spent of
+ * the budget, reported between solver calls and every few hundred conflicts within one (through
+ * the solver's terminate callback); when the callback asks to stop, the solver is released and
+ * HF_EABORTED returned, nothing in `*out`. */
 HF_API HF_NODISCARD hf_status hf_exact_solve(const hf_poset *p, const hf_exact_options *o,
                                              hf_family **out, hf_exact_result *result,
                                              hf_error *err);
@@ -103,8 +107,8 @@ typedef enum hf_exact_verdict {
  * (HF_EXACT_IMPROVED, possibly by more than one schedule); if it proves there is none, @p f
  * is a smallest family (HF_EXACT_MINIMAL) and unchanged; otherwise HF_EXACT_EXHAUSTED and @p f
  * is unchanged. The family is checked first as hf_verify does (HF_ESCHEDULE, HF_EMISMATCH when
- * it is not d-hitting). o->start is ignored. @p result may be NULL. Errors as hf_exact_solve;
- * on error @p f is unchanged. */
+ * it is not d-hitting). o->start is ignored. @p result may be NULL. Errors as hf_exact_solve,
+ * progress and HF_EABORTED as there; on error @p f is unchanged. */
 HF_API HF_NODISCARD hf_status hf_exact_remove_one(const hf_poset *p, hf_family *f,
                                                   const hf_exact_options *o,
                                                   hf_exact_verdict *verdict,

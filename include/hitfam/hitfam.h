@@ -498,10 +498,11 @@ HF_API const char *hf_family_method(const hf_family *f);
  * JSON, bin, no header, or a family not read. For messages about the header. O(1). */
 HF_API size_t hf_family_header_line(const hf_family *f);
 
-/** The 1-based line of the text input where schedule @p index of @p f was read, so that a caller
- * can locate a schedule that hf_verify or hf_family_minimize refuses (HF_ESCHEDULE names it by
- * index). 0 when unknown: JSON or bin input, a schedule appended later, an index out of range, or a
- * family that hf_family_minimize has rewritten. hf_family_remove takes the line along with its
+/** The 1-based line of the text or JSON input where schedule @p index of @p f was read (JSON:
+ * where its array opens), so that a caller can locate a schedule that hf_verify or
+ * hf_family_minimize refuses (HF_ESCHEDULE names it by index). 0 when unknown: bin input, a
+ * schedule appended later, an index out of range, or a family that hf_family_minimize has
+ * rewritten. hf_family_remove takes the line along with its
  * schedule. The reader keeps one word per schedule for this. O(1). */
 HF_API size_t hf_family_schedule_line(const hf_family *f, size_t index);
 
@@ -570,7 +571,8 @@ typedef struct hf_verify_result {
 } hf_verify_result;
 
 /** Check that every schedule of @p f is a linear extension of @p p (HF_ESCHEDULE with a message
- * naming the schedule and the repeated/missing event or the violated pair), then whether @p f is
+ * naming the schedule and the repeated/missing event or the violated pair, and in err->line the
+ * line it was read from when known: hf_family_schedule_line), then whether @p f is
  * d-hitting. Time about (number of admissible (d-1)-prefixes) * (n/64 + 64) * s word operations,
  * where s is the number of schedules consulted before the prefix's continuations are all hit
  * (often a few); memory O(m*n + m*n*n/4096 + d*n/64) words. d = 1 holds iff the family is

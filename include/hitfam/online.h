@@ -81,8 +81,8 @@ HF_API HF_NODISCARD hf_status hf_online_begin_run(hf_online *s, hf_error *err);
  * a parent that is no event of the run, a label longer than HF_MAX_NAME bytes), HF_ESTATE (no
  * run open; a root after the first hf_online_next; a parent that is pending and has not run, or
  * that ran and is done), HF_ETOOLARGE (HF_MAX_EVENTS events in the run or union), HF_ENOMEM.
- * Amortised O(1 + |label|) when the parent's children come in the same order as in earlier
- * runs, else O(number of the parent's children). */
+ * Amortised O(1 + |label|) (expected, with a hash table, for a child whose rank or label is not
+ * the one the union forest first saw at its place). */
 HF_API HF_NODISCARD hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label,
                                              uint32_t *event, hf_error *err);
 

@@ -10,19 +10,20 @@
 extern "C" {
 #endif
 
-/** Receives schedule @p index (0-based; @p n ids, valid during the call) read from text line
- * @p line (1-based; 0 for JSON input). Any status other than HF_OK stops the reading, which then
- * returns that status. */
+/** Receives schedule @p index (0-based; @p n ids, valid during the call) read from line @p line
+ * (1-based; for JSON the line where its array opens; 0 for bin input). Any status other than HF_OK
+ * stops the reading, which then returns that status. */
 typedef hf_status (*hf_schedule_fn)(void *user, const uint32_t *schedule, uint32_t n, size_t index,
                                     size_t line);
 
 /** Bytes read at a time when the chunk size given is 0. */
 #define HF_STREAM_CHUNK 65536u
 
-/** Read a family of @p p from @p in (text or JSON, as hf_family_read_mem reads them, with the
- * same checks, messages and line numbers) @p chunk bytes at a time (0: HF_STREAM_CHUNK), handing
- * each schedule to @p fn as soon as its line (text) or array (JSON) is read. Never holds the
- * whole input: memory O(n + the longest line + chunk) for text; for JSON, the "events" array
+/** Read a family of @p p from @p in (text, ids, JSON or bin, as hf_family_read_mem reads them,
+ * with the same checks, messages and line numbers) @p chunk bytes at a time (0: HF_STREAM_CHUNK),
+ * handing each schedule to @p fn as soon as its line (text), array (JSON) or row (bin) is read.
+ * Never holds the whole input: memory O(n + the longest line + chunk) for text; for bin, the
+ * header with its event names, one schedule and a chunk; for JSON, the "events" array
  * and the longest schedule, and since JSON is read twice (syntax first, as the whole-input
  * reader does, then "events" and "schedules"), an input that cannot seek (a pipe) is copied to
  * an unlinked temporary file first. A malformed JSON schedule may be held up to the point where
@@ -56,7 +57,8 @@ HF_API HF_NODISCARD hf_status hf_family_store_read(const hf_poset *p, FILE *in, 
 HF_API size_t hf_family_store_size(const hf_family_store *s);
 /** Schedule @p index (n ids, valid until the store is freed), or NULL. */
 HF_API const uint32_t *hf_family_store_schedule(const hf_family_store *s, size_t index);
-/** The text line schedule @p index was read from; 0 for JSON or an index out of range. */
+/** The line schedule @p index was read from (as hf_family_schedule_line); 0 for bin or an index
+ * out of range. */
 HF_API size_t hf_family_store_schedule_line(const hf_family_store *s, size_t index);
 /** Whether the rows are in a mapped temporary file (true) or on the heap. */
 HF_API bool hf_family_store_mapped(const hf_family_store *s);

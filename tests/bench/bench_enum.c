@@ -143,7 +143,7 @@ static hf_poset *program(uint32_t threads, uint32_t per, uint32_t objects, uint6
     hf_status st = hf_poset_builder_new(NULL, &b);
     uint32_t n = threads * per;
     for (uint32_t v = 0; v < n && !st; v++) {
-        char name[16], th[16], obj[16];
+        char name[32], th[16], obj[16];
         snprintf(name, sizeof name, "t%ue%u", v / per, v % per);
         snprintf(th, sizeof th, "t%u", v / per);
         snprintf(obj, sizeof obj, "x%u", (uint32_t)(bench_next_u64(&seed) % objects));

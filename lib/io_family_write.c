@@ -1,0 +1,370 @@
+/* The family writers: text, ids, JSON and bin, row by row to a stream (hf_writer, a sink for
+ * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c). */
+#include <stdio.h>
+#include <string.h>
+
+#include "family_i.h"
+#include "io_family_ids.h"
+#include "names.h"
+#include "poset_i.h"
+
+/* ========================================================================================== */
+/* Writer                                                                                     */
+
+struct hf_writer {
+    const hf_poset *p;
+    FILE *out;
+    hf_format format;
+    uint64_t count;
+    bool failed;   /* a write failed: every later put and the close report HF_EIO */
+    hf_word *seen; /* n bits, all clear between puts */
+    /* Rows are assembled in o and reach the stream in blocks (the header goes to the stream
+     * directly first, except bin's, which the checksum covers). Each event's token (text: its
+     * name, quoted if needed; ids and JSON: its index in decimal) is rendered once, token v
+     * being tok[tok_off[v] .. tok_off[v + 1]), with HF_I_OUT_SLACK bytes after the last. */
+    hf_i_out o;
+    char *tok;
+    size_t *tok_off;
+};
+
+/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them. */
+static bool is_permutation(hf_word *seen, const uint32_t *s, uint32_t n)
+{
+    uint32_t i = 0;
+    bool ok = true;
+    for (; i < n; i++) {
+        if (s[i] >= n || hf_i_bit_test(seen, s[i])) {
+            ok = false;
+            break;
+        }
+        hf_i_bit_set(seen, s[i]);
+    }
+    for (uint32_t j = 0; j < i; j++)
+        hf_i_bit_clear(seen, s[j]);
+    return ok;
+}
+
+static bool json_write_string(FILE *out, const char *s)
+{
+    if (putc('"', out) == EOF)
+        return false;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *e = NULL;
+        char hex[8];
+        switch (c) {
+        case '"':
+            e = "\\\"";
+            break;
+        case '\\':
+            e = "\\\\";
+            break;
+        case '\n':
+            e = "\\n";
+            break;
+        case '\t':
+            e = "\\t";
+            break;
+        case '\r':
+            e = "\\r";
+            break;
+        case '\b':
+            e = "\\b";
+            break;
+        case '\f':
+            e = "\\f";
+            break;
+        default:
+            if (c < 0x20) {
+                snprintf(hex, sizeof hex, "\\u%04x", (unsigned)c);
+                e = hex;
+            }
+            break;
+        }
+        /* Bytes >= 0x80 go out unchanged: names are byte strings, usually UTF-8 already. */
+        if (e ? fputs(e, out) < 0 : putc(c, out) == EOF)
+            return false;
+    }
+    return putc('"', out) != EOF;
+}
+
+/* A method name goes into the text header bare unless it would break the key=value tokens. */
+static bool text_write_method(FILE *out, const char *m)
+{
+    bool plain = *m != '\0';
+    for (const char *c = m; *c && plain; c++) {
+        unsigned char b = (unsigned char)*c;
+        plain = b > 0x20 && b != '"' && b != '\\' && b != 0x7f;
+    }
+    return plain ? fputs(m, out) >= 0 : hf_i_name_write(out, m);
+}
+
+static bool write_header(const hf_poset *p, FILE *out, hf_format format, const hf_family_header *h)
+{
+    const char *method = h->method ? h->method : "unknown";
+    /* d is written only when it is a tuple length: 0 means the family's d is not known */
+    bool has_d = h->d >= 1 && h->d <= HF_MAX_D;
+    if (format == HF_FORMAT_TEXT || format == HF_FORMAT_IDS) {
+        if (fprintf(out, "# hitfam %s", hf_version_string()) < 0 ||
+            (has_d && fprintf(out, " d=%u", h->d) < 0) || fputs(" method=", out) < 0 ||
+            !text_write_method(out, method) || fprintf(out, " events=%" PRIu32, p->n) < 0)
+            return false;
+        if (h->schedules_known && fprintf(out, " schedules=%" PRIu64, h->schedules) < 0)
+            return false;
+        /* a slice of the family: rows=A:B (A: to an end not known when the header is written) */
+        if (h->row_first && (fprintf(out, " rows=%" PRIu64 ":", h->row_first) < 0 ||
+                             (h->row_last && fprintf(out, "%" PRIu64, h->row_last) < 0)))
+            return false;
+        if (format == HF_FORMAT_TEXT)
+            return putc('\n', out) != EOF;
+        /* ids: the key, then the names of event indices 0..n-1 */
+        if (fputs(" format=ids\n# events", out) < 0)
+            return false;
+        for (uint32_t v = 0; v < p->n; v++)
+            if (putc(' ', out) == EOF || !hf_i_name_write(out, hf_i_name(p, v)))
+                return false;
+        return putc('\n', out) != EOF;
+    }
+    if (fputs("{\"hitfam\": ", out) < 0 || !json_write_string(out, hf_version_string()) ||
+        (has_d && fprintf(out, ", \"d\": %u", h->d) < 0) || fputs(", \"method\": ", out) < 0 ||
+        !json_write_string(out, method))
+        return false;
+    if (h->row_first &&
+        (fprintf(out, ", \"rows\": [%" PRIu64 ", ", h->row_first) < 0 ||
+         (h->row_last ? fprintf(out, "%" PRIu64 "]", h->row_last) < 0 : fputs("null]", out) < 0)))
+        return false;
+    if (fputs(", \"events\": [", out) < 0)
+        return false;
+    for (uint32_t v = 0; v < p->n; v++)
+        if ((v > 0 && fputs(", ", out) < 0) || !json_write_string(out, hf_i_name(p, v)))
+            return false;
+    return fputs("], \"schedules\": [", out) >= 0;
+}
+
+/* The family text form of a name, the bytes hf_i_name_write writes: bare when it may be, else
+ * quoted with \" \\ and \n escapes. dst NULL: only count. Returns the length. */
+static size_t render_name(char *dst, const char *name)
+{
+    size_t l = strlen(name);
+    if (hf_i_name_is_bare(name)) {
+        if (dst)
+            memcpy(dst, name, l);
+        return l;
+    }
+    size_t k = 0;
+    if (!dst) {
+        for (; *name; name++)
+            k += (*name == '"' || *name == '\\' || *name == '\n') ? 2 : 1;
+        return k + 2;
+    }
+    dst[k++] = '"';
+    for (; *name; name++) {
+        char c = *name;
+        if (c == '"' || c == '\\' || c == '\n') {
+            dst[k++] = '\\';
+            c = c == '\n' ? 'n' : c;
+        }
+        dst[k++] = c;
+    }
+    dst[k++] = '"';
+    return k;
+}
+
+/* v in decimal at dst (at most 10 bytes). Returns the length. */
+static size_t render_index(char *dst, uint32_t v)
+{
+    char digits[10];
+    size_t k = 0;
+    do {
+        digits[k++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < k; i++)
+        dst[i] = digits[k - 1 - i];
+    return k;
+}
+
+/* Every event's token, rendered once (struct hf_writer says which). */
+static hf_status make_tokens(hf_writer *w)
+{
+    const hf_poset *p = w->p;
+    bool names = w->format == HF_FORMAT_TEXT;
+    size_t total = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        size_t l = names ? render_name(NULL, hf_i_name(p, v)) : 10;
+        if (total > SIZE_MAX - l - HF_I_OUT_SLACK)
+            return HF_ENOMEM;
+        total += l;
+    }
+    w->tok_off = hf_i_alloc_array(p->ctx, (size_t)p->n + 1, sizeof *w->tok_off);
+    w->tok = hf_i_malloc(p->ctx, total + HF_I_OUT_SLACK);
+    if (!w->tok_off || !w->tok)
+        return HF_ENOMEM;
+    size_t k = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        w->tok_off[v] = k;
+        k += names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+    }
+    w->tok_off[p->n] = k;
+    memset(w->tok + k, 0, HF_I_OUT_SLACK);
+    return HF_OK;
+}
+
+static void writer_free(hf_writer *w)
+{
+    hf_ctx *ctx = w->p->ctx;
+    hf_i_out_free(ctx, &w->o);
+    hf_i_free(ctx, w->tok);
+    hf_i_free(ctx, w->tok_off);
+    hf_i_free(ctx, w->seen);
+    hf_i_free(ctx, w);
+}
+
+hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
+                        const hf_family_header *header, hf_writer **w)
+{
+    if (!w)
+        return HF_EINVAL;
+    *w = NULL;
+    if (!p || !out || format < HF_FORMAT_TEXT || format > HF_FORMAT_BIN ||
+        (header && header->d > HF_MAX_D))
+        return HF_EINVAL;
+    hf_writer *wr = hf_i_calloc(p->ctx, 1, sizeof *wr);
+    if (!wr)
+        return HF_ENOMEM;
+    wr->p = p;
+    wr->out = out;
+    wr->format = format;
+    hf_status st = HF_OK;
+    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
+    /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
+    if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4) ||
+        (format != HF_FORMAT_BIN && make_tokens(wr)))
+        st = HF_ENOMEM;
+    const hf_family_header none = {0};
+    const hf_family_header *h = header ? header : &none;
+    if (!st && format == HF_FORMAT_BIN) {
+        wr->o.summed = true;
+        /* a slice (rows=) is written as a stream of unknown length: bin's header has no rows */
+        if (!hf_i_bin_write_header(&wr->o, p, h->d, h->method, h->schedules_known && !h->row_first,
+                                   h->schedules))
+            st = HF_EIO;
+    } else if (!st && !write_header(p, out, format, h)) {
+        st = HF_EIO;
+    }
+    if (st) {
+        writer_free(wr);
+        return st;
+    }
+    *w = wr;
+    return HF_OK;
+}
+
+/* A row of tokens: prefix, the tokens joined by sep, then end. */
+static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const char *prefix,
+                            char sep, char end)
+{
+    hf_i_out *o = &w->o;
+    size_t plen = strlen(prefix);
+    if (plen && !hf_i_out_put(o, prefix, plen))
+        return false;
+    const char *tok = w->tok;
+    const size_t *off = w->tok_off;
+    for (uint32_t i = 0; i < n; i++) {
+        size_t a = off[s[i]], l = off[s[i] + 1] - a;
+        char *d = hf_i_out_room(o, l + 1);
+        if (!d)
+            return false;
+        /* short tokens: one fixed-size copy (both buffers have slack after their ends) */
+        if (l <= 16)
+            memcpy(d, tok + a, 16);
+        else
+            memcpy(d, tok + a, l);
+        d[l] = sep;
+        o->len += l + 1;
+    }
+    if (n > 0) { /* the last separator, written with its token, becomes the end */
+        o->buf[o->len - 1] = end;
+        return true;
+    }
+    return hf_i_out_put(o, &end, 1);
+}
+
+static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
+{
+    hf_writer *w = user;
+    if (!w || (!s && n > 0))
+        return HF_EINVAL;
+    if (w->failed)
+        return HF_EIO;
+    if (n != w->p->n || !is_permutation(w->seen, s, n))
+        return HF_ESCHEDULE;
+    bool ok;
+    switch (w->format) {
+    case HF_FORMAT_BIN:
+        ok = hf_i_bin_write_row(&w->o, s, n);
+        break;
+    case HF_FORMAT_JSON:
+        ok = write_token_row(w, s, n, w->count == 0 ? "\n[" : ",\n[", ',', ']');
+        break;
+    default: /* text and ids */
+        ok = write_token_row(w, s, n, "", ' ', '\n');
+        break;
+    }
+    if (!ok || ferror(w->out)) {
+        w->failed = true;
+        return HF_EIO;
+    }
+    w->count++;
+    return HF_OK;
+}
+
+hf_sink hf_writer_sink(hf_writer *w) { return (hf_sink){.put = writer_put, .user = w}; }
+
+uint64_t hf_writer_count(const hf_writer *w) { return w ? w->count : 0; }
+
+hf_status hf_writer_close(hf_writer *w)
+{
+    if (!w)
+        return HF_OK;
+    bool ok = !w->failed;
+    if (ok && w->format == HF_FORMAT_BIN)
+        ok = hf_i_bin_write_trailer(&w->o, w->count);
+    else if (ok)
+        ok = hf_i_out_flush(&w->o);
+    if (ok && w->format == HF_FORMAT_JSON)
+        ok = fputs(w->count ? "\n]}\n" : "]}\n", w->out) >= 0;
+    if (fflush(w->out) != 0 || ferror(w->out))
+        ok = false;
+    writer_free(w);
+    return ok ? HF_OK : HF_EIO;
+}
+
+hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_format format,
+                          const hf_family_header *header)
+{
+    if (!p || !f || !out)
+        return HF_EINVAL;
+    if (f->n != p->n)
+        return HF_EMISMATCH;
+    /* The count is known here, and writing it lets a reader detect a truncated file. */
+    hf_family_header h = header ? *header : (hf_family_header){0};
+    /* a slice's header gives the whole family's size, which the caller knows */
+    if (!h.row_first) {
+        h.schedules_known = true;
+        h.schedules = f->m;
+    }
+    hf_writer *w = NULL;
+    hf_status st = hf_writer_new(p, out, format, &h, &w);
+    if (st)
+        return st;
+    /* Check every schedule before the first is written, so a bad family leaves no output but
+     * the header. */
+    for (size_t i = 0; i < f->m && !st; i++)
+        if (!is_permutation(w->seen, hf_family_schedule(f, i), f->n))
+            st = HF_ESCHEDULE;
+    for (size_t i = 0; i < f->m && !st; i++)
+        st = writer_put(w, hf_family_schedule(f, i), f->n);
+    hf_status cst = hf_writer_close(w);
+    return st ? st : cst;
+}

@@ -1,0 +1,254 @@
+/* Method pattern's pieces (lib/pattern_i.h): the polynomial hashes of runs of real events,
+ * the constraint sets of the piece procedure, and the test whether a pattern is realised. */
+#include <string.h>
+
+#include "forest.h"
+#include "mod61.h"
+#include "pattern_i.h"
+
+/* a followed by b */
+span hf_i_pattern_cat(const run *r, span a, span b)
+{
+    span s = {a.c + b.c, {0, 0}};
+    for (int i = 0; i < 2; i++)
+        s.h[i] = hf_i_addmod(a.h[i], hf_i_mulmod(b.h[i], r->pw[i * (r->nreal + 1) + a.c]));
+    return s;
+}
+
+/* The part of a prefix sequence after its first `lo` entries: (P(hi) - P(lo)) / base^lo. */
+static span tail(const run *r, uint64_t clo, const uint64_t *hlo, uint64_t chi, const uint64_t *hhi)
+{
+    span s = {chi - clo, {0, 0}};
+    for (int i = 0; i < 2; i++)
+        s.h[i] = hf_i_mulmod(hf_i_submod(hhi[i], hlo[i]), r->ipw[i * (r->nreal + 1) + clo]);
+    return s;
+}
+
+/* The real nodes at BFS positions lo .. hi - 1. */
+static span interval(const run *r, uint32_t lo, uint32_t hi)
+{
+    uint64_t a[2] = {r->ph[lo], r->ph[r->n + 1 + lo]}, b[2] = {r->ph[hi], r->ph[r->n + 1 + hi]};
+    return tail(r, r->pc[lo], a, r->pc[hi], b);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Constraint sets                                                                          */
+
+hf_status hf_i_pattern_work(run *r, uint64_t w)
+{
+    if (r->guard && w > HF_I_PATTERN_MAX_WORK - r->st.work)
+        return HF_ETOOLARGE;
+    r->st.work += w;
+    return HF_OK;
+}
+
+/* A new set from the positions in scratch[0 .. len) at depth `depth`: its spans, level by
+ * level, until every subtree has ended. O(len * levels). */
+hf_status hf_i_pattern_tnode_add(run *r, uint32_t depth, size_t len)
+{
+    if (HF_I_GROW(r->ctx, r->tn, &r->tn_cap, r->tn_len + 1) ||
+        HF_I_GROW(r->ctx, r->fpool, &r->f_cap, r->f_len + len) ||
+        HF_I_GROW(r->ctx, r->scratch, &r->scratch_cap, 2 * len + 2))
+        return HF_ENOMEM;
+    tnode *tn = &r->tn[r->tn_len];
+    tn->depth = depth;
+    tn->f_off = r->f_len;
+    tn->f_len = len;
+    tn->lp_off = r->lp_len;
+    tn->lp_len = 0;
+    memcpy(r->fpool + r->f_len, r->scratch, len * sizeof *r->fpool);
+    r->f_len += len;
+    uint32_t *lo = r->scratch, *hi = r->scratch + len;
+    for (size_t i = 0; i < len; i++)
+        hi[i] = lo[i] + 1;
+    span acc = {0, {0, 0}};
+    for (;;) {
+        if (HF_I_GROW(r->ctx, r->lp, &r->lp_cap, r->lp_len + 1))
+            return HF_ENOMEM;
+        r->lp[r->lp_len++] = acc;
+        span level = {0, {0, 0}};
+        bool any = false;
+        for (size_t i = 0; i < len; i++)
+            if (lo[i] < hi[i]) {
+                any = true;
+                level = hf_i_pattern_cat(r, level, interval(r, lo[i], hi[i]));
+                lo[i] = r->fc[lo[i]];
+                hi[i] = r->fc[hi[i]];
+            }
+        hf_status st = hf_i_pattern_work(r, len + 1);
+        if (st)
+            return st;
+        if (!any)
+            break;
+        acc = hf_i_pattern_cat(r, acc, level);
+        tn->lp_len++;
+    }
+    r->tn_len++;
+    return HF_OK;
+}
+
+/* The set of the `side` child of a two-child pattern node at `layer` whose own set is T. */
+hf_status hf_i_pattern_tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t side, uint32_t *out)
+{
+    uint64_t k = ((uint64_t)T << 32 | (uint64_t)layer << 1 | side) + 1;
+    if (2 * (r->tmap_used + 1) > r->tmap_cap) {
+        size_t ncap = r->tmap_cap ? 2 * r->tmap_cap : 256;
+        uint64_t *nk = hf_i_calloc(r->ctx, ncap, sizeof *nk);
+        uint32_t *nv = hf_i_alloc_array(r->ctx, ncap, sizeof *nv);
+        if (!nk || !nv) {
+            hf_i_free(r->ctx, nk);
+            hf_i_free(r->ctx, nv);
+            return HF_ENOMEM;
+        }
+        for (size_t i = 0; i < r->tmap_cap; i++) {
+            if (!r->tkey[i])
+                continue;
+            size_t j = hf_i_fmix64(r->tkey[i]) & (ncap - 1);
+            while (nk[j])
+                j = (j + 1) & (ncap - 1);
+            nk[j] = r->tkey[i];
+            nv[j] = r->tval[i];
+        }
+        hf_i_free(r->ctx, r->tkey);
+        hf_i_free(r->ctx, r->tval);
+        r->tkey = nk;
+        r->tval = nv;
+        r->tmap_cap = ncap;
+    }
+    size_t j = hf_i_fmix64(k) & (r->tmap_cap - 1);
+    while (r->tkey[j]) {
+        if (r->tkey[j] == k) {
+            *out = r->tval[j];
+            return HF_OK;
+        }
+        j = (j + 1) & (r->tmap_cap - 1);
+    }
+    /* the side children of the set's nodes on `layer` */
+    const tnode tn = r->tn[T];
+    size_t len = 0;
+    for (size_t i = 0; i < tn.f_len; i++) {
+        uint32_t lo = r->fpool[tn.f_off + i], hi = lo + 1;
+        for (uint32_t dep = tn.depth; dep < layer && lo < hi; dep++) {
+            lo = r->fc[lo];
+            hi = r->fc[hi];
+        }
+        hf_status st = hf_i_pattern_work(r, layer - tn.depth + hi - lo + 1);
+        if (st)
+            return st;
+        for (uint32_t q = lo; q < hi; q++)
+            if (side < r->fc[q + 1] - r->fc[q]) {
+                if (HF_I_GROW(r->ctx, r->scratch, &r->scratch_cap, 2 * (len + 1) + 2))
+                    return HF_ENOMEM;
+                r->scratch[len++] = r->fc[q] + side;
+            }
+    }
+    hf_status st = hf_i_pattern_tnode_add(r, layer + 1, len);
+    if (st)
+        return st;
+    r->tkey[j] = k;
+    r->tval[j] = *out = (uint32_t)(r->tn_len - 1);
+    r->tmap_used++;
+    return HF_OK;
+}
+
+/* The real nodes of levels s .. e below set T, in schedule order. O(1). */
+span hf_i_pattern_piece(const run *r, uint32_t T, uint32_t s, uint32_t e)
+{
+    const tnode *tn = &r->tn[T];
+    span z = {0, {0, 0}};
+    if (e < s || s < tn->depth)
+        return z;
+    uint64_t i0 = s - tn->depth, i1 = (uint64_t)e - tn->depth + 1;
+    if (i1 > tn->lp_len)
+        i1 = tn->lp_len;
+    if (i0 >= i1)
+        return z;
+    const span *a = &r->lp[tn->lp_off + i0], *b = &r->lp[tn->lp_off + i1];
+    return tail(r, a->c, a->h, b->c, b->h);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Realisability                                                                            */
+
+/* Whether some admissible tuple of d' real events conforms to the pattern with some layers
+ * of its free nodes. best[x][u] is the most two-child nodes of the sub-pattern at x that an
+ * embedding inside sub(u) maps to real events (-1: none). A non-free non-leaf x sits on
+ * layer(x); a free x on any real node strictly above its child's image; a leaf on any real
+ * node. Pattern nodes children first, tree nodes deepest first; row x is filled only down to
+ * the depths its parent reads, and only at the representatives of the subtree classes (two
+ * nodes of one depth with isomorphic subtrees, real events included, get the same values),
+ * which the rows read through crep. O(m n), O(m h) on complete binary trees. */
+bool hf_i_pattern_realised(run *r, const pat *P)
+{
+    const hf_i_tree *t = r->t;
+    uint32_t n = r->n, lim[MAXM];
+    for (uint32_t x = P->m; x-- > 0;) {
+        int8_t *bx = r->best + (size_t)x * n;
+        if (P->arity[x] == 0) {
+            memcpy(bx, r->hasreal, n);
+            continue;
+        }
+        uint32_t y = P->child[x][0];
+        const int8_t *b0 = r->best + (size_t)y * n;
+        if (P->free >> x & 1) {
+            /* images strictly above the child's: depths < lim */
+            lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
+            for (uint32_t i = lim[x] ? r->rep_end[lim[x] - 1] : 0; i-- > 0;) {
+                uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+                int v = -1;
+                bool deeper = r->depth[u] + 1 < lim[x];
+                for (uint32_t j = 0; j < cnt; j++) {
+                    uint32_t c = r->crep[lo + j];
+                    if (deeper && bx[c] > v)
+                        v = bx[c];
+                    if (r->real[u] && b0[c] > v)
+                        v = b0[c];
+                }
+                bx[u] = (int8_t)v;
+            }
+            continue;
+        }
+        uint32_t L = P->layer[x];
+        const int8_t *b1 = r->best + (size_t)P->child[x][1] * n;
+        for (uint32_t i = r->rep_end[L]; i-- > 0;) {
+            uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+            const uint32_t *c = r->crep + lo;
+            int v = -1;
+            if (r->depth[u] < L) {
+                for (uint32_t j = 0; j < cnt; j++)
+                    v = bx[c[j]] > v ? bx[c[j]] : v;
+            } else if (P->arity[x] == 2) {
+                if (cnt == 2 && b0[c[0]] >= 0 && b1[c[1]] >= 0)
+                    v = r->real[u] + b0[c[0]] + b1[c[1]];
+            } else if (r->real[u]) {
+                for (uint32_t j = 0; j < cnt; j++)
+                    v = b0[c[j]] > v ? b0[c[j]] : v;
+            }
+            bx[u] = (int8_t)v;
+        }
+    }
+    int need = (int)r->dd - (int)P->leaves_unary;
+    return r->best[t->root] >= need;
+}
+
+/* The tree nodes hf_i_pattern_realised() visits: the rows of non-leaf nodes down to their depth
+ * limit, a copy of n bytes (counted n / 8) per leaf. O(m). */
+uint64_t hf_i_pattern_test_cost(const run *r, const pat *P)
+{
+    uint64_t c = 0;
+    uint32_t lim[MAXM];
+    for (uint32_t x = P->m; x-- > 0;) {
+        if (P->arity[x] == 0) {
+            c += r->n / 8 + 1;
+            continue;
+        }
+        uint32_t y = P->child[x][0];
+        if (P->free >> x & 1) {
+            lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
+            c += lim[x] ? r->layer_end[lim[x] - 1] : 0;
+        } else {
+            c += r->layer_end[P->layer[x]];
+        }
+    }
+    return c;
+}
