@@ -24,315 +24,22 @@
  * occur, and the node lists of the statement being read; no allocation per event. */
 #include <string.h>
 
-#include "io_dot_fast.h"
-
-/* ---------------------------------------------------------------------------------------- */
-/* Scanner (the rules of libcgraph's scanner, restricted to the subset)                     */
-
-enum {
-    TK_END,
-    TK_ID,   /* a bare name or numeral: text [start, end) */
-    TK_QSTR, /* a quoted string: raw text between the quotes [start, end) */
-    TK_ARROW,
-    TK_LBRACE,
-    TK_RBRACE,
-    TK_LBRACK,
-    TK_RBRACK,
-    TK_EQ,
-    TK_SEMI,
-    TK_COMMA,
-    TK_PLUS,
-    TK_NODE,
-    TK_EDGE,
-    TK_GRAPH,
-    TK_DIGRAPH,
-    TK_STRICT,
-    TK_BAD /* outside the subset: give up */
-};
-
-typedef struct lexer {
-    const char *s;
-    size_t len, i;
-    int tok;
-    size_t start, end;
-    bool escaped; /* TK_QSTR holds a backslash */
-} lexer;
-
-static inline bool is_letter(unsigned char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
-}
-
-static inline bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-static int keyword(const char *w, size_t n)
-{
-    static const struct {
-        const char *word;
-        int tok;
-    } kw[] = {{"node", TK_NODE},       {"edge", TK_EDGE},     {"graph", TK_GRAPH},
-              {"digraph", TK_DIGRAPH}, {"strict", TK_STRICT}, {"subgraph", TK_BAD}};
-    if (n < 4 || n > 8)
-        return TK_ID;
-    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-        if (hf_i_dot_word_is(w, n, kw[k].word))
-            return kw[k].tok;
-    return TK_ID;
-}
-
-/* The next token into lx->tok. */
-static void lex(lexer *lx)
-{
-    const char *s = lx->s;
-    size_t len = lx->len, i = lx->i;
-    for (;;) {
-        if (i >= len) {
-            lx->i = i;
-            lx->tok = TK_END;
-            return;
-        }
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-            i++;
-            continue;
-        }
-        if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
-            /* to the end of the line. A `#` line may be a line directive, which changes only
-             * line numbers (no message of this reader has one), but the libcgraph path refuses
-             * one naming a file of more than a kilobyte: long `#` lines are left to it. */
-            const char *nl = memchr(s + i, '\n', len - i);
-            size_t e = nl ? (size_t)(nl - s) : len;
-            if (c == '#' && e - i > 1000) {
-                lx->tok = TK_BAD;
-                return;
-            }
-            i = e;
-            continue;
-        }
-        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-            size_t j = i + 2;
-            for (;;) {
-                const char *star = j < len ? memchr(s + j, '*', len - j) : NULL;
-                if (!star) {
-                    lx->tok = TK_BAD; /* unterminated */
-                    return;
-                }
-                j = (size_t)(star - s) + 1;
-                if (j < len && s[j] == '/')
-                    break;
-            }
-            i = j + 1;
-            continue;
-        }
-        break;
-    }
-    unsigned char c = (unsigned char)s[i];
-    lx->start = i;
-    if (is_letter(c)) {
-        size_t j = i + 1;
-        while (j < len && (is_letter((unsigned char)s[j]) || is_digit((unsigned char)s[j])))
-            j++;
-        if (j - i == 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0) {
-            lx->i = j; /* a byte order mark alone is skipped like a blank */
-            lex(lx);
-            return;
-        }
-        lx->end = lx->i = j;
-        lx->tok = keyword(s + i, j - i);
-        return;
-    }
-    if (c == '-' && i + 1 < len && s[i + 1] == '>') {
-        lx->i = i + 2;
-        lx->tok = TK_ARROW;
-        return;
-    }
-    if (is_digit(c) || c == '.' || c == '-') {
-        /* [-]?(digits(.digits*)?|.digits); a '.' or letter right after is Graphviz's "badly
-         * delimited number" warning */
-        size_t j = i + (c == '-');
-        size_t d = j;
-        while (j < len && is_digit((unsigned char)s[j]))
-            j++;
-        if (j > d) {
-            if (j < len && s[j] == '.') {
-                j++;
-                while (j < len && is_digit((unsigned char)s[j]))
-                    j++;
-            }
-        } else {
-            if (!(j + 1 < len && s[j] == '.' && is_digit((unsigned char)s[j + 1]))) {
-                lx->tok = TK_BAD;
-                return;
-            }
-            j++;
-            while (j < len && is_digit((unsigned char)s[j]))
-                j++;
-        }
-        if (j < len && (s[j] == '.' || is_letter((unsigned char)s[j]))) {
-            lx->tok = TK_BAD;
-            return;
-        }
-        lx->end = lx->i = j;
-        lx->tok = TK_ID;
-        return;
-    }
-    if (c == '"') {
-        size_t j = i + 1;
-        const char *q = memchr(s + j, '"', len - j);
-        if (q && !memchr(s + j, '\\', (size_t)(q - s) - j)) {
-            lx->escaped = false;
-            lx->start = j;
-            lx->end = (size_t)(q - s);
-            lx->i = lx->end + 1;
-            lx->tok = TK_QSTR;
-            return;
-        }
-        /* \" and \\ pairs, backslash-newline, a lone backslash */
-        while (j < len && s[j] != '"') {
-            if (s[j] == '\\' && j + 1 < len &&
-                (s[j + 1] == '"' || s[j + 1] == '\\' || s[j + 1] == '\n'))
-                j += 2;
-            else
-                j++;
-        }
-        if (j >= len) {
-            lx->tok = TK_BAD;
-            return;
-        }
-        lx->escaped = true;
-        lx->start = i + 1;
-        lx->end = j;
-        lx->i = j + 1;
-        lx->tok = TK_QSTR;
-        return;
-    }
-    lx->i = i + 1;
-    switch (c) {
-    case '{':
-        lx->tok = TK_LBRACE;
-        return;
-    case '}':
-        lx->tok = TK_RBRACE;
-        return;
-    case '[':
-        lx->tok = TK_LBRACK;
-        return;
-    case ']':
-        lx->tok = TK_RBRACK;
-        return;
-    case '=':
-        lx->tok = TK_EQ;
-        return;
-    case ';':
-        lx->tok = TK_SEMI;
-        return;
-    case ',':
-        lx->tok = TK_COMMA;
-        return;
-    case '+':
-        lx->tok = TK_PLUS;
-        return;
-    default:
-        lx->tok = TK_BAD; /* '<', ':', '@', '--' and every other byte */
-        return;
-    }
-}
+#include "io_dot_i.h"
+#include "io_dot_lex.h"
+#include "strtab.h"
 
 /* ---------------------------------------------------------------------------------------- */
 /* Attribute values: interned, index 0 is ""                                                 */
 
-typedef struct values {
-    char *data;
-    size_t data_len, data_cap;
-    size_t *off;
-    size_t off_cap;
-    uint32_t count;
-    uint32_t *slots;
-    size_t mask;
-} values;
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211u;
-    }
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdu;
-    return h ^ (h >> 29);
-}
-
-static hf_status values_rehash(hf_ctx *ctx, values *vt, size_t size)
-{
-    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
-    if (!slots)
-        return HF_ENOMEM;
-    memset(slots, 0xff, size * sizeof *slots);
-    for (uint32_t k = 0; k < vt->count; k++) {
-        const char *v = vt->data + vt->off[k];
-        size_t i = (size_t)hash_bytes(v, strlen(v)) & (size - 1);
-        while (slots[i] != UINT32_MAX)
-            i = (i + 1) & (size - 1);
-        slots[i] = k;
-    }
-    hf_i_free(ctx, vt->slots);
-    vt->slots = slots;
-    vt->mask = size - 1;
-    return HF_OK;
-}
-
 /* The index of s[0..n) (n <= HF_MAX_NAME), added when new. */
-static hf_status values_intern(hf_ctx *ctx, values *vt, const char *s, size_t n, uint32_t *index)
+static hf_status values_intern(hf_ctx *ctx, hf_i_strtab *vt, const char *s, size_t n,
+                               uint32_t *index)
 {
+    uint32_t empty;
     hf_status st;
-    if (!vt->slots) {
-        if ((st = values_rehash(ctx, vt, 16)) ||
-            (st = HF_I_GROW(ctx, vt->data, &vt->data_cap, 1)) ||
-            (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, 1)))
-            return st;
-        vt->data[0] = '\0';
-        vt->off[0] = 0;
-        vt->data_len = 1;
-        vt->count = 1;
-        size_t i = (size_t)hash_bytes("", 0) & vt->mask;
-        vt->slots[i] = 0;
-    }
-    size_t i = (size_t)hash_bytes(s, n) & vt->mask;
-    for (;; i = (i + 1) & vt->mask) {
-        uint32_t k = vt->slots[i];
-        if (k == UINT32_MAX)
-            break;
-        const char *v = vt->data + vt->off[k];
-        if (strncmp(v, s, n) == 0 && v[n] == '\0') { /* (s holds no NUL byte) */
-            *index = k;
-            return HF_OK;
-        }
-    }
-    if ((st = HF_I_GROW(ctx, vt->data, &vt->data_cap, vt->data_len + n + 1)) ||
-        (st = HF_I_GROW(ctx, vt->off, &vt->off_cap, (size_t)vt->count + 1)))
+    if (vt->count == 0 && (st = hf_i_strtab_intern(ctx, vt, "", 0, &empty)))
         return st;
-    if (2 * ((size_t)vt->count + 1) > vt->mask + 1) {
-        if ((st = values_rehash(ctx, vt, 2 * (vt->mask + 1))))
-            return st;
-        i = (size_t)hash_bytes(s, n) & vt->mask;
-        while (vt->slots[i] != UINT32_MAX)
-            i = (i + 1) & vt->mask;
-    }
-    memcpy(vt->data + vt->data_len, s, n);
-    vt->data[vt->data_len + n] = '\0';
-    vt->off[vt->count] = vt->data_len;
-    vt->data_len += n + 1;
-    vt->slots[i] = vt->count;
-    *index = vt->count++;
-    return HF_OK;
-}
-
-static void values_free(hf_ctx *ctx, values *vt)
-{
-    hf_i_free(ctx, vt->data);
-    hf_i_free(ctx, vt->off);
-    hf_i_free(ctx, vt->slots);
+    return hf_i_strtab_intern(ctx, vt, s, n, index);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -342,7 +49,7 @@ static void values_free(hf_ctx *ctx, values *vt)
 enum { ATTR_FOCUS, ATTR_THREAD, ATTR_OBJ, ATTR_ACCESS, ATTR_COUNT, ATTR_OTHER, ATTR_KEY };
 
 /* Edge chains longer than this are left to the libcgraph path, which checks its parser's stack
- * (lib/io_dot.c, PARSER_STACK_BUDGET: about 2,200 arrows in one statement). */
+ * (lib/io_dot_scan.c, PARSER_STACK_BUDGET: about 2,200 arrows in one statement). */
 #define MAX_ARROWS 2000u
 
 /* A statement's node attribute assignments, applied once the statement is read. */
@@ -351,9 +58,12 @@ typedef struct assignment {
     uint32_t value;
 } assignment;
 
+#define SCOUT_LAG  32u  /* names */
+#define SCOUT_RING 512u /* tokens (a power of two) */
+
 typedef struct reader {
     hf_ctx *ctx;
-    lexer lx;
+    hf_i_dot_lexer lx;
     hf_poset_builder *b;
     uint32_t n;
     /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract); when it is
@@ -380,18 +90,26 @@ typedef struct reader {
      * The builder's table is still told of every event, but no longer asked about names seen
      * before. */
     struct slot {
-        uint32_t at, len, id;
+        uint32_t at, key, id; /* key: slot_key of the name */
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
-    lexer scout;
+    hf_i_dot_lexer scout;
+    /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
+     * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
+    hf_i_dot_lexer ring[SCOUT_RING];
+    size_t ring_head, ring_tail;
+    /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
+     * the slot is in the cache and the name's bytes it points to are prefetched in turn */
+    uint32_t lag[SCOUT_LAG][2];
+    unsigned lag_len, lag_at;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
     size_t of_cap[ATTR_COUNT];
     uint32_t dflt[ATTR_COUNT];
-    values vals;
+    hf_i_strtab vals;
     /* the node lists on both sides of the edge operator being read */
     uint32_t *list[2];
     size_t list_len[2], list_cap[2];
@@ -399,13 +117,15 @@ typedef struct reader {
     size_t assign_len, assign_cap;
 } reader;
 
+static void next(reader *r);
+
 /* Statuses inside the reader: HF_OK, GIVE_UP, HF_ENOMEM. */
 #define GIVE_UP HF_EUNSUPPORTED
 
 /* Append the value of the current quoted token to text. */
 static hf_status take_quoted(reader *r)
 {
-    const lexer *lx = &r->lx;
+    const hf_i_dot_lexer *lx = &r->lx;
     size_t raw = lx->end - lx->start;
     if (raw > HF_MAX_NAME)
         return GIVE_UP; /* (backslash-newlines could make it shorter: rare, left to libcgraph) */
@@ -432,7 +152,7 @@ static hf_status take_quoted(reader *r)
  * text when @p keep, skipped otherwise; the token after it is current. */
 static hf_status id(reader *r, bool keep)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     r->text_len = 0;
     r->text[0] = '\0';
     r->in_input = false;
@@ -447,7 +167,7 @@ static hf_status id(reader *r, bool keep)
             r->in_input = true;
             r->input_at = lx->start;
         }
-        lex(lx);
+        next(r);
         return HF_OK;
     }
     if (lx->tok != TK_QSTR)
@@ -458,13 +178,13 @@ static hf_status id(reader *r, bool keep)
         hf_status st;
         if (keep && (st = take_quoted(r)))
             return st;
-        lex(lx);
+        next(r);
         if (lx->tok != TK_PLUS) {
             r->in_input = keep && first && plain;
             r->input_at = start;
             return HF_OK;
         }
-        lex(lx);
+        next(r);
         if (lx->tok != TK_QSTR)
             return GIVE_UP;
     }
@@ -497,6 +217,19 @@ static hf_status declare(reader *r, int a)
 #define EMPTY_SLOT  UINT32_MAX
 #define SCOUT_AHEAD 1024u /* bytes */
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
+/* A slot's key: the name's length and 16 bits of its hash, so that a probe passes over the slots
+ * of other names (mostly of the same length: e1, e2...) without reading their bytes. */
+static inline uint32_t slot_key(uint64_t h, size_t len)
+{
+    return (uint32_t)len << 16 | (uint32_t)(h >> 48);
+}
+
 static hf_status tab_resize(reader *r, size_t size)
 {
     struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
@@ -504,35 +237,74 @@ static hf_status tab_resize(reader *r, size_t size)
         return HF_ENOMEM;
     for (size_t i = 0; i < size; i++)
         tab[i].id = EMPTY_SLOT;
-    for (uint32_t v = 0; v < r->n; v++) {
-        const struct place *pl = &r->place[v];
-        size_t i = (size_t)hash_bytes(r->lx.s + pl->at, pl->len) & (size - 1);
-        while (tab[i].id != EMPTY_SLOT)
-            i = (i + 1) & (size - 1);
-        tab[i] = (struct slot){pl->at, pl->len, v};
+    /* the events in batches, the slots of a batch prefetched before it is placed */
+    enum { BATCH = 16 };
+    uint64_t h[BATCH];
+    for (uint32_t v0 = 0; v0 < r->n; v0 += BATCH) {
+        uint32_t m = r->n - v0 < BATCH ? r->n - v0 : BATCH;
+        for (uint32_t k = 0; k < m; k++) {
+            const struct place *pl = &r->place[v0 + k];
+            h[k] = hf_i_strtab_hash(r->lx.s + pl->at, pl->len);
+            PREFETCH(&tab[(size_t)h[k] & (size - 1)]);
+        }
+        for (uint32_t k = 0; k < m; k++) {
+            const struct place *pl = &r->place[v0 + k];
+            size_t i = (size_t)h[k] & (size - 1);
+            while (tab[i].id != EMPTY_SLOT)
+                i = (i + 1) & (size - 1);
+            tab[i] = (struct slot){pl->at, slot_key(h[k], pl->len), v0 + k};
+        }
     }
     hf_i_free(r->ctx, r->tab);
     r->tab = tab;
     r->tab_mask = size - 1;
+    r->lag_len = 0;
     return HF_OK;
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes. */
+ * passes and, SCOUT_LAG names later, the bytes of the name those slots point to. */
 static void scout(reader *r)
 {
-    lexer *sc = &r->scout;
-    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD) {
-        lex(sc);
+    hf_i_dot_lexer *sc = &r->scout;
+    while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD &&
+           r->ring_head - r->ring_tail < SCOUT_RING) {
+        hf_i_dot_lex(sc);
+        r->ring[r->ring_head++ % SCOUT_RING] = *sc;
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
-        if (plain) {
-            size_t i = (size_t)hash_bytes(sc->s + sc->start, sc->end - sc->start) & r->tab_mask;
-#if defined(__GNUC__)
-            __builtin_prefetch(&r->tab[i]);
-#endif
+        if (!plain)
+            continue;
+        size_t len = sc->end - sc->start;
+        uint64_t h = hf_i_strtab_hash(sc->s + sc->start, len);
+        size_t i = (size_t)h & r->tab_mask;
+        PREFETCH(&r->tab[i]);
+        uint32_t *lag = r->lag[r->lag_at];
+        if (r->lag_len == SCOUT_LAG) {
+            for (size_t j = lag[0]; r->tab[j].id != EMPTY_SLOT; j = (j + 1) & r->tab_mask)
+                if (r->tab[j].key == lag[1]) {
+                    PREFETCH(r->lx.s + r->tab[j].at);
+                    break;
+                }
+        } else {
+            r->lag_len++;
         }
+        lag[0] = (uint32_t)i;
+        lag[1] = slot_key(h, len);
+        r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
+}
+
+/* The next token into r->lx: the scout's when it runs (so that the reader and the scout never
+ * part), read here otherwise. */
+static void next(reader *r)
+{
+    if (r->ring_tail == r->ring_head && r->tab)
+        scout(r);
+    if (r->ring_tail < r->ring_head)
+        r->lx = r->ring[r->ring_tail++ % SCOUT_RING];
+    else
+        hf_i_dot_lex(&r->lx);
 }
 
 /* Whether event v (< n) is named by text. */
@@ -565,11 +337,11 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     uint64_t h = 0;
     if (r->tab) {
         scout(r);
-        h = hash_bytes(r->text, r->text_len);
+        h = hf_i_strtab_hash(r->text, r->text_len);
+        uint32_t key = slot_key(h, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].len == r->text_len &&
-                memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
@@ -606,12 +378,12 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
             if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
                 return st;
-            h = hash_bytes(r->text, r->text_len);
+            h = hf_i_strtab_hash(r->text, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
             i = (i + 1) & r->tab_mask;
-        r->tab[i] = (struct slot){(uint32_t)r->input_at, (uint32_t)r->text_len, r->n};
+        r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
         r->tab_count++;
     }
     for (int a = 0; a < ATTR_COUNT; a++)
@@ -639,11 +411,11 @@ enum { OF_NODES, OF_NODE_DEFAULTS, OF_EDGES, OF_GRAPH };
  * statement (kept in assign), the node defaults, edges or the graph. */
 static hf_status attr_lists(reader *r, int owner)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     r->assign_len = 0;
     while (lx->tok == TK_LBRACK) {
-        lex(lx);
+        next(r);
         while (lx->tok != TK_RBRACK) {
             if (!is_id(lx->tok))
                 return GIVE_UP;
@@ -652,7 +424,7 @@ static hf_status attr_lists(reader *r, int owner)
             int a = attr_of(r->text);
             if (lx->tok != TK_EQ)
                 return GIVE_UP;
-            lex(lx);
+            next(r);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             bool node = owner == OF_NODES || owner == OF_NODE_DEFAULTS;
@@ -674,9 +446,9 @@ static hf_status attr_lists(reader *r, int owner)
                 }
             }
             if (lx->tok == TK_SEMI || lx->tok == TK_COMMA)
-                lex(lx);
+                next(r);
         }
-        lex(lx);
+        next(r);
     }
     return HF_OK;
 }
@@ -684,7 +456,7 @@ static hf_status attr_lists(reader *r, int owner)
 /* A node list `a, b, ...` into list[k]; the first ID is already in text. */
 static hf_status node_list(reader *r, int k, int role)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     r->list_len[k] = 0;
     for (;;) {
@@ -694,7 +466,7 @@ static hf_status node_list(reader *r, int k, int role)
             return st;
         if (lx->tok != TK_COMMA)
             return HF_OK;
-        lex(lx);
+        next(r);
         if (!is_id(lx->tok))
             return GIVE_UP;
         if ((st = id(r, true)))
@@ -704,11 +476,11 @@ static hf_status node_list(reader *r, int k, int role)
 
 static hf_status statement(reader *r)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
     int t = lx->tok;
     if (t == TK_NODE || t == TK_EDGE || t == TK_GRAPH) {
-        lex(lx);
+        next(r);
         if (lx->tok != TK_LBRACK)
             return GIVE_UP; /* (a macro name, or nothing) */
         if ((st = attr_lists(r, t == TK_NODE   ? OF_NODE_DEFAULTS
@@ -719,7 +491,7 @@ static hf_status statement(reader *r)
         if ((st = id(r, true)))
             return st;
         if (lx->tok == TK_EQ) { /* a graph attribute */
-            lex(lx);
+            next(r);
             if (!is_id(lx->tok))
                 return GIVE_UP;
             if ((st = id(r, false)))
@@ -732,7 +504,7 @@ static hf_status statement(reader *r)
             while (lx->tok == TK_ARROW) {
                 if (++arrows > MAX_ARROWS)
                     return GIVE_UP;
-                lex(lx);
+                next(r);
                 if (!is_id(lx->tok))
                     return GIVE_UP; /* a subgraph, or a syntax error */
                 if ((st = id(r, true)) || (st = node_list(r, !cur, 1)))
@@ -760,13 +532,13 @@ static hf_status statement(reader *r)
         return GIVE_UP;
     }
     if (lx->tok == TK_SEMI)
-        lex(lx);
+        next(r);
     return HF_OK;
 }
 
 static const char *value_of(const reader *r, int a, uint32_t v)
 {
-    return r->of[a] ? r->vals.data + r->vals.off[r->of[a][v]] : NULL;
+    return r->of[a] ? hf_i_strtab_str(&r->vals, r->of[a][v]) : NULL;
 }
 
 /* The labels, as lib/io_dot.c's build_from_graph reads them; any value it refuses gives up. */
@@ -785,15 +557,8 @@ static hf_status labels(reader *r)
             return st == HF_ENOMEM ? st : GIVE_UP;
         const char *ov = value_of(r, ATTR_OBJ, v), *av = value_of(r, ATTR_ACCESS, v);
         hf_access access = HF_ACCESS_WRITE;
-        if (av && av[0]) {
-            size_t n = strlen(av);
-            if (hf_i_dot_word_is(av, n, "r") || hf_i_dot_word_is(av, n, "read"))
-                access = HF_ACCESS_READ;
-            else if (!hf_i_dot_word_is(av, n, "w") && !hf_i_dot_word_is(av, n, "write"))
-                return GIVE_UP;
-            if (!ov || !ov[0])
-                return GIVE_UP;
-        }
+        if (av && av[0] && (!hf_i_dot_access_value(av, &access) || !ov || !ov[0]))
+            return GIVE_UP;
         if (ov && ov[0] && (st = hf_poset_builder_set_object(r->b, v, ov, access)))
             return st == HF_ENOMEM ? st : GIVE_UP;
     }
@@ -810,23 +575,23 @@ static hf_status labels(reader *r)
 
 static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
 {
-    lexer *lx = &r->lx;
+    hf_i_dot_lexer *lx = &r->lx;
     hf_status st;
-    lex(lx);
+    next(r);
     if (lx->tok == TK_STRICT)
-        lex(lx);
+        next(r);
     if (lx->tok != TK_DIGRAPH)
         return GIVE_UP;
-    lex(lx);
+    next(r);
     if (is_id(lx->tok) && (st = id(r, false)))
         return st;
     if (lx->tok != TK_LBRACE)
         return GIVE_UP;
-    lex(lx);
+    next(r);
     while (lx->tok != TK_RBRACE)
         if ((st = statement(r)))
             return st;
-    lex(lx);
+    next(r);
     if (lx->tok != TK_END || r->n == 0)
         return GIVE_UP; /* more after the graph, or no events */
     if ((st = labels(r)))
@@ -847,14 +612,14 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     if (!r)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     r->ctx = ctx;
-    r->lx = (lexer){.s = data, .len = len};
+    r->lx = (hf_i_dot_lexer){.s = data, .len = len};
     hf_status st = hf_poset_builder_new(ctx, &r->b);
     if (!st)
         st = read_graph(r, out, err);
     hf_poset_builder_free(r->b);
     for (int a = 0; a < ATTR_COUNT; a++)
         hf_i_free(ctx, r->of[a]);
-    values_free(ctx, &r->vals);
+    hf_i_strtab_free(ctx, &r->vals);
     hf_i_free(ctx, r->list[0]);
     hf_i_free(ctx, r->list[1]);
     hf_i_free(ctx, r->assign);

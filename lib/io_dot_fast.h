@@ -23,10 +23,4 @@ typedef enum hf_i_dot_path { HF_I_DOT_AUTO, HF_I_DOT_FAST, HF_I_DOT_CGRAPH } hf_
 hf_status hf_i_dot_read_path(hf_ctx *ctx, const char *data, size_t len, hf_i_dot_path path,
                              hf_poset **out, hf_error *err);
 
-/* Shared with lib/io_dot.c's reading of attributes. */
-bool hf_i_dot_truth_value(const char *v, bool *on);
-bool hf_i_dot_word_is(const char *s, size_t len, const char *w);
-hf_status hf_i_dot_attr_find(hf_ctx *ctx, const char *s, size_t len, const char *key,
-                             const char *value, int *line_out, char *owner, size_t owner_cap);
-
 #endif /* HITFAM_IO_DOT_FAST_H */

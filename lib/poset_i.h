@@ -1,10 +1,11 @@
-/* The layout of struct hf_poset, for the code that builds a poset (poset.c, the readers) and
- * the code that walks its arrays in inner loops (methods, verify, counts). Everything else uses
- * the accessors of hitfam/poset.h and the functions of internal.h. */
+/* The layout of struct hf_poset, for the code that builds a poset (poset.c, poset_finish.c, the
+ * readers) and the code that walks its arrays in inner loops (methods, verify, counts). Everything
+ * else uses the accessors of hitfam/poset.h and the functions of internal.h. */
 #ifndef HITFAM_POSET_I_H
 #define HITFAM_POSET_I_H
 
 #include "internal.h"
+#include "strtab.h"
 
 /* Per-event labels drawn from a set of names (threads, objects). of[v] in 0..count-1 or
  * HF_NO_EVENT; of is NULL when no event has a label. Names NUL-terminated in data at off[k],
@@ -25,10 +26,7 @@ static inline const char *hf_i_label_name(const hf_i_labels *l, uint32_t k)
 struct hf_poset {
     hf_ctx *ctx;
     uint32_t n;
-    char *name_data;      /* all names, NUL-terminated, one after another */
-    size_t *name_off;     /* n offsets into name_data */
-    uint32_t *name_slots; /* open-addressing hash table of ids (HF_NO_EVENT = empty) */
-    size_t name_mask;     /* table size - 1 (a power of two) */
+    hf_i_strtab names; /* the events' names, index = id (data never NULL) */
     size_t edge_count;
     size_t *succ_off; /* n + 1 */
     uint32_t *succ;
@@ -59,7 +57,7 @@ struct hf_poset {
 
 static inline const char *hf_i_name(const hf_poset *p, uint32_t id)
 {
-    return p->name_data + p->name_off[id];
+    return hf_i_strtab_str(&p->names, id);
 }
 
 #endif /* HITFAM_POSET_I_H */

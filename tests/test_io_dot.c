@@ -1,4 +1,4 @@
-/* Tests of the DOT reader and writer (lib/io_dot.c): every accepted form with its exact events,
+/* Tests of the DOT reader and writer (lib/io_dot*.c): every accepted form with its exact events,
  * Hasse edges and focus marks; every rejected form with its status, message and line; round
  * trips; large and hostile inputs; libcgraph's process-wide state left as it was. */
 #include <criterion/criterion.h>

@@ -6,6 +6,7 @@
 
 #include "internal.h"
 #include "oracle.h"
+#include "strtab.h"
 #include "util.h"
 
 TU_SUITE(poset);
@@ -395,4 +396,44 @@ Test(poset, every_allocation_failure_is_clean)
         hf_ctx_free(ctx);
         cr_assert_eq(c.live, 0, "k=%ld: %ld blocks leaked", k, c.live);
     }
+}
+
+/* The interned-string table under the builder's names and labels: indices by first addition,
+ * lookups by bytes (not by a NUL), and an allocation failure at any point leaves it as it was. */
+Test(poset, strtab_interns_and_fails_cleanly)
+{
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_i_strtab t = {0};
+    char s[32];
+    uint32_t k = 99;
+    cr_assert_eq(hf_i_strtab_find(&t, "a", 1, NULL), HF_NO_EVENT, "empty table finds nothing");
+    for (uint32_t i = 0; i < 300; i++) {
+        int n = snprintf(s, sizeof s, "s%u", i % 150); /* each string added twice */
+        for (long fail = 0;; fail++) {
+            c.left = fail;
+            c.once = true;
+            uint32_t before = t.count;
+            hf_status st = hf_i_strtab_intern(ctx, &t, s, (size_t)n, &k);
+            if (st == HF_OK)
+                break;
+            cr_assert_eq(st, HF_ENOMEM);
+            cr_assert_eq(t.count, before, "a failure adds nothing");
+            for (uint32_t j = 0; j < t.count; j++) {
+                const char *v = hf_i_strtab_str(&t, j);
+                cr_assert_eq(hf_i_strtab_find(&t, v, strlen(v), NULL), j);
+            }
+        }
+        c.left = -1;
+        cr_assert_eq(k, i % 150, "index by first addition");
+        cr_assert_str_eq(hf_i_strtab_str(&t, k), s);
+    }
+    cr_assert_eq(t.count, 150);
+    cr_assert_eq(hf_i_strtab_find(&t, "s12", 2, NULL), 1, "only the first n bytes count");
+    cr_assert_eq(hf_i_strtab_find(&t, "s", 1, NULL), HF_NO_EVENT, "a prefix is another string");
+    cr_assert_eq(hf_i_strtab_find(&t, "s150", 4, NULL), HF_NO_EVENT);
+    hf_i_strtab_free(ctx, &t);
+    cr_assert_null(t.data);
+    hf_ctx_free(ctx);
+    cr_assert_eq(c.live, 0, "%ld blocks leaked", c.live);
 }

@@ -1,0 +1,325 @@
+/* The steps of finishing a poset: Hasse rows, the lexicographically smallest topological order
+ * (with a cycle's report), transitive reduction through the closure, forest views; and freeing
+ * it. hf_poset_builder_finish (lib/poset.c) runs them in turn. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "poset_finish_i.h"
+
+void hf_poset_free(hf_poset *p)
+{
+    if (!p)
+        return;
+    hf_ctx *ctx = p->ctx;
+    void *arrays[] = {p->succ_off,    p->succ,       p->pred_off,     p->pred,
+                      p->topo,        p->rank,       p->parent,       p->depth,
+                      p->subtree,     p->tin,        p->tout,         p->dfs_order,
+                      p->closure,     p->focus,      p->threads.of,   p->threads.data,
+                      p->threads.off, p->objects.of, p->objects.data, p->objects.off,
+                      p->access};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++)
+        hf_i_free(ctx, arrays[i]);
+    hf_i_strtab_free(ctx, &p->names);
+    hf_i_free(ctx, p);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Compressed rows from a list of pairs (src, dst): rows sorted by dst, duplicates removed. */
+static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size_t count,
+                            bool reverse, size_t **off_out, uint32_t **adj_out, size_t *kept)
+{
+    size_t *off = hf_i_calloc(ctx, (size_t)n + 1, sizeof *off);
+    uint32_t *adj = hf_i_alloc_array(ctx, count, sizeof *adj);
+    size_t *fill = hf_i_alloc_array(ctx, n, sizeof *fill);
+    if (!off || !adj || !fill) {
+        hf_i_free(ctx, off);
+        hf_i_free(ctx, adj);
+        hf_i_free(ctx, fill);
+        return HF_ENOMEM;
+    }
+    for (size_t i = 0; i < count; i++)
+        off[pairs[2 * i + reverse] + 1]++;
+    for (uint32_t v = 0; v < n; v++)
+        off[v + 1] += off[v];
+    memcpy(fill, off, n * sizeof *fill);
+    for (size_t i = 0; i < count; i++)
+        adj[fill[pairs[2 * i + reverse]]++] = pairs[2 * i + !reverse];
+    /* sort and deduplicate each row in place, compacting */
+    size_t w = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        size_t lo = off[v], hi = off[v + 1];
+        qsort(adj + lo, hi - lo, sizeof *adj, cmp_u32);
+        off[v] = w;
+        for (size_t i = lo; i < hi; i++)
+            if (i == lo || adj[i] != adj[i - 1])
+                adj[w++] = adj[i];
+    }
+    off[n] = w;
+    hf_i_free(ctx, fill);
+    *off_out = off;
+    *adj_out = adj;
+    *kept = w;
+    return HF_OK;
+}
+
+/* Both directions of the rows from the pairs (before, after), and the edge count. */
+hf_status hf_i_poset_hasse_rows(hf_poset *p, const uint32_t *pairs, size_t count)
+{
+    size_t e1, e2;
+    hf_status st;
+    if ((st = build_rows(p->ctx, p->n, pairs, count, false, &p->succ_off, &p->succ, &e1)) ||
+        (st = build_rows(p->ctx, p->n, pairs, count, true, &p->pred_off, &p->pred, &e2)))
+        return st;
+    p->edge_count = e1;
+    return HF_OK;
+}
+
+/* The largest in-degree and out-degree of the Hasse rows. */
+void hf_i_poset_max_degrees(const hf_poset *p, uint32_t *max_in, uint32_t *max_out)
+{
+    *max_in = *max_out = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        uint32_t in = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
+        uint32_t out = (uint32_t)(p->succ_off[v + 1] - p->succ_off[v]);
+        *max_in = in > *max_in ? in : *max_in;
+        *max_out = out > *max_out ? out : *max_out;
+    }
+}
+
+/* Binary min-heap of ids, for the lexicographically smallest topological order. */
+static void heap_push(uint32_t *h, size_t *len, uint32_t v)
+{
+    size_t i = (*len)++;
+    while (i > 0 && h[(i - 1) / 2] > v) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = v;
+}
+
+static uint32_t heap_pop(uint32_t *h, size_t *len)
+{
+    uint32_t top = h[0], last = h[--(*len)];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *len)
+            break;
+        if (c + 1 < *len && h[c + 1] < h[c])
+            c++;
+        if (h[c] >= last)
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = last;
+    return top;
+}
+
+/* Append to a message buffer, truncating with "..." at the end. */
+static void msg_append(char *buf, size_t cap, size_t *len, const char *s)
+{
+    size_t sl = strlen(s);
+    if (*len + sl + 4 >= cap) {
+        if (*len + 4 < cap) {
+            memcpy(buf + *len, "...", 4);
+            *len += 3;
+        }
+        *len = cap; /* full: ignore the rest */
+        return;
+    }
+    memcpy(buf + *len, s, sl + 1);
+    *len += sl;
+}
+
+/* Kahn's algorithm left events with positive in-degree: each has a remaining predecessor, so
+ * walking predecessors from one of them closes a cycle. */
+static hf_status report_cycle(const hf_poset *p, const uint32_t *indeg, hf_error *err)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    uint32_t *seen_at = hf_i_alloc_array(ctx, n, sizeof *seen_at);
+    uint32_t *walk = hf_i_alloc_array(ctx, n, sizeof *walk);
+    if (!seen_at || !walk) {
+        hf_i_free(ctx, seen_at);
+        hf_i_free(ctx, walk);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory while reporting a cycle");
+    }
+    memset(seen_at, 0xff, n * sizeof *seen_at);
+    uint32_t v = 0;
+    while (indeg[v] == 0)
+        v++;
+    uint32_t len = 0;
+    while (seen_at[v] == UINT32_MAX) {
+        seen_at[v] = len;
+        walk[len++] = v;
+        for (size_t i = p->pred_off[v]; i < p->pred_off[v + 1]; i++)
+            if (indeg[p->pred[i]] > 0) {
+                v = p->pred[i];
+                break;
+            }
+    }
+    /* walk[seen_at[v]..len) followed backwards is the cycle; print it forwards */
+    char msg[sizeof err->text];
+    size_t ml = 0;
+    char q[96];
+    msg[0] = '\0';
+    msg_append(msg, sizeof msg, &ml, "cycle: ");
+    for (uint32_t i = len; i-- > seen_at[v];) {
+        msg_append(msg, sizeof msg, &ml, hf_i_name_quote(hf_i_name(p, walk[i]), q, sizeof q));
+        msg_append(msg, sizeof msg, &ml, " -> ");
+    }
+    msg_append(msg, sizeof msg, &ml, hf_i_name_quote(hf_i_name(p, walk[len - 1]), q, sizeof q));
+    hf_i_free(ctx, seen_at);
+    hf_i_free(ctx, walk);
+    return hf_i_fail(err, HF_ECYCLE, 0, 0, "%s", msg);
+}
+
+hf_status hf_i_poset_topo_sort(hf_poset *p, hf_error *err)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    uint32_t *indeg = hf_i_alloc_array(ctx, n, sizeof *indeg);
+    uint32_t *heap = hf_i_alloc_array(ctx, n, sizeof *heap);
+    p->topo = hf_i_alloc_array(ctx, n, sizeof *p->topo);
+    p->rank = hf_i_alloc_array(ctx, n, sizeof *p->rank);
+    hf_status st = HF_OK;
+    if (!indeg || !heap || !p->topo || !p->rank) {
+        st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        goto out;
+    }
+    size_t hl = 0, k = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        indeg[v] = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
+        if (indeg[v] == 0)
+            heap_push(heap, &hl, v);
+    }
+    while (hl > 0) {
+        uint32_t v = heap_pop(heap, &hl);
+        p->rank[v] = (uint32_t)k;
+        p->topo[k++] = v;
+        for (size_t i = p->succ_off[v]; i < p->succ_off[v + 1]; i++)
+            if (--indeg[p->succ[i]] == 0)
+                heap_push(heap, &hl, p->succ[i]);
+    }
+    if (k < n)
+        st = report_cycle(p, indeg, err);
+out:
+    hf_i_free(ctx, indeg);
+    hf_i_free(ctx, heap);
+    return st;
+}
+
+/* Transitive reduction with the ancestor closure, in topological order: an edge u -> v is
+ * implied iff u lies below another predecessor of v, i.e. in the union U of the predecessors'
+ * ancestor sets. below(v) = U | preds(v). Time O(e * n / 64), memory n * n bits. */
+hf_status hf_i_poset_reduce(hf_poset *p, hf_error *err)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    size_t W = hf_i_words(n);
+    p->closure_words = W;
+    p->closure = hf_i_calloc(ctx, (size_t)n * W, sizeof *p->closure);
+    uint32_t *kept = hf_i_alloc_array(ctx, 2 * p->edge_count, sizeof *kept);
+    if (!p->closure || !kept) {
+        hf_i_free(ctx, kept);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory computing the order's closure");
+    }
+    size_t k = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t v = p->topo[t];
+        hf_word *row = p->closure + (size_t)v * W;
+        for (size_t i = p->pred_off[v]; i < p->pred_off[v + 1]; i++) {
+            const hf_word *pr = p->closure + (size_t)p->pred[i] * W;
+            for (size_t w = 0; w < W; w++)
+                row[w] |= pr[w];
+        }
+        for (size_t i = p->pred_off[v]; i < p->pred_off[v + 1]; i++) {
+            uint32_t u = p->pred[i];
+            if (!hf_i_bit_test(row, u)) {
+                kept[2 * k] = u;
+                kept[2 * k + 1] = v;
+                k++;
+            }
+        }
+        for (size_t i = p->pred_off[v]; i < p->pred_off[v + 1]; i++)
+            hf_i_bit_set(row, p->pred[i]);
+    }
+    hf_i_free(ctx, p->succ_off);
+    hf_i_free(ctx, p->succ);
+    hf_i_free(ctx, p->pred_off);
+    hf_i_free(ctx, p->pred);
+    p->succ_off = p->pred_off = NULL;
+    p->succ = p->pred = NULL;
+    hf_status st = hf_i_poset_hasse_rows(p, kept, k);
+    hf_i_free(ctx, kept);
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "out of memory");
+    return HF_OK;
+}
+
+/* Forest views: depth, subtree sizes and DFS intervals on the forest whose parent links are the
+ * Hasse predecessors (or, for an in-forest, the Hasse successors). */
+hf_status hf_i_poset_forest_views(hf_poset *p, bool dual)
+{
+    hf_ctx *ctx = p->ctx;
+    uint32_t n = p->n;
+    const size_t *up_off = dual ? p->succ_off : p->pred_off;
+    const uint32_t *up = dual ? p->succ : p->pred;
+    const size_t *down_off = dual ? p->pred_off : p->succ_off;
+    const uint32_t *down = dual ? p->pred : p->succ;
+    p->dual = dual;
+    p->depth = hf_i_alloc_array(ctx, n, sizeof *p->depth);
+    p->subtree = hf_i_alloc_array(ctx, n, sizeof *p->subtree);
+    p->tin = hf_i_alloc_array(ctx, n, sizeof *p->tin);
+    p->tout = hf_i_alloc_array(ctx, n, sizeof *p->tout);
+    p->dfs_order = hf_i_alloc_array(ctx, n, sizeof *p->dfs_order);
+    size_t *next = hf_i_alloc_array(ctx, n, sizeof *next);
+    uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
+    if (!dual)
+        p->parent = hf_i_alloc_array(ctx, n, sizeof *p->parent);
+    if (!p->depth || !p->subtree || !p->tin || !p->tout || !p->dfs_order || !next || !stack ||
+        (!dual && !p->parent)) {
+        hf_i_free(ctx, next);
+        hf_i_free(ctx, stack);
+        return HF_ENOMEM;
+    }
+    if (!dual)
+        for (uint32_t v = 0; v < n; v++)
+            p->parent[v] = up_off[v] < up_off[v + 1] ? up[up_off[v]] : HF_NO_EVENT;
+    /* iterative DFS: roots and children in id order */
+    uint32_t clock = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        if (up_off[r] < up_off[r + 1])
+            continue;
+        size_t sp = 0;
+        stack[sp++] = r;
+        p->depth[r] = 0;
+        p->tin[r] = clock;
+        p->dfs_order[clock++] = r;
+        next[r] = down_off[r];
+        while (sp > 0) {
+            uint32_t v = stack[sp - 1];
+            if (next[v] < down_off[v + 1]) {
+                uint32_t c = down[next[v]++];
+                p->depth[c] = p->depth[v] + 1;
+                p->tin[c] = clock;
+                p->dfs_order[clock++] = c;
+                next[c] = down_off[c];
+                stack[sp++] = c;
+            } else {
+                p->tout[v] = clock - 1;
+                p->subtree[v] = clock - p->tin[v];
+                sp--;
+            }
+        }
+    }
+    hf_i_free(ctx, next);
+    hf_i_free(ctx, stack);
+    return HF_OK;
+}

@@ -1,0 +1,44 @@
+/* Interned strings: each distinct string stored once, numbered in the order it was first added,
+ * found again through an open-addressing table. Internal: the poset builder's names and labels
+ * and the fast DOT reader's attribute values use it. */
+#ifndef HITFAM_STRTAB_H
+#define HITFAM_STRTAB_H
+
+#include "internal.h"
+
+/* All zero is an empty table. String k is NUL-terminated at data + off[k]; slots (mask + 1 of
+ * them, a power of two, at most half full) hold indices, HF_NO_EVENT where empty, and stay
+ * NULL until the first string is added. */
+typedef struct hf_i_strtab {
+    char *data;
+    size_t data_len, data_cap;
+    size_t *off;
+    size_t off_cap;
+    uint32_t count;
+    uint32_t *slots;
+    size_t mask;
+} hf_i_strtab;
+
+static inline const char *hf_i_strtab_str(const hf_i_strtab *t, uint32_t k)
+{
+    return t->data + t->off[k];
+}
+
+/* The index of s[0..n) (no NUL byte in it), or HF_NO_EVENT; *slot (may be NULL) receives where
+ * it is or would go, for hf_i_strtab_add. O(1) expected. */
+uint32_t hf_i_strtab_find(const hf_i_strtab *t, const char *s, size_t n, size_t *slot);
+
+/* Add s[0..n), which hf_i_strtab_find just did not find at *slot, as index t->count. Every
+ * allocation comes first: HF_ENOMEM leaves the table as it was. */
+hf_status hf_i_strtab_add(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, size_t slot);
+
+/* The index of s[0..n) in *index, added when new. */
+hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index);
+
+/* Frees the arrays and empties the table. */
+void hf_i_strtab_free(hf_ctx *ctx, hf_i_strtab *t);
+
+/* The hash the table uses, for callers keeping tables of their own over the same strings. */
+uint64_t hf_i_strtab_hash(const char *s, size_t n);
+
+#endif /* HITFAM_STRTAB_H */
