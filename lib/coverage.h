@@ -98,13 +98,4 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
 hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt, uint64_t count,
                                      hf_sink sink, hf_error *err);
 
-/* The seeded generator both methods use: xoshiro256** seeded by splitmix64. */
-typedef struct hf_i_rng {
-    uint64_t s[4];
-} hf_i_rng;
-void hf_i_rng_seed(hf_i_rng *r, uint64_t seed);
-uint64_t hf_i_rng_next(hf_i_rng *r);
-/* Uniform in [0, bound), bound > 0, by rejection (no modulo bias). */
-uint64_t hf_i_rng_below(hf_i_rng *r, uint64_t bound);
-
 #endif

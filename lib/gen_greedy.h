@@ -4,6 +4,7 @@
 #define HITFAM_GEN_GREEDY_H
 
 #include "coverage.h"
+#include "rng.h"
 
 /* Candidates per round: about CAND_WORK word operations' worth, 1..CAND_MAX. */
 #define CAND_MAX 64u

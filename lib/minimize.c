@@ -6,6 +6,7 @@
 #include "coverage.h"
 #include "family_i.h"
 #include "poset_i.h"
+#include "rng.h"
 
 /*
  * Bookkeeping. Every ordered d-tuple of focus events (local ids 0..k-1, in id order) has a

@@ -5,6 +5,7 @@
 
 #include "coverage.h"
 #include "gen_chains.h"
+#include "rng.h"
 
 /* Until-covered stops after this many schedules (every sampler): on orders where some tuple is
  * rarely hit (an event beside a long chain) the stream can need far more than d! ln C samples. */

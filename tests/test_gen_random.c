@@ -8,6 +8,7 @@
 #include "coverage.h"
 #include "hitfam/count.h"
 #include "oracle.h"
+#include "rng.h"
 #include "util.h"
 
 TU_SUITE(gen_random);
