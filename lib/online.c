@@ -77,9 +77,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->nodes);
     hf_i_free(ctx, s->over);
     hf_i_free(ctx, s->ohash);
-    hf_i_free(ctx, s->labels);
-    hf_i_free(ctx, s->lab_off);
-    hf_i_free(ctx, s->lhash);
+    hf_i_strtab_free(ctx, &s->lab);
     hf_i_free(ctx, s->sched);
     hf_i_free(ctx, s->run_off);
     hf_i_free(ctx, s->ev);
@@ -155,159 +153,6 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
 }
 
 uint32_t hf_online_pending(const hf_online *s) { return s && s->open ? s->pending : 0; }
-
-/* ---- labels, interned: a node keeps the id of its label ---- */
-
-static uint64_t label_hash(const char *label)
-{
-    uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-    for (const unsigned char *c = (const unsigned char *)label; *c; c++)
-        h = (h ^ *c) * 0x100000001b3u;
-    return h ^ (h >> 29);
-}
-
-/* The id of @p label, NOLABEL when it is not interned (or NULL). */
-static uint32_t label_find(const hf_online *s, const char *label)
-{
-    if (!label || s->lhash_cap == 0)
-        return NOLABEL;
-    size_t mask = s->lhash_cap - 1;
-    for (size_t i = label_hash(label) & mask;; i = (i + 1) & mask) {
-        uint32_t id = s->lhash[i];
-        if (id == NONE)
-            return NOLABEL;
-        if (strcmp(s->labels + s->lab_off[id], label) == 0)
-            return id;
-    }
-}
-
-static void lhash_put(uint32_t *tab, size_t cap, const char *label, uint32_t id)
-{
-    size_t mask = cap - 1, i = label_hash(label) & mask;
-    while (tab[i] != NONE)
-        i = (i + 1) & mask;
-    tab[i] = id;
-}
-
-/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM leaves the session as it was. */
-static hf_status label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
-{
-    if ((*id = label_find(s, label)) != NOLABEL)
-        return HF_OK;
-    /* a label read back from this session (hf_online_node_label) lives in the arena, which may
-     * move */
-    bool inside = s->labels && label >= s->labels && label < s->labels + s->labels_len;
-    size_t at = inside ? (size_t)(label - s->labels) : 0;
-    if (HF_I_GROW(s->ctx, s->labels, &s->labels_cap, s->labels_len + llen + 1) ||
-        HF_I_GROW(s->ctx, s->lab_off, &s->lab_cap, (size_t)s->n_lab + 1))
-        return HF_ENOMEM;
-    if (inside)
-        label = s->labels + at;
-    if (2 * ((size_t)s->n_lab + 1) > s->lhash_cap) { /* load at most 1/2 */
-        size_t cap = s->lhash_cap ? 2 * s->lhash_cap : 16;
-        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
-        if (!tab)
-            return HF_ENOMEM;
-        memset(tab, 0xff, cap * sizeof *tab);
-        for (uint32_t k = 0; k < s->n_lab; k++)
-            lhash_put(tab, cap, s->labels + s->lab_off[k], k);
-        hf_i_free(s->ctx, s->lhash);
-        s->lhash = tab;
-        s->lhash_cap = cap;
-    }
-    memcpy(s->labels + s->labels_len, label, llen + 1);
-    s->lab_off[s->n_lab] = s->labels_len;
-    s->labels_len += llen + 1;
-    *id = s->n_lab++;
-    lhash_put(s->lhash, s->lhash_cap, s->labels + s->lab_off[*id], *id);
-    return HF_OK;
-}
-
-/* The label of id @p lid (NOLABEL: none) is @p label. */
-static inline bool label_is(const hf_online *s, uint32_t lid, const char *label)
-{
-    if (lid == NOLABEL || !label)
-        return lid == NOLABEL && !label;
-    return strcmp(s->labels + s->lab_off[lid], label) == 0;
-}
-
-/* ---- overflow children: (parent, rank, label) -> node ---- */
-
-static size_t over_hash(uint32_t parent, uint32_t rank, uint32_t label)
-{
-    uint64_t h = ((uint64_t)parent * 0x9e3779b97f4a7c15u) ^ ((uint64_t)rank << 32 | label);
-    h *= 0xff51afd7ed558ccdu;
-    return (size_t)(h ^ (h >> 32));
-}
-
-static uint32_t over_find(const hf_online *s, uint32_t parent, uint32_t rank, uint32_t label)
-{
-    if (s->n_over == 0)
-        return NONE;
-    size_t mask = s->ohash_cap - 1;
-    for (size_t i = over_hash(parent, rank, label) & mask;; i = (i + 1) & mask) {
-        uint32_t k = s->ohash[i];
-        if (k == NONE)
-            return NONE;
-        const uover *o = &s->over[k];
-        if (o->parent == parent && o->rank == rank && o->label == label)
-            return o->node;
-    }
-}
-
-static void ohash_put(const uover *over, uint32_t *tab, size_t cap, uint32_t k)
-{
-    size_t mask = cap - 1, i = over_hash(over[k].parent, over[k].rank, over[k].label) & mask;
-    while (tab[i] != NONE)
-        i = (i + 1) & mask;
-    tab[i] = k;
-}
-
-/* Room for one more overflow child. */
-static hf_status over_reserve(hf_online *s)
-{
-    if (HF_I_GROW(s->ctx, s->over, &s->over_cap, s->n_over + 1))
-        return HF_ENOMEM;
-    if (2 * (s->n_over + 1) > s->ohash_cap) {
-        size_t cap = s->ohash_cap ? 2 * s->ohash_cap : 16;
-        uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
-        if (!tab)
-            return HF_ENOMEM;
-        memset(tab, 0xff, cap * sizeof *tab);
-        for (size_t k = 0; k < s->n_over; k++)
-            ohash_put(s->over, tab, cap, (uint32_t)k);
-        hf_i_free(s->ctx, s->ohash);
-        s->ohash = tab;
-        s->ohash_cap = cap;
-    }
-    return HF_OK;
-}
-
-/* The child of rank @p rank in the block of @p pnode (whose block starts at @p kids), NONE if the
- * block has no such child. */
-static inline uint32_t block_child(const hf_online *s, uint32_t pnode, uint32_t kids, uint32_t rank)
-{
-    if (kids == NONE || kids + rank >= s->n_nodes)
-        return NONE;
-    const unode *u = &s->nodes[kids + rank];
-    return u->parent == pnode && !(u->label & OVER) ? kids + rank : NONE;
-}
-
-uint32_t hf_i_online_rank(const hf_online *s, uint32_t node)
-{
-    uint32_t p = s->nodes[node].parent;
-    if (!(s->nodes[node].label & OVER))
-        return node - (p == NONE ? s->root : s->nodes[p]).kids;
-    size_t lo = 0, hi = s->n_over; /* over is sorted by node */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->over[mid].node < node)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->n_over && s->over[lo].node == node ? s->over[lo].rank : 0;
-}
 
 /* ---- posting ---- */
 
@@ -395,39 +240,6 @@ static hf_status post_refuse(const hf_online *s, uint32_t parent, hf_error *err)
                      parent);
 }
 
-/* Make the union node of the current parent's child of rank cur.posted and this label. */
-static hf_status create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,
-                             hf_error *err)
-{
-    if (s->n_nodes >= HF_MAX_EVENTS)
-        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
-                         HF_MAX_EVENTS);
-    uint32_t lid = NOLABEL, pnode = s->cur.node, rank = s->cur.posted, node = s->n_nodes;
-    unode *p = pnode == NONE ? &s->root : &s->nodes[pnode];
-    /* the block grows when the child comes right after it, in ids and in rank */
-    bool block = p->kids == NONE ? rank == 0
-                                 : rank > 0 && p->kids + rank == node &&
-                                       block_child(s, pnode, p->kids, rank - 1) == node - 1;
-    if ((label && label_intern(s, label, llen, &lid)) ||
-        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s)))
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
-    s->nodes[node] = (unode){pnode, NONE, block ? lid : lid | OVER};
-    if (block) {
-        if (p->kids == NONE)
-            p->kids = node;
-        s->cur.kids = p->kids;
-    } else {
-        s->over[s->n_over] = (uover){pnode, rank, lid, node};
-        ohash_put(s->over, s->ohash, s->ohash_cap, (uint32_t)s->n_over);
-        s->n_over++;
-    }
-    s->n_nodes++;
-    s->created = true;
-    *out = node;
-    return HF_OK;
-}
-
 hf_status hf_online_post(hf_online *s, uint32_t parent, const char *label, uint32_t *event,
                          hf_error *err)
 {
@@ -446,13 +258,13 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
     /* the child of this rank in the parent's block, else an overflow child: a label that
      * matches is an interned one, so not too long */
     uint32_t rank = s->cur.posted, node = NONE;
-    uint32_t c = block_child(s, s->cur.node, s->cur.kids, rank);
-    if (c != NONE && label_is(s, s->nodes[c].label, label))
+    uint32_t c = hf_i_online_block_child(s, s->cur.node, s->cur.kids, rank);
+    if (c != NONE && hf_i_online_label_is(s, s->nodes[c].label, label))
         node = c;
     else if (s->n_over > 0) {
-        uint32_t lid = label_find(s, label);
+        uint32_t lid = hf_i_online_label_find(s, label);
         if (!label || lid != NOLABEL)
-            node = over_find(s, s->cur.node, rank, lid);
+            node = hf_i_online_over_find(s, s->cur.node, rank, lid);
     }
     size_t llen = 0;
     if (node == NONE && label && (llen = strlen(label)) > HF_MAX_NAME)
@@ -465,7 +277,7 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     }
     if (node == NONE) {
-        hf_status st = create_node(s, label, llen, &node, err);
+        hf_status st = hf_i_online_create_node(s, label, llen, &node, err);
         if (st)
             return st;
     }
@@ -515,18 +327,19 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
         if (u->parent != s->cur.node || (u->label & OVER)) /* not the block's */
             return post_slow(s, parent, label, user, event, err);
         if (u->label == NOLABEL ? label != NULL
-                                : !label || !str_eq(s->labels + s->lab_off[u->label], label))
+                                : !label || !str_eq(hf_i_strtab_str(&s->lab, u->label), label))
             return post_slow(s, parent, label, user, event, err);
         kids = u->kids;
         if (kids != NONE) /* the child may run next, and post its own children */
             PREFETCH(&s->nodes[kids]);
     } else {
         node = s->n_nodes;
-        if ((rank > 0 && (s->cur.kids == NONE ||
-                          block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
+        if ((rank > 0 &&
+             (s->cur.kids == NONE ||
+              hf_i_online_block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
             s->n_over > 0 || node >= s->nodes_cap || node >= HF_MAX_EVENTS)
             return post_slow(s, parent, label, user, event, err);
-        uint32_t lid = label ? label_find(s, label) : NOLABEL;
+        uint32_t lid = label ? hf_i_online_label_find(s, label) : NOLABEL;
         if (label && lid == NOLABEL) /* a new label: interned by the general case */
             return post_slow(s, parent, label, user, event, err);
         s->nodes[node] = (unode){s->cur.node, NONE, lid};

@@ -4,10 +4,13 @@
 #ifndef HITFAM_ONLINE_I_H
 #define HITFAM_ONLINE_I_H
 
+#include <string.h>
+
 #include <hitfam/online.h>
 
 #include "coverage.h"
 #include "gen.h"
+#include "strtab.h"
 
 /* A node of the union forest: identified by (parent, rank among its siblings, label). The
  * children a run posts under a node it creates are created together, so a node's children of
@@ -86,14 +89,7 @@ struct hf_online {
     size_t n_over, over_cap;
     uint32_t *ohash; /* open addressing over indices into over (NONE: empty), a power of 2 */
     size_t ohash_cap;
-    /* interned labels: each distinct label once, in an arena */
-    char *labels;
-    size_t labels_len, labels_cap;
-    size_t *lab_off; /* arena offset of each label id */
-    uint32_t n_lab;
-    size_t lab_cap;
-    uint32_t *lhash; /* open addressing over label ids (NONE: empty), a power of 2 */
-    size_t lhash_cap;
+    hf_i_strtab lab; /* interned labels: each distinct label once, numbered by first use */
 
     /* runs: schedules of node ids, one after another */
     uint32_t *sched;
@@ -177,6 +173,36 @@ uint32_t hf_i_online_rank(const hf_online *s, uint32_t node);
 
 /* lib/online_learn.c: drop the plan (union poset, family, coverage). */
 void hf_i_online_learn_drop(hf_online *s);
+/* ---- lib/online_union.c: the union forest ---- */
+
+/* The label of id @p lid (NOLABEL: none) is @p label. */
+static inline bool hf_i_online_label_is(const hf_online *s, uint32_t lid, const char *label)
+{
+    if (lid == NOLABEL || !label)
+        return lid == NOLABEL && !label;
+    return strcmp(hf_i_strtab_str(&s->lab, lid), label) == 0;
+}
+
+/* The child of rank @p rank in the block of @p pnode (whose block starts at @p kids), NONE if the
+ * block has no such child. */
+static inline uint32_t hf_i_online_block_child(const hf_online *s, uint32_t pnode, uint32_t kids,
+                                               uint32_t rank)
+{
+    if (kids == NONE || kids + rank >= s->n_nodes)
+        return NONE;
+    const unode *u = &s->nodes[kids + rank];
+    return u->parent == pnode && !(u->label & OVER) ? kids + rank : NONE;
+}
+
+/* The id of @p label, NOLABEL when it is not interned (or NULL). */
+uint32_t hf_i_online_label_find(const hf_online *s, const char *label);
+/* The overflow child of @p parent with this rank and label id, NONE if there is none. */
+uint32_t hf_i_online_over_find(const hf_online *s, uint32_t parent, uint32_t rank, uint32_t label);
+/* Make the union node of the current parent's child of rank cur.posted and this label (llen
+ * bytes) in *out: in the parent's block when it extends it, else an overflow child. */
+hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,
+                                  hf_error *err);
+
 /* lib/online_learn.c: after a run of strategy learn, update the coverage and choose the next plan.
  */
 hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool changed, hf_error *err);

@@ -89,7 +89,7 @@ const char *hf_online_node_label(const hf_online *s, uint32_t node)
 {
     if (!s || node >= s->n_nodes || (s->nodes[node].label & ~OVER) == NOLABEL)
         return NULL;
-    return s->labels + s->lab_off[s->nodes[node].label & ~OVER];
+    return hf_i_strtab_str(&s->lab, s->nodes[node].label & ~OVER);
 }
 
 /* One step of a node's name, written at buf[pos..] within cap - 1 bytes; returns its length. */
@@ -105,7 +105,7 @@ static size_t name_step(const hf_online *s, uint32_t node, char *buf, size_t cap
     } while (0)
     uint32_t lid = u->label & ~OVER;
     if (lid != NOLABEL)
-        for (const char *c = s->labels + s->lab_off[lid]; *c; c++) {
+        for (const char *c = hf_i_strtab_str(&s->lab, lid); *c; c++) {
             if (*c == '\\' || *c == '/' || *c == '#')
                 PUT('\\');
             PUT(*c);

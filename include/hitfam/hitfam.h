@@ -104,7 +104,7 @@ typedef struct hf_progress {
     const char *task; /**< what runs: "gen" (schedules written), "greedy" (schedules chosen, or
                            rounds of its local search), "minimize" (rounds), "count" (units of
                            work), "verify" (first events of the prefixes), "enum" (schedules
-                           given) */
+                           given), "exact" (SAT conflicts spent of the budget) */
     uint64_t done;    /**< units of work done so far */
     uint64_t total;   /**< units in all, or 0 when unknown */
 } hf_progress;
