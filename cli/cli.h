@@ -132,6 +132,8 @@ bool cli_option(cli_options *o, int c, const char *arg);
 /* An unsigned integer argument: decimal digits, or 0x and hexadecimal digits; no sign, no
  * blanks, at most 2^64 - 1. Every numeric option is read by it. */
 bool cli_parse_u64(const char *s, uint64_t *v);
+/* The positive integer `arg` of option `name`, or a usage error naming both. */
+uint64_t cli_positive(const char *arg, const char *name);
 /* --d's value (1..HF_MAX_D); exits with a usage message otherwise. */
 unsigned cli_parse_d(const char *s);
 

@@ -161,8 +161,7 @@ int cmd_enum(int argc, char **argv)
             count_only = true;
             break;
         case 'l':
-            if (!cli_parse_u64(optarg, &eo.limit) || eo.limit == 0)
-                die_usage("--limit needs a positive integer (got '%s')", optarg);
+            eo.limit = cli_positive(optarg, "--limit");
             break;
         default:
             if (!cli_option(&o, c, optarg))

@@ -270,8 +270,7 @@ int cmd_gen(int argc, char **argv)
             opt.focus_prefix = true;
             break;
         case 'C':
-            if (!cli_parse_u64(optarg, &opt.count) || opt.count == 0)
-                die_usage("--count needs a positive integer (got '%s')", optarg);
+            opt.count = cli_positive(optarg, "--count");
             count_given = true;
             break;
         case 'U':
@@ -292,8 +291,7 @@ int cmd_gen(int argc, char **argv)
             minimize = true;
             break;
         case 'K':
-            if (!cli_parse_u64(optarg, &opt.conflicts) || opt.conflicts == 0)
-                die_usage("--conflicts needs a positive integer (got '%s')", optarg);
+            opt.conflicts = cli_positive(optarg, "--conflicts");
             break;
         case 'R':
             parse_rows(optarg, &opt);

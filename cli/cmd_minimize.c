@@ -95,8 +95,7 @@ int cmd_minimize(int argc, char **argv)
         } else if (c == 'S') {
             sat = true;
         } else if (c == 'K') {
-            if (!cli_parse_u64(optarg, &conflicts) || conflicts == 0)
-                die_usage("--conflicts needs a positive integer (got '%s')", optarg);
+            conflicts = cli_positive(optarg, "--conflicts");
         } else if (!cli_option(&o, c, optarg)) {
             die_usage("invalid option");
         }

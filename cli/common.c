@@ -479,3 +479,11 @@ int stream_close(cli_stream *s, hf_status st, const hf_error *err, const char *i
         return 0;
     return EXIT_BAD;
 }
+
+uint64_t cli_positive(const char *arg, const char *name)
+{
+    uint64_t v;
+    if (!cli_parse_u64(arg, &v) || v == 0)
+        die_usage("%s needs a positive integer (got '%s')", name, arg);
+    return v;
+}

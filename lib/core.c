@@ -212,3 +212,27 @@ hf_status hf_i_fail(hf_error *err, hf_status status, int line, int column, const
     }
     return status;
 }
+
+hf_status hf_i_read_all(hf_ctx *ctx, FILE *in, char **buf, size_t *len)
+{
+    char *b = NULL;
+    size_t cap = 0, n = 0;
+    const size_t chunk = (size_t)1 << 16;
+    for (;;) {
+        if (n > SIZE_MAX - chunk || HF_I_GROW(ctx, b, &cap, n + chunk)) {
+            hf_i_free(ctx, b);
+            return HF_ENOMEM;
+        }
+        size_t got = fread(b + n, 1, cap - n, in);
+        n += got;
+        if (got == 0 || feof(in) || ferror(in))
+            break;
+    }
+    if (ferror(in)) {
+        hf_i_free(ctx, b);
+        return HF_EIO;
+    }
+    *buf = b;
+    *len = n;
+    return HF_OK;
+}

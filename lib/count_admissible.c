@@ -306,14 +306,9 @@ hf_status hf_count_admissible_bounded(const hf_poset *p, unsigned d, const uint3
     hf_i_error_clear(err);
     if (!p || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    if (d < 1 || d > HF_MAX_D)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D, d);
-    if (focus_count && !focus)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
-    for (size_t i = 0; i < focus_count; i++)
-        if (focus[i] >= p->n)
-            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
-                             focus[i]);
+    hf_status bad = hf_i_check_d_focus(p, d, focus, focus_count, err);
+    if (bad)
+        return bad;
     uint32_t n = p->n;
     if (n == 0) {
         mpz_set_ui(out, 0);

@@ -406,14 +406,9 @@ hf_status hf_i_exact_prepare(problem *q, const hf_poset *p, unsigned d, const ui
     memset(q, 0, sizeof *q);
     if (!p)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    if (d < 1 || d > HF_MAX_D)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D, d);
-    if (focus_count && !focus)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
-    for (size_t i = 0; i < focus_count; i++)
-        if (focus[i] >= p->n)
-            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
-                             focus[i]);
+    hf_status bad = hf_i_check_d_focus(p, d, focus, focus_count, err);
+    if (bad)
+        return bad;
     if (!hf_exact_available())
         return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0, "%s", hf_i_exact_missing_sat);
     hf_status st = problem_init(q, p, d, focus_count ? focus : NULL, focus_count, err);

@@ -135,13 +135,7 @@ static hf_status check_options(const hf_poset *p, const hf_gen_options *opt, hf_
         return hf_i_fail(err, HF_EINVAL, 0, 0,
                          "rows %" PRIu64 ":%" PRIu64 ": the last row comes before the first",
                          opt->row_first, opt->row_last);
-    if (opt->focus_count && !opt->focus)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
-    for (size_t i = 0; i < opt->focus_count; i++)
-        if (opt->focus[i] >= p->n)
-            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
-                             opt->focus[i]);
-    return HF_OK;
+    return hf_i_check_d_focus(p, opt->d, opt->focus, opt->focus_count, err);
 }
 
 /* Why nothing applies, and what to use: the advice auto gives. too_large: methods that apply

@@ -53,6 +53,10 @@ void hf_i_log(hf_ctx *ctx, hf_log_level level, const char *fmt, ...) HF_I_PRINTF
     hf_i_grow_slot((ctx), (void *)&(arr), (cap), (need), sizeof *(arr))
 hf_status hf_i_grow_slot(hf_ctx *ctx, void *slot, size_t *cap, size_t need, size_t item_size);
 
+/* Read all of `in` into a new buffer (*buf, freed with hf_i_free; *len bytes). HF_ENOMEM or
+ * HF_EIO (a read error) leave nothing allocated; the caller words the message. */
+hf_status hf_i_read_all(hf_ctx *ctx, FILE *in, char **buf, size_t *len);
+
 /* Error text: set err (may be NULL) and return status. */
 hf_status hf_i_fail(hf_error *err, hf_status status, int line, int column, const char *fmt, ...)
     HF_I_PRINTF(5, 6);
@@ -127,6 +131,11 @@ bool hf_i_less(const hf_poset *p, uint32_t a, uint32_t b);
  * down-closed already (for forests the walk stops at the first bit already set).
  * O(depth) for forests, O(n/64) with a closure, O(|down-set| + edges) for in-forests. */
 void hf_i_or_down_set(const hf_poset *p, uint32_t v, hf_word *set);
+
+/* The arguments most entry points share: d in 1..HF_MAX_D, and focus_count ids below the order's
+ * size in focus (NULL only when focus_count is 0). HF_EINVAL with the message, else HF_OK. */
+hf_status hf_i_check_d_focus(const hf_poset *p, unsigned d, const uint32_t *focus,
+                             size_t focus_count, hf_error *err);
 
 /* Check that s is a permutation of 0..n-1 and respects the order; explains in err. The schedule
  * is named "schedule <index+1>" and, if line > 0, located at that line. */

@@ -499,22 +499,12 @@ hf_status hf_dot_read_file(hf_ctx *ctx, FILE *in, hf_poset **out, hf_error *err)
     if (!in || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (HF_I_GROW(ctx, buf, &cap, len + 65536)) {
-            hf_i_free(ctx, buf);
-            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        }
-        size_t got = fread(buf + len, 1, cap - len, in);
-        len += got;
-        if (got == 0 || feof(in) || ferror(in))
-            break;
-    }
-    if (ferror(in)) {
-        hf_i_free(ctx, buf);
-        return hf_i_fail(err, HF_EIO, 0, 0, "reading the input failed");
-    }
-    hf_status st = hf_dot_read_mem(ctx, buf, len, out, err);
+    size_t len = 0;
+    hf_status st = hf_i_read_all(ctx, in, &buf, &len);
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "%s",
+                         st == HF_EIO ? "reading the input failed" : "out of memory");
+    st = hf_dot_read_mem(ctx, buf, len, out, err);
     hf_i_free(ctx, buf);
     return st;
 }

@@ -196,23 +196,12 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
     if (!p || !in || !out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     char *buf = NULL;
-    size_t cap = 0, len = 0;
-    const size_t chunk = 1u << 16;
-    for (;;) {
-        if (len > SIZE_MAX - chunk || HF_I_GROW(p->ctx, buf, &cap, len + chunk) != HF_OK) {
-            hf_i_free(p->ctx, buf);
-            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-        }
-        size_t got = fread(buf + len, 1, cap - len, in);
-        len += got;
-        if (got == 0 || feof(in) || ferror(in))
-            break;
-    }
-    if (ferror(in)) {
-        hf_i_free(p->ctx, buf);
-        return hf_i_fail(err, HF_EIO, 0, 0, "reading the family failed");
-    }
-    hf_status st = hf_family_read_mem(p, buf, len, out, header, err);
+    size_t len = 0;
+    hf_status st = hf_i_read_all(p->ctx, in, &buf, &len);
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "%s",
+                         st == HF_EIO ? "reading the family failed" : "out of memory");
+    st = hf_family_read_mem(p, buf, len, out, header, err);
     hf_i_free(p->ctx, buf);
     return st;
 }

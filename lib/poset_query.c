@@ -327,3 +327,17 @@ hf_status hf_schedule_check(const hf_poset *p, const uint32_t *s, size_t index, 
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     return hf_i_schedule_check(p, s, index, 0, err);
 }
+
+hf_status hf_i_check_d_focus(const hf_poset *p, unsigned d, const uint32_t *focus,
+                             size_t focus_count, hf_error *err)
+{
+    if (d < 1 || d > HF_MAX_D)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "d must be between 1 and %u (got %u)", HF_MAX_D, d);
+    if (focus_count && !focus)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "focus_count without a focus array");
+    for (size_t i = 0; i < focus_count; i++)
+        if (focus[i] >= p->n)
+            return hf_i_fail(err, HF_EINVAL, 0, 0, "focus event id %" PRIu32 " out of range",
+                             focus[i]);
+    return HF_OK;
+}
