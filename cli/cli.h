@@ -94,13 +94,6 @@ void poset_free(hf_poset *p);
 void choose_focus(const hf_poset *p, const char *path, uint32_t **owned, const uint32_t **focus,
                   size_t *count);
 
-/* A line of the family text a message can point at, as a FILE:LINE line number (0: unknown). */
-int family_line(size_t line);
-/* The line where the schedule that hf_verify or hf_family_minimize refused with HF_ESCHEDULE was
- * read: both check the schedules in order and stop at the first that is no linear extension,
- * which hf_schedule_check finds again. 0 for other errors and when unknown (JSON input). */
-int refused_schedule_line(const hf_poset *p, const hf_family *f, hf_status st);
-
 /* ------------------------------------------------------------------------------------------ */
 /* Options several commands take, parsed in one place                                         */
 

@@ -157,8 +157,7 @@ int cmd_minimize(int argc, char **argv)
     }
     int rc = 0;
     if (st) {
-        report(family_path, refused_schedule_line(p, f, st), "%s",
-               err.text[0] ? err.text : hf_strerror(st));
+        report_error(family_path, st, &err);
         /* a family that is not d-hitting is refused like `verify` refuses it */
         rc = st == HF_EMISMATCH && res.d > 0 ? EXIT_NOT_HIT : EXIT_BAD;
     } else {

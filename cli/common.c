@@ -237,18 +237,6 @@ void choose_focus(const hf_poset *p, const char *path, uint32_t **owned, const u
     }
 }
 
-int family_line(size_t line) { return line > INT_MAX ? INT_MAX : (int)line; }
-
-int refused_schedule_line(const hf_poset *p, const hf_family *f, hf_status st)
-{
-    if (st != HF_ESCHEDULE)
-        return 0;
-    for (size_t k = 0; k < hf_family_size(f); k++)
-        if (unless_oom(hf_schedule_check(p, hf_family_schedule(f, k), k, NULL)) != HF_OK)
-            return family_line(hf_family_schedule_line(f, k));
-    return 0;
-}
-
 /* ------------------------------------------------------------------------------------------ */
 /* Options                                                                                    */
 

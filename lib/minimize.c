@@ -454,6 +454,9 @@ static hf_status check_args(const hf_poset *p, const hf_family *f, const hf_mini
                                  o->focus[i], p->n);
     for (size_t i = 0; i < f->m && p->n; i++) {
         hf_status st = hf_i_schedule_check(p, f->rows + i * (size_t)p->n, i, 0, err);
+        /* as hf_verify: the line of a schedule read from text goes to err->line only */
+        if (st == HF_ESCHEDULE && err && i < f->lined)
+            err->line = f->lines[i] > INT_MAX ? INT_MAX : (int)f->lines[i];
         if (st)
             return st;
     }

@@ -555,3 +555,28 @@ Test(minimize, larger_orders_d3)
         hf_poset_free(p);
     }
 }
+
+/* A schedule that is no linear extension, in a family read from text: hf_family_minimize says
+ * where it was read (err->line), as hf_verify does; the same rows built in memory have no line. */
+Test(minimize, refused_schedule_of_a_text_family_gives_its_line)
+{
+    static const uint32_t e[][2] = {{0, 1}, {1, 2}};
+    hf_poset *p = tu_poset(4, e, 2); /* e0 < e1 < e2, e3 free */
+    static const char text[] = "# hitfam 0 d=2\n\ne0 e1 e2 e3\n# a comment\n\ne0 e2 e1 e3\n";
+    hf_family *f;
+    hf_error err;
+    cr_assert_eq(tu_read_len(p, text, strlen(text), &f, NULL, &err), HF_OK, "%s", err.text);
+    hf_minimize_options o;
+    hf_minimize_options_init(&o);
+    o.d = 2;
+    hf_minimize_result r;
+    cr_assert_eq(hf_family_minimize(p, f, &o, &r, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 6);
+    cr_assert(strstr(err.text, "schedule 2"), "%s", err.text);
+    hf_family *g = family_of(p, hf_family_schedule(f, 0), 2);
+    cr_assert_eq(hf_family_minimize(p, g, &o, &r, &err), HF_ESCHEDULE);
+    cr_assert_eq(err.line, 0);
+    hf_family_free(g);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
