@@ -195,6 +195,8 @@ static hf_status sample_hits(const hf_poset *p, const hf_hitprob_options *o, uns
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     memset(h, 0, count * sizeof *h);
     for (uint64_t k = 0; k < o->samples && !st; k++) {
+        if ((k & 63) == 0 && (st = hf_i_progress(ctx, "hitprob", k, o->samples, err)))
+            break;
         if ((st = hf_i_sampler_next(s, row))) {
             st = hf_i_fail(err, st, 0, 0, "out of memory");
             break;
@@ -311,11 +313,14 @@ static hf_status pct_exact(const hf_poset *p, const hf_hitprob_options *o, unsig
         memset(h, 0, count * sizeof *h);
         for (uint32_t t = 0; t < k; t++)
             e.prio[t] = t;
+        uint64_t orders = 0, all_orders = 1;
+        for (uint32_t i = 2; i <= k; i++)
+            all_orders = mul_sat(all_orders, i);
         do
-            pct_steps(&e, 0);
-        while (next_perm(e.prio, k));
+            st = hf_i_progress(ctx, "hitprob", orders++, all_orders, err);
+        while (!st && (pct_steps(&e, 0), next_perm(e.prio, k)));
         *configs = total;
-        *done = true;
+        *done = !st;
     }
     hf_i_free(ctx, e.prio);
     hf_i_free(ctx, e.row);
@@ -540,15 +545,18 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
     mpq_init(q);
     size_t arg = 0;
     if (!st && have) {
-        for (size_t i = 0; i < tl.count; i++) {
+        for (size_t i = 0; i < tl.count && !st; i++) {
+            if ((i & 15) == 0 && (st = hf_i_progress(p->ctx, "hitprob", i, tl.count, err)))
+                break;
             hf_i_lattice_prob(&L, o->method == HF_METHOD_RW, tl.t + i * dd, dd, all, q);
             if (i == 0 || mpq_cmp(q, best) < 0) {
                 mpq_set(best, q);
                 arg = i;
             }
         }
-        set_exact(&res, best, L.sets.count);
-        if (out)
+        if (!st)
+            set_exact(&res, best, L.sets.count);
+        if (out && !st)
             mpq_set(out, best);
     } else if (!st && pct_done) {
         for (size_t i = 1; i < tl.count; i++)

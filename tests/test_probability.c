@@ -562,3 +562,61 @@ Test(probability, allocation_failures)
     cr_assert_eq(chaos.live, base);
     hf_ctx_free(ctx);
 }
+
+typedef struct hitprob_log {
+    unsigned reports;
+    bool stop;
+    bool other_task;
+} hitprob_log;
+
+static bool on_hitprob(const hf_progress *pr, void *user)
+{
+    hitprob_log *l = user;
+    l->reports++;
+    l->other_task |= strcmp(pr->task, "hitprob") != 0;
+    return !l->stop;
+}
+
+/* The minimum over the tuples reports progress (task "hitprob") on each of its three paths, the
+ * lattice (rw), the enumeration of PCT's choices and sampling (pos), changes nothing when the
+ * callback goes on, and stops with HF_EABORTED, nothing left allocated, when it asks to stop. */
+Test(probability, minimum_reports_progress_and_stops)
+{
+    uint64_t rng = 5;
+    hf_poset *base = tu_some_order(1, 6, &rng);
+    const hf_method ms[] = {HF_METHOD_RW, HF_METHOD_PCT, HF_METHOD_POS};
+    for (int k = 0; k < 3; k++) {
+        tu_chaos chaos = {-1, false, 0, 0};
+        hf_ctx *ctx = tu_chaos_ctx(&chaos);
+        hitprob_log l = {0};
+        cr_assert_eq(hf_ctx_set_progress(ctx, on_hitprob, &l), HF_OK);
+        hf_poset *p = tu_poset_copy(base, ctx);
+        hf_hitprob_options o = options(ms[k]);
+        o.samples = 500;
+        hf_hitprob_result quiet, seen;
+        hf_error err;
+        mpq_t a, b;
+        mpq_init(a);
+        mpq_init(b);
+        cr_assert_eq(hf_hitprob_min(base, 3, &o, a, &quiet, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(hf_hitprob_min(p, 3, &o, b, &seen, &err), HF_OK, "%s", err.text);
+        cr_assert(mpq_equal(a, b), "%s", hf_method_name(ms[k]));
+        cr_assert_eq(seen.exact, quiet.exact);
+        cr_assert_eq(memcmp(seen.tuple, quiet.tuple, sizeof seen.tuple), 0);
+        cr_assert_gt(l.reports, 0u, "%s reports no progress", hf_method_name(ms[k]));
+        cr_assert_not(l.other_task);
+        long live = chaos.live;
+        l = (hitprob_log){.stop = true};
+        err = (hf_error){0};
+        cr_assert_eq(hf_hitprob_min(p, 3, &o, b, &seen, &err), HF_EABORTED, "%s",
+                     hf_method_name(ms[k]));
+        cr_assert(strstr(err.text, "hitprob: stopped by the progress callback"), "%s", err.text);
+        cr_assert_eq(l.reports, 1u);
+        cr_assert_eq(chaos.live, live);
+        mpq_clear(a);
+        mpq_clear(b);
+        hf_poset_free(p);
+        hf_ctx_free(ctx);
+    }
+    hf_poset_free(base);
+}

@@ -104,7 +104,8 @@ typedef struct hf_progress {
     const char *task; /**< what runs: "gen" (schedules written), "greedy" (schedules chosen, or
                            rounds of its local search), "minimize" (rounds), "count" (units of
                            work), "verify" (first events of the prefixes), "enum" (schedules
-                           given), "exact" (SAT conflicts spent of the budget) */
+                           given), "exact" (SAT conflicts spent of the budget), "hitprob"
+                           (tuples, priority orders or samples of hf_hitprob_min) */
     uint64_t done;    /**< units of work done so far */
     uint64_t total;   /**< units in all, or 0 when unknown */
 } hf_progress;

@@ -114,7 +114,9 @@ HF_API HF_NODISCARD hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t
  * are not biased by the choice; the true minimum may belong to another tuple whose count was
  * close. Refused with HF_ETOOLARGE before the main work when it would pass max_work (the message
  * gives the number of tuples and the work). @p out, @p r may be NULL. Errors as hf_hitprob_tuple
- * (HF_EINVAL for d = 0 or above HF_MAX_D). */
+ * (HF_EINVAL for d = 0 or above HF_MAX_D). Reports progress to the context's callback (task
+ * "hitprob": tuples, PCT's priority orders or samples done) and stops with HF_EABORTED when it
+ * asks to. */
 HF_API HF_NODISCARD hf_status hf_hitprob_min(const hf_poset *p, unsigned d,
                                              const hf_hitprob_options *o, mpq_t out,
                                              hf_hitprob_result *r, hf_error *err);
