@@ -226,11 +226,7 @@ static hf_status resolve(const hf_poset *p, const hf_gen_options *opt, const hf_
     if (st)
         return st;
     if (opt->method != HF_METHOD_AUTO) {
-        const hf_i_method *m = find_impl(opt->method);
-        if (!m)
-            return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
-                             "method %s is not available in hitfam %s yet (docs/ROADMAP.md)",
-                             name_of((unsigned)opt->method), hf_version_string());
+        const hf_i_method *m = find_impl(opt->method); /* check_options: a known method */
         hf_gen_options o = method_options(m, opt);
         /* generating needs no prediction of an explicit method (some predict by running) */
         if ((st = m->check(p, &o, err)) || (size && (st = m->predict(p, &o, size, err))))

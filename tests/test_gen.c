@@ -15,22 +15,6 @@ TU_SUITE(gen_all);
 static const hf_method tree_methods[] = {HF_METHOD_DFS, HF_METHOD_SIMPLE, HF_METHOD_DOUBLETREE,
                                          HF_METHOD_PATTERN, HF_METHOD_SCRAMBLE};
 
-/* Poset from parent links (parent[v] < v, HF_NO_EVENT for roots); reversed edges if `in`. */
-static hf_poset *from_parents(const uint32_t *parent, uint32_t n, bool in)
-{
-    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
-    size_t m = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (parent[v] != HF_NO_EVENT) {
-            e[m][in] = parent[v];
-            e[m][!in] = v;
-            m++;
-        }
-    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
-    free(e);
-    return p;
-}
-
 /* Generate with `method` (if it applies), verify, and compare with the prediction. Returns the
  * size, or 0 if the method does not apply. */
 static uint64_t run_method(const hf_poset *p, unsigned d, hf_method method, const uint32_t *focus,
@@ -110,7 +94,7 @@ static void shape_d3(const uint32_t *parent, uint32_t n)
             for (uint32_t v = 0; v < n; v++)
                 if (par[v] == 0)
                     par[v] = HF_NO_EVENT;
-        hf_poset *p = from_parents(par, n, form == 2);
+        hf_poset *p = tu_parents_poset(par, n, form == 2);
         check_all(p, 3, NULL, 0);
         hf_poset_free(p);
     }
@@ -173,7 +157,7 @@ Test(gen_all, random_trees_of_every_family)
                 break; /* wide, shallow */
             }
         }
-        hf_poset *p = from_parents(parent, n, iter % 5 == 4);
+        hf_poset *p = tu_parents_poset(parent, n, iter % 5 == 4);
         check_all(p, 3, NULL, 0);
         if (n <= 40)
             check_all(p, 4, NULL, 0);
@@ -203,7 +187,7 @@ Test(gen_all, random_small_forests_against_the_tree_methods)
             parent[v] = iter % 3 == 0   ? tu_below(&rng, v)
                         : iter % 3 == 1 ? tu_below(&rng, v < 3 ? v : 3)
                                         : (tu_below(&rng, 4) ? HF_NO_EVENT : tu_below(&rng, v));
-        hf_poset *p = from_parents(parent, n, iter % 4 == 3);
+        hf_poset *p = tu_parents_poset(parent, n, iter % 4 == 3);
         check_all(p, 3, NULL, 0);
         if (n <= 9)
             check_all(p, 4, NULL, 0);
@@ -220,7 +204,7 @@ Test(gen_all, auto_takes_greedy_on_a_small_tree)
     parent[0] = HF_NO_EVENT;
     for (uint32_t v = 1; v < 14; v++)
         parent[v] = tu_below(&rng, v);
-    hf_poset *p = from_parents(parent, 14, false);
+    hf_poset *p = tu_parents_poset(parent, 14, false);
     hf_gen_options opt = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
     opt.seed = 5;
     hf_family *f[2];
@@ -273,7 +257,7 @@ Test(gen_all, trees_of_about_a_thousand_events)
                 break;
             }
         }
-        hf_poset *p = from_parents(parent, n, family == 5);
+        hf_poset *p = tu_parents_poset(parent, n, family == 5);
         run_method(p, 3, HF_METHOD_DOUBLETREE, NULL, 0, NULL);
         free(parent);
         hf_poset_free(p);

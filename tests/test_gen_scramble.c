@@ -330,22 +330,6 @@ Test(gen_scramble, refusals_name_two_comparable_events)
 
 /* ---- spine forests (lib/gen_scramble_tree.c) ---- */
 
-/* The order of parent links (parent[v] < v or HF_NO_EVENT), its edges reversed if `in`. */
-static hf_poset *parents_poset(const uint32_t *parent, uint32_t n, bool in)
-{
-    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
-    size_t m = 0;
-    for (uint32_t v = 0; v < n; v++)
-        if (parent[v] != HF_NO_EVENT) {
-            e[m][in] = parent[v];
-            e[m][!in] = v;
-            m++;
-        }
-    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
-    free(e);
-    return p;
-}
-
 /* Whether the events with children form one chain (the shape scramble takes at d = 3). */
 static bool is_spine(const uint32_t *parent, uint32_t n)
 {
@@ -392,7 +376,7 @@ Test(gen_scramble, every_small_spine_forest_by_the_oracle)
                     for (uint32_t v = 0; v < n; v++)
                         if (par[v] == 0)
                             par[v] = HF_NO_EVENT;
-                hf_poset *p = parents_poset(par, n, form == 2);
+                hf_poset *p = tu_parents_poset(par, n, form == 2);
                 hf_gen_options opt = scramble_options(3, NULL, 0);
                 hf_error err;
                 bool antichain = true;
@@ -486,7 +470,7 @@ Test(gen_scramble, stars_and_caterpillars_below_doubletree)
             parent[v] = v - 1;
         for (uint32_t v = s; v < n; v++)
             parent[v] = (v - s) % s;
-        hf_poset *p = parents_poset(parent, n, false);
+        hf_poset *p = tu_parents_poset(parent, n, false);
         free(parent);
         char what[64];
         snprintf(what, sizeof what, "%u leaves on a spine of %u", (unsigned)cases[c].leaves,

@@ -506,3 +506,18 @@ unsigned tu_each_tree_optimum(const char *name,
     fclose(in);
     return count;
 }
+
+hf_poset *tu_parents_poset(const uint32_t *parent, uint32_t n, bool in)
+{
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t v = 0; v < n; v++)
+        if (parent[v] != HF_NO_EVENT) {
+            e[m][in] = parent[v];
+            e[m][!in] = v;
+            m++;
+        }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    return p;
+}

@@ -23,6 +23,9 @@ hf_poset *tu_poset(uint32_t n, const uint32_t (*edges)[2], size_t m);
 /* Same, but returns NULL with the status in *st (for expected failures). */
 hf_poset *tu_poset_try(uint32_t n, const uint32_t (*edges)[2], size_t m, hf_status *st,
                        hf_error *err);
+/* The order of parent links (parent[v] < v, HF_NO_EVENT for a root): an edge parent -> child,
+ * reversed (child -> parent, an in-forest) if `in`. */
+hf_poset *tu_parents_poset(const uint32_t *parent, uint32_t n, bool in);
 
 /* Every order a test builds through tu_poset (and so every builder below) is registered with
  * the edges the test chose, so that the oracle (oracle.h) computes its closure from those edges

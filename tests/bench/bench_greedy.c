@@ -187,6 +187,17 @@ static void tree_case(uint32_t n, uint64_t seed)
         printf("tree %u: child failed\n", (unsigned)n);
 }
 
+/* A random recursive tree of n <= 64 events: each event after the first hangs from a uniformly
+ * chosen earlier one. */
+static hf_poset *random_recursive_tree(uint32_t n, uint64_t *s)
+{
+    uint32_t parent[64];
+    parent[0] = HF_NO_EVENT;
+    for (uint32_t v = 1; v < n && v < 64; v++)
+        parent[v] = (uint32_t)(bench_next_u64(s) % v);
+    return bench_from_parents("bench_greedy", n, parent);
+}
+
 /* Small forests: `count` random recursive trees of n events (d = 3), greedy's processor time
  * (mean and largest, milliseconds) and its mean size against doubletree's. */
 static void forests_case(uint32_t n, unsigned count)
@@ -196,11 +207,7 @@ static void forests_case(uint32_t n, unsigned count)
     bool ok = true;
     uint64_t s = n;
     for (unsigned i = 0; i < count; i++) {
-        uint32_t parent[64];
-        parent[0] = HF_NO_EVENT;
-        for (uint32_t v = 1; v < n && v < 64; v++)
-            parent[v] = (uint32_t)(bench_next_u64(&s) % v);
-        hf_poset *p = bench_from_parents("bench_greedy", n, parent);
+        hf_poset *p = random_recursive_tree(n, &s);
         result g = run(p, 3, HF_METHOD_GREEDY, 0), dt = run(p, 3, HF_METHOD_DOUBLETREE, 0);
         ok = ok && g.hitting && dt.hitting;
         sum += g.cpu;
@@ -227,11 +234,7 @@ static void auto_case(uint32_t n, unsigned count)
     bool ok = true;
     uint64_t s = n;
     for (unsigned i = 0; i < count; i++) {
-        uint32_t parent[64];
-        parent[0] = HF_NO_EVENT;
-        for (uint32_t v = 1; v < n && v < 64; v++)
-            parent[v] = (uint32_t)(bench_next_u64(&s) % v);
-        hf_poset *p = bench_from_parents("bench_greedy", n, parent);
+        hf_poset *p = random_recursive_tree(n, &s);
         hf_gen_options opt;
         hf_gen_options_init(&opt);
         opt.d = 3;
