@@ -98,6 +98,89 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
     return s ? s->strategy : HF_ONLINE_AUTO;
 }
 
+/* ---- doubletree: which rows the runs play ---- */
+
+/* Run 1 plays R(A, 0) and records, per depth D of the binarized forest, in s->useful[D]: DT_PROPER
+ * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand).
+ * The later runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
+ * unless it equals a row played before it. As lib/gen_doubletree.c shows, a row that is not
+ * proper ("plain") is fixed by the set of branching depths it inverts: A: none; B_D: those >= D;
+ * C_D: those <= D; E_D: all but D. Numbering the branching depths b_0 < .. < b_{nb-1}, those sets
+ * are the empty one (run 1's), prefixes {b_0..b_{h-1}}, suffixes {b_l..b_{nb-1}} and the sets of
+ * all but one b_i with 0 < i < nb - 1 (only E_{b_i} gives one of these, so it is never met
+ * twice). So two marks per branching depth say which plain rows were played: DT_SEEN_PRE at
+ * b_{h-1} for the prefix of h, DT_SEEN_SUF at b_{l-1} for the suffix from l; both depths are
+ * behind the scan when it reaches the row. docs/online.md proves that these rows are 3-hitting
+ * and that they are the distinct rows of the offline rule on the binarized forest. */
+enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
+
+/* A row of the useful depths is proper, or inverts the branching depths: */
+#define DT_USEFUL (DT_BRANCH | (DT_PROPER << 1) | (DT_PROPER << 2))
+
+/* A plain row whose set keeps its mark in bit @p bit of depth @p at (NONE: the empty set, which
+ * run 1 played): whether it is new; marks it. */
+static bool dt_mark(uint8_t *f, uint32_t at, uint8_t bit)
+{
+    if (at == NONE || (f[at] & bit))
+        return false;
+    f[at] |= bit;
+    return true;
+}
+
+/* The row of index @p want (0: run 1's R(A, 0)) among the distinct rows of the useful depths, in
+ * the order above, in *v and *D; returns the number of distinct rows when there are at most
+ * @p want, else want + 1 (UINT64_MAX: count them all). O(height), no allocation: the seen marks
+ * are made again from none. */
+static uint64_t dt_rows(hf_online *s, uint64_t want, unsigned *v, uint32_t *D)
+{
+    if (s->useful_cap == 0)
+        return 1;
+    uint8_t *f = s->useful;
+    uint32_t top = s->max_depth < s->useful_cap ? s->max_depth : (uint32_t)s->useful_cap - 1;
+    uint32_t nb = 0, last = NONE; /* branching depths, the deepest */
+    for (uint32_t d = 0; d <= top; d++) {
+        f[d] &= (uint8_t) ~(DT_SEEN_PRE | DT_SEEN_SUF);
+        if (f[d] & DT_BRANCH)
+            nb++, last = d;
+    }
+    uint64_t count = 1;
+    uint32_t below = 0, prev = NONE; /* branching depths < d, the deepest of them */
+    for (uint32_t d = 0; d <= top; d++) {
+        if (!(f[d] & DT_USEFUL))
+            continue;
+        bool branch = (f[d] & DT_BRANCH) != 0;
+        for (unsigned w = 0; w < 4; w++) {
+            bool take;
+            if (f[d] & (DT_PROPER << w))
+                take = true;
+            else if (w == 0) /* A: the empty set */
+                take = false;
+            else if (w == 1) /* B: the suffix from index below; from 0 it is every depth */
+                take = below == 0   ? dt_mark(f, last, DT_SEEN_PRE)
+                       : below < nb ? dt_mark(f, prev, DT_SEEN_SUF)
+                                    : false;
+            else if (w == 2) /* C: the prefix up to d */
+                take = dt_mark(f, branch ? d : prev, DT_SEEN_PRE);
+            else if (!branch) /* E: every branching depth */
+                take = dt_mark(f, last, DT_SEEN_PRE);
+            else if (below == 0) /* E: all but the first, a suffix (empty when nb = 1) */
+                take = nb > 1 && dt_mark(f, d, DT_SEEN_SUF);
+            else if (below == nb - 1) /* E: all but the last, a prefix */
+                take = dt_mark(f, prev, DT_SEEN_PRE);
+            else /* E: all but a middle one, met once */
+                take = true;
+            if (take && count++ == want) {
+                *v = w;
+                *D = d;
+                return count;
+            }
+        }
+        if (branch)
+            below++, prev = d;
+    }
+    return count;
+}
+
 /* ---- runs ---- */
 
 hf_status hf_online_begin_run(hf_online *s, hf_error *err)
@@ -131,16 +214,9 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         if (s->d <= 2 || r == 0) { /* R(A, 0) and R(B, 0): the two preorders */
             s->row_v = (unsigned)(r % 4);
             s->row_D = 0;
-        } else { /* then the four rows of each useful depth, as run 1 found them (run 1 was the
-                    first row of depth 0 when depth 0 is useful) */
-            uint64_t j = s->useful_cap > 0 && s->useful[0] ? r : r - 1, want = j / 4;
-            s->row_v = (unsigned)(j % 4);
+        } else if (dt_rows(s, r, &s->row_v, &s->row_D) <= r) { /* beyond the rows: any one */
+            s->row_v = (unsigned)(r % 4);
             s->row_D = 0;
-            for (uint32_t D = 0; D <= s->max_depth && D < s->useful_cap; D++)
-                if (s->useful[D] && want-- == 0) {
-                    s->row_D = D;
-                    break;
-                }
         }
         break;
     default: /* learn: follow the plan made when the last run ended; none: left-to-right dfs */
@@ -431,10 +507,18 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
         s->branched = true;
     if (cnt == 0)
         return;
-    if (cnt == 2 || under)
-        s->useful[depth] = 1;
-    for (int i = 0; i < cnt; i++)
-        b[i].under = under || cnt == 2;
+    /* the dedup rule's flags (docs/online.md): row (v, depth) is proper when this node has two
+     * children (A, E) or one or two (B, C) and lies under a 0-child with a sibling (A, B) or a
+     * 1-child (C, E) */
+    uint8_t f =
+        (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
+    if (cnt == 2)
+        f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
+                       ((under & 2) ? (DT_PROPER << 3) : 0));
+    s->useful[depth] |= f;
+    b[0].under = (uint8_t)(under | (cnt == 2 ? 1 : 0));
+    if (cnt == 2)
+        b[1].under = (uint8_t)(under | 2);
     unsigned v = s->row_v;
     bool lower = v >= 2;
     uint8_t trav = (v & 1) ? MODE_R : MODE_L;
@@ -642,10 +726,9 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         } else if (s->d == 2) {
             r->bound = 2;
         } else {
-            uint64_t u = 0;
-            for (uint32_t D = 0; D <= s->max_depth && D < s->useful_cap; D++)
-                u += s->useful[D];
-            r->bound = (s->useful[0] ? 0 : 1) + 4 * u;
+            unsigned v;
+            uint32_t D;
+            r->bound = dt_rows(s, UINT64_MAX, &v, &D);
         }
         break;
     default:

@@ -62,7 +62,9 @@ typedef struct hf_i_cur {
     uint32_t key;    /* learn: its key */
     uint32_t depth;  /* doubletree: depth in the binarized forest */
     uint8_t mode;    /* doubletree */
-    uint8_t under;   /* doubletree: a strict ancestor in the binarized forest has two children */
+    uint8_t under;   /* doubletree: the sides of its two-child strict ancestors in the binarized
+                        forest it lies under: bit 0 a 0-child with a sibling, bit 1 a 1-child (so
+                        nonzero when some strict ancestor has two children) */
 } hf_i_cur;
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
@@ -133,8 +135,10 @@ struct hf_online {
 
     /* what earlier runs showed */
     uint32_t max_depth; /* doubletree: binarized height seen */
-    uint8_t *useful;    /* doubletree, per depth of the binarized forest: some node there has two
-                           children, or a child and an ancestor with two (docs/online.md) */
+    uint8_t *useful;    /* doubletree, per depth of the binarized forest: which rows of the depth
+                           are proper, whether it is branching, and the seen marks of the plain
+                           rows (dt_rows in lib/online.c); it is useful when some node there has
+                           two children, or a child and an ancestor with two (docs/online.md) */
     size_t useful_cap;
     bool branched; /* some event or the root level had two or more children */
     bool changed_any;

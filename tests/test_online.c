@@ -14,121 +14,218 @@ TU_SUITE(online);
 /* ---------------------------------------------------------------------------------------- */
 /* Bounds computed here, independently of the library                                          */
 
-/* Height of the forest binarized with balanced gadgets (the halves of a list of more than two
- * children: the first ceil(m/2), the rest), as docs/online.md defines it: below a node whose
- * children are kids[0..m-1]. */
-static uint32_t bin_height(const uint32_t *par, uint32_t n, uint32_t v);
-static uint32_t list_height(const uint32_t *par, uint32_t n, const uint32_t *kids, uint32_t m)
+/* The forest binarized with balanced gadgets, B(F) of docs/online.md: a virtual root above two
+ * or more roots; a node with more than two children gets the gadgets over the first ceil(m/2)
+ * and over the rest (a gadget over one event is that event, over more a virtual node built by
+ * the same rule). Children in id order: the order hf_online_simulate posts them. */
+typedef struct bnode {
+    uint32_t ev; /* the event, HF_NO_EVENT for a virtual node */
+    uint32_t nk, kid[2], depth;
+} bnode;
+
+typedef struct btree {
+    bnode *v;
+    uint32_t n, k;       /* nodes, height in edges */
+    bool wide;           /* some event or the root level has more than two children */
+    bool branched;       /* some event or the root level has two or more */
+    const uint32_t *par; /* while building */
+    uint32_t events;
+} btree;
+
+static uint32_t bt_node(btree *t, uint32_t ev, uint32_t depth)
 {
-    if (m == 0)
-        return 0;
-    uint32_t h = 0;
+    t->v[t->n] = (bnode){ev, 0, {0, 0}, depth};
+    t->k = depth > t->k ? depth : t->k;
+    return t->n++;
+}
+
+static uint32_t bt_event(btree *t, uint32_t e, uint32_t depth);
+
+/* Give node u the children list[0..m-1], binarized. */
+static void bt_list(btree *t, uint32_t u, const uint32_t *list, uint32_t m)
+{
+    uint32_t depth = t->v[u].depth + 1;
     if (m <= 2) {
         for (uint32_t i = 0; i < m; i++) {
-            uint32_t x = bin_height(par, n, kids[i]);
-            h = x > h ? x : h;
+            uint32_t c = bt_event(t, list[i], depth);
+            t->v[u].kid[t->v[u].nk++] = c;
         }
-        return 1 + h;
-    }
-    uint32_t half = (m + 1) / 2;
-    uint32_t a = half == 1 ? bin_height(par, n, kids[0]) : list_height(par, n, kids, half);
-    uint32_t b =
-        m - half == 1 ? bin_height(par, n, kids[half]) : list_height(par, n, kids + half, m - half);
-    return 1 + (a > b ? a : b);
-}
-
-/* Children in id order: the order hf_online_simulate posts them. */
-static uint32_t bin_height(const uint32_t *par, uint32_t n, uint32_t v)
-{
-    uint32_t *kids = malloc((n + 1) * sizeof *kids), m = 0;
-    for (uint32_t c = 0; c < n; c++)
-        if (par[c] == v)
-            kids[m++] = c;
-    uint32_t h = list_height(par, n, kids, m);
-    free(kids);
-    return h;
-}
-
-/* Depths of the binarized forest where a node has two children, or a child and a strict ancestor
- * with two (the depths doubletree plays rows at, docs/online.md). */
-static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
-                        bool *useful);
-static void useful_list(const uint32_t *par, uint32_t n, const uint32_t *kids, uint32_t m,
-                        uint32_t depth, bool under, bool *useful)
-{
-    if (m == 0)
-        return;
-    bool split = m >= 2;
-    if (split || under)
-        useful[depth] = true;
-    if (m <= 2) {
-        for (uint32_t i = 0; i < m; i++)
-            useful_real(par, n, kids[i], depth + 1, under || split, useful);
         return;
     }
-    uint32_t half = (m + 1) / 2;
-    if (half == 1)
-        useful_real(par, n, kids[0], depth + 1, true, useful);
-    else
-        useful_list(par, n, kids, half, depth + 1, true, useful);
-    if (m - half == 1)
-        useful_real(par, n, kids[half], depth + 1, true, useful);
-    else
-        useful_list(par, n, kids + half, m - half, depth + 1, true, useful);
+    uint32_t half = (m + 1) / 2, part[2][2] = {{0, half}, {half, m}};
+    for (int s = 0; s < 2; s++) {
+        uint32_t a = part[s][0], z = part[s][1], c;
+        if (z - a == 1) {
+            c = bt_event(t, list[a], depth);
+        } else {
+            c = bt_node(t, HF_NO_EVENT, depth);
+            bt_list(t, c, list + a, z - a);
+        }
+        t->v[u].kid[t->v[u].nk++] = c;
+    }
 }
 
-static void useful_real(const uint32_t *par, uint32_t n, uint32_t v, uint32_t depth, bool under,
-                        bool *useful)
+static void bt_children(btree *t, uint32_t u, uint32_t e)
 {
-    uint32_t *kids = malloc((n + 1) * sizeof *kids), m = 0;
-    for (uint32_t c = 0; c < n; c++)
-        if (par[c] == v)
+    uint32_t *kids = malloc((t->events + 1) * sizeof *kids), m = 0;
+    for (uint32_t c = 0; c < t->events; c++)
+        if (t->par[c] == e)
             kids[m++] = c;
-    useful_list(par, n, kids, m, depth, under, useful);
+    t->wide = t->wide || m > 2;
+    t->branched = t->branched || m >= 2;
+    bt_list(t, u, kids, m);
     free(kids);
+}
+
+static uint32_t bt_event(btree *t, uint32_t e, uint32_t depth)
+{
+    uint32_t u = bt_node(t, e, depth);
+    bt_children(t, u, e);
+    return u;
+}
+
+static btree bt_build(const hf_poset *p)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *par = tu_forest_parents(p, false), r = 0, root = HF_NO_EVENT;
+    for (uint32_t v = 0; v < n; v++)
+        if (par[v] == HF_NO_EVENT)
+            r++, root = v;
+    btree t = {calloc(2 * (size_t)n + 2, sizeof(bnode)), 0, 0, false, false, par, n};
+    if (r == 1)
+        bt_event(&t, root, 0);
+    else if (r > 1)
+        bt_children(&t, bt_node(&t, HF_NO_EVENT, 0), HF_NO_EVENT);
+    cr_assert_leq(t.n, 2 * n + 2);
+    free(par);
+    t.par = NULL;
+    return t;
+}
+
+/* Depths where a node has two children, or a child and a strict ancestor with two: the depths
+ * doubletree plays rows at (docs/online.md). */
+static void bt_useful(const btree *t, uint32_t u, bool under, bool *useful)
+{
+    const bnode *x = &t->v[u];
+    if (x->nk == 2 || (x->nk == 1 && under))
+        useful[x->depth] = true;
+    for (uint32_t i = 0; i < x->nk; i++)
+        bt_useful(t, x->kid[i], under || x->nk == 2, useful);
+}
+
+/* The events of u's subtree in preorder, the 1-child first when right. */
+static void bt_trav(const btree *t, uint32_t u, bool right, uint32_t *row, uint32_t *len)
+{
+    const bnode *x = &t->v[u];
+    if (x->ev != HF_NO_EVENT)
+        row[(*len)++] = x->ev;
+    for (uint32_t i = 0; i < x->nk; i++)
+        bt_trav(t, x->kid[right ? x->nk - 1 - i : i], right, row, len);
+}
+
+/* The first half of row (v, D), v = 0..3 for A, B, C, E: the preorder of the nodes of depth
+ * <= D, 0-children first (A, B) or 1-children first (C, E), each node of depth D followed by the
+ * traversal of its first child (1 for B and C, 0 for A and E; l for A and C, r for B and E);
+ * the nodes of depth D are listed in splits. */
+static void bt_first(const btree *t, uint32_t u, unsigned v, uint32_t D, uint32_t *splits,
+                     uint32_t *ns, uint32_t *row, uint32_t *len)
+{
+    const bnode *x = &t->v[u];
+    if (x->ev != HF_NO_EVENT)
+        row[(*len)++] = x->ev;
+    if (x->depth < D) {
+        for (uint32_t i = 0; i < x->nk; i++)
+            bt_first(t, x->kid[v >= 2 ? x->nk - 1 - i : i], v, D, splits, ns, row, len);
+        return;
+    }
+    splits[(*ns)++] = u;
+    uint32_t first = v == 1 || v == 2;
+    if (first < x->nk)
+        bt_trav(t, x->kid[first], v & 1, row, len);
+}
+
+/* Row (v, D) of B(F) restricted to the events: the first half, then the second: the nodes of
+ * depth D in reverse, each followed by the traversal of its other child. */
+static void bt_row(const btree *t, unsigned v, uint32_t D, uint32_t *splits, uint32_t *row)
+{
+    uint32_t len = 0, ns = 0, first = v == 1 || v == 2;
+    bt_first(t, 0, v, D, splits, &ns, row, &len);
+    while (ns-- > 0) {
+        const bnode *x = &t->v[splits[ns]];
+        if (1 - first < x->nk)
+            bt_trav(t, x->kid[1 - first], v & 1, row, &len);
+    }
+    cr_assert_eq(len, t->events);
+}
+
+static uint32_t row_len; /* for row_cmp */
+static int row_cmp(const void *a, const void *b)
+{
+    return memcmp(a, b, row_len * sizeof(uint32_t));
+}
+
+/* Sort m rows of n events and drop repeats; returns how many are left. */
+static size_t distinct_rows(uint32_t *rows, size_t m, uint32_t n)
+{
+    if (m == 0 || n == 0)
+        return m;
+    row_len = n;
+    qsort(rows, m, n * sizeof *rows, row_cmp);
+    size_t k = 1;
+    for (size_t i = 1; i < m; i++)
+        if (memcmp(rows + i * n, rows + (k - 1) * n, n * sizeof *rows) != 0)
+            memmove(rows + k++ * n, rows + i * n, n * sizeof *rows);
+    return k;
+}
+
+/* The rows doubletree plays at d = 3, by their definition: R(A, 0) and R(v, D) for every useful
+ * depth D of B(F), each distinct row once, sorted (the caller frees *out). Also checks what
+ * docs/online.md proves of them: the rows of all depths 0 <= D < k give no other row. */
+static size_t dt_reference(const hf_poset *p, uint32_t **out)
+{
+    uint32_t n = hf_poset_size(p);
+    btree t = bt_build(p);
+    bool *useful = calloc((size_t)t.k + 1, sizeof *useful);
+    if (t.n > 0)
+        bt_useful(&t, 0, false, useful);
+    size_t cap = 1 + 4 * ((size_t)t.k + 1);
+    uint32_t *rows = malloc(cap * (n + 1) * sizeof *rows),
+             *all = malloc(cap * (n + 1) * sizeof *all);
+    uint32_t *splits = malloc((t.n + 1) * sizeof *splits);
+    size_t m = 0, ma = 0;
+    bt_row(&t, 0, 0, splits, rows + m++ * n);
+    bt_row(&t, 0, 0, splits, all + ma++ * n);
+    for (uint32_t D = 0; D < t.k; D++)
+        for (unsigned v = 0; v < 4; v++) {
+            bt_row(&t, v, D, splits, all + ma++ * n);
+            if (useful[D])
+                bt_row(&t, v, D, splits, rows + m++ * n);
+        }
+    m = distinct_rows(rows, m, n);
+    ma = distinct_rows(all, ma, n);
+    cr_assert_eq(ma, m, "rows of depths that are not useful repeat rows of useful ones");
+    cr_assert_eq(memcmp(rows, all, m * n * sizeof *rows), 0);
+    free(all);
+    free(splits);
+    free(useful);
+    free(t.v);
+    *out = rows;
+    return m;
 }
 
 typedef struct shape {
-    uint32_t k;      /* binarized height */
-    bool branched;   /* some event or the root level has two or more children */
-    uint32_t useful; /* useful depths */
-    bool useful0;    /* depth 0 is one */
+    bool branched; /* some event or the root level has two or more children */
+    bool wide;     /* some event or the root level has more than two */
 } shape;
 
 static shape forest_shape(const hf_poset *p)
 {
-    uint32_t n = hf_poset_size(p);
-    uint32_t *par = tu_forest_parents(p, false);
-    uint32_t *roots = malloc((n + 1) * sizeof *roots), r = 0;
-    uint32_t *kids = calloc(n + 1, sizeof *kids);
-    for (uint32_t v = 0; v < n; v++) {
-        if (par[v] == HF_NO_EVENT)
-            roots[r++] = v;
-        else
-            kids[par[v]]++;
-    }
-    shape s = {0, r >= 2, 0, false};
-    for (uint32_t v = 0; v < n; v++)
-        s.branched = s.branched || kids[v] >= 2;
-    s.k = r == 1 ? bin_height(par, n, roots[0]) : list_height(par, n, roots, r);
-    bool *useful = calloc(2 * (size_t)n + 2, sizeof *useful);
-    if (r == 1)
-        useful_real(par, n, roots[0], 0, false, useful);
-    else
-        useful_list(par, n, roots, r, 0, false, useful);
-    s.useful = 0;
-    s.useful0 = useful[0];
-    for (uint32_t D = 0; D < 2 * n + 2; D++)
-        s.useful += useful[D];
-    cr_assert_leq(s.useful, s.k);
-    free(useful);
-    free(par);
-    free(roots);
-    free(kids);
-    return s;
+    btree t = bt_build(p);
+    free(t.v);
+    return (shape){t.branched, t.wide};
 }
 
-/* The number of runs each strategy is proved to need at most (docs/online.md). */
+/* The number of runs each strategy is proved to play at most (docs/online.md). */
 static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned d)
 {
     shape s = forest_shape(p);
@@ -137,8 +234,14 @@ static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned 
     switch (st) {
     case HF_ONLINE_DFS:
         return 2;
-    case HF_ONLINE_DOUBLETREE:
-        return d == 2 ? 2 : (s.useful0 ? 0 : 1) + 4 * (uint64_t)s.useful;
+    case HF_ONLINE_DOUBLETREE: {
+        if (d == 2)
+            return 2;
+        uint32_t *rows;
+        size_t m = dt_reference(p, &rows);
+        free(rows);
+        return m;
+    }
     default: {
         hf_gen_options opt;
         hf_gen_options_init(&opt);
@@ -148,6 +251,32 @@ static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned 
         return 1 + size;
     }
     }
+}
+
+/* Doubletree at d = 3 plays exactly the distinct rows of the reference, each once; where B(F)
+ * has no gadget (no event, and not the root level, has more than two children) it is the tree
+ * offline doubletree works on, and the runs are as many as its family (docs/online.md). */
+static void check_dt_rows(const hf_poset *p, const tu_collect *c)
+{
+    uint32_t n = hf_poset_size(p), *ref;
+    size_t m = dt_reference(p, &ref);
+    uint32_t *played = malloc((c->m * n + 1) * sizeof *played);
+    memcpy(played, c->rows, c->m * n * sizeof *played);
+    cr_assert_eq(distinct_rows(played, c->m, n), c->m, "doubletree played a row twice");
+    cr_assert_eq(c->m, m, "doubletree played %zu runs, %zu distinct rows", c->m, m);
+    cr_assert_eq(memcmp(played, ref, m * n * sizeof *ref), 0, "doubletree played other rows");
+    if (!forest_shape(p).wide) {
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = 3;
+        opt.method = HF_METHOD_DOUBLETREE;
+        uint64_t size;
+        cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+        cr_assert_eq(c->m, size, "online %zu runs, offline doubletree %llu", c->m,
+                     (unsigned long long)size);
+    }
+    free(played);
+    free(ref);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -185,6 +314,8 @@ static void check_sim_m(const hf_poset *p, hf_online_strategy st, unsigned d, hf
                   d, c.m, (unsigned long long)bound);
     if (st == HF_ONLINE_DOUBLETREE || st == HF_ONLINE_DFS)
         cr_assert_eq(c.m, bound, "the fixed strategies play exactly their bound");
+    if (st == HF_ONLINE_DOUBLETREE && d == 3)
+        check_dt_rows(p, &c);
     free(c.rows);
 }
 
@@ -263,6 +394,8 @@ Test(online, wide_and_deep_shapes)
     }
 }
 
+/* Every row of the complete binary tree of height h >= 2 is distinct (4h of them, as offline);
+ * at h = 1 the plain rows C_0 and E_0 repeat B_0 and A_0. */
 Test(online, doubletree_on_complete_binary_trees_is_4h)
 {
     for (uint32_t h = 1; h <= 4; h++) {
@@ -275,11 +408,37 @@ Test(online, doubletree_on_complete_binary_trees_is_4h)
         hf_online_sim_result r;
         cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, NULL), HF_OK);
         cr_assert_eq(r.strategy, HF_ONLINE_DOUBLETREE);
-        cr_assert_eq(r.runs, 4 * h);
+        cr_assert_eq(r.runs, h == 1 ? 2 : 4 * h);
         cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
         free(c.rows);
         hf_poset_free(p);
     }
+}
+
+/* A chain of 20 events that forks at its end: one useful depth, whose rows B, C invert its one
+ * branching depth and A, E none, so 2 runs (4 before repeats were dropped), as many as any
+ * 3-hitting family needs, and as offline doubletree. */
+Test(online, doubletree_plays_a_repeated_row_once)
+{
+    uint32_t e[21][2];
+    for (uint32_t i = 0; i < 19; i++) /* the chain 0 .. 19, then 19 posts 20 and 21 */
+        e[i][0] = i, e[i][1] = i + 1;
+    e[19][0] = 19, e[19][1] = 20;
+    e[20][0] = 19, e[20][1] = 21;
+    hf_poset *p = tu_poset(22, (const uint32_t(*)[2])e, 21);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    tu_collect c = {0};
+    c.n = 22;
+    hf_online_sim_result r;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, NULL), HF_OK);
+    cr_assert_eq(r.runs, 2);
+    cr_assert_eq(r.bound, 2);
+    cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
+    check_dt_rows(p, &c);
+    free(c.rows);
+    hf_poset_free(p);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -855,8 +1014,10 @@ Test(online, union_poset_under_failing_allocations)
 
 Test(online, simulate_refuses_families_beyond_the_name_limit)
 {
-    /* a spine of 40,000 events with a leaf on each: 4 * 40,000 runs of 80,000 events */
-    uint32_t L = 40000, n = 2 * L;
+    /* a spine of 50,000 events with a leaf on each: 3 * 50,000 - 2 runs of 100,000 events (the
+     * rows C and E of the depths below the root are proper; the plain rows are A, the rows B,
+     * which invert the suffixes of the branching depths, and C_0) */
+    uint32_t L = 50000, n = 2 * L;
     uint32_t(*e)[2] = malloc(n * sizeof *e);
     size_t m = 0;
     for (uint32_t i = 0; i < L; i++) {
@@ -876,6 +1037,7 @@ Test(online, simulate_refuses_families_beyond_the_name_limit)
     cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_ETOOLARGE);
     cr_assert(strstr(err.text, "names"), "%s", err.text);
     cr_assert_eq(r.runs, 1);
+    cr_assert_eq(r.bound, 3 * (uint64_t)L - 2, "%llu", (unsigned long long)r.bound);
     free(c.rows);
     hf_poset_free(p);
 }
