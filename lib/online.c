@@ -103,7 +103,7 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
 /* Run 1 plays R(A, 0) and records, per depth D of the binarized forest, in s->useful[D]: DT_PROPER
  * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand).
  * The later runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
- * unless it equals a row played before it. As lib/gen_doubletree.c shows, a row that is not
+ * unless it equals a row played before it. As docs/online.md (Lemma 4) shows, a row that is not
  * proper ("plain") is fixed by the set of branching depths it inverts: A: none; B_D: those >= D;
  * C_D: those <= D; E_D: all but D. Numbering the branching depths b_0 < .. < b_{nb-1}, those sets
  * are the empty one (run 1's), prefixes {b_0..b_{h-1}}, suffixes {b_l..b_{nb-1}} and the sets of
@@ -114,7 +114,8 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
  * and that they are the distinct rows of the offline rule on the binarized forest. */
 enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
 
-/* A row of the useful depths is proper, or inverts the branching depths: */
+/* A depth is useful iff it is branching or its row B or C is proper (a node there has a child
+ * and a two-child strict ancestor). */
 #define DT_USEFUL (DT_BRANCH | (DT_PROPER << 1) | (DT_PROPER << 2))
 
 /* A plain row whose set keeps its mark in bit @p bit of depth @p at (NONE: the empty set, which
