@@ -150,64 +150,10 @@ hf_status hf_i_sample_generate(const hf_poset *p, const hf_gen_options *opt, hf_
 
 /* ---- the four method records ---- */
 
-static hf_status rw_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_RW, err);
-}
-static hf_status rw_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size, hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_RW, size, err);
-}
-static hf_status rw_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                             hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_RW, sink, err);
-}
-
-static hf_status pct_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_PCT, err);
-}
-static hf_status pct_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                             hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_PCT, size, err);
-}
-static hf_status pct_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                              hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_PCT, sink, err);
-}
-
-static hf_status pos_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_POS, err);
-}
-static hf_status pos_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                             hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_POS, size, err);
-}
-static hf_status pos_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                              hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_POS, sink, err);
-}
-
-static hf_status basicpos_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_BASICPOS, err);
-}
-static hf_status basicpos_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                                  hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_BASICPOS, size, err);
-}
-static hf_status basicpos_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                                   hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_BASICPOS, sink, err);
-}
+HF_I_SAMPLE_METHOD_FNS(rw, HF_METHOD_RW)
+HF_I_SAMPLE_METHOD_FNS(pct, HF_METHOD_PCT)
+HF_I_SAMPLE_METHOD_FNS(pos, HF_METHOD_POS)
+HF_I_SAMPLE_METHOD_FNS(basicpos, HF_METHOD_BASICPOS)
 
 const hf_i_method hf_i_method_rw = {
     .id = HF_METHOD_RW,

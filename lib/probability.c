@@ -95,10 +95,12 @@ static void set_ratio(mpq_t q, uint64_t h, uint64_t s)
 static bool exact_method(hf_method m) { return m == HF_METHOD_RANDOM || m == HF_METHOD_RW; }
 
 /* The lattice when the method is exact and the order small enough; *have tells. ETOOLARGE is
- * not an error here (the caller estimates or refuses). */
+ * not an error here (the caller estimates or refuses). @p all is initialised here: the caller
+ * clears it unless an error is returned. */
 static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, hf_i_lattice *L,
                              mpz_t all, bool *have, hf_error *err)
 {
+    mpz_init(all);
     *have = false;
     if (!exact_method(o->method) || !o->max_ideals || o->estimate_only)
         return HF_OK;
@@ -109,6 +111,7 @@ static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, hf_
     }
     if (st) {
         hf_i_lattice_free(L);
+        mpz_clear(all);
         return hf_i_fail(err, st, 0, 0, "out of memory");
     }
     bool rw = o->method == HF_METHOD_RW;
@@ -365,12 +368,9 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
     res.tuples = 1;
     hf_i_lattice L;
     mpz_t all;
-    mpz_init(all);
     bool have;
-    if ((st = try_lattice(p, o, &L, all, &have, err))) {
-        mpz_clear(all);
+    if ((st = try_lattice(p, o, &L, all, &have, err)))
         return st;
-    }
     if (have) {
         if (o->max_work && mul_sat(4, L.steps) > o->max_work)
             st =
@@ -499,12 +499,9 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
     }
     hf_i_lattice L;
     mpz_t all;
-    mpz_init(all);
     bool have;
-    if ((st = try_lattice(p, o, &L, all, &have, err))) {
-        mpz_clear(all);
+    if ((st = try_lattice(p, o, &L, all, &have, err)))
         return st;
-    }
     if (!have && o->exact_only && o->method != HF_METHOD_PCT) {
         mpz_clear(all);
         return no_exact(p, o, err);
