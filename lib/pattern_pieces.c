@@ -53,7 +53,8 @@ static hf_status add_set(run *r, uint32_t depth, size_t len, uint32_t nest)
     tn->f_len = keep;
     tn->lp_off = r->lp_len;
     tn->lp_len = 0;
-    memcpy(r->fpool + r->f_len, r->scratch, keep * sizeof *r->fpool);
+    if (keep) /* fpool is still NULL when no set keeps positions (d' = 1) */
+        memcpy(r->fpool + r->f_len, r->scratch, keep * sizeof *r->fpool);
     r->f_len += keep;
     /* Level by level, the runs lo[i] .. hi[i] - 1 of BFS positions below the set's nodes, in
      * position order; a run that has ended leaves the list (live runs keep their order). A run
