@@ -150,51 +150,22 @@ hf_status hf_i_sample_generate(const hf_poset *p, const hf_gen_options *opt, hf_
 
 /* ---- the four method records ---- */
 
-HF_I_SAMPLE_METHOD_FNS(rw, HF_METHOD_RW)
-HF_I_SAMPLE_METHOD_FNS(pct, HF_METHOD_PCT)
-HF_I_SAMPLE_METHOD_FNS(pos, HF_METHOD_POS)
-HF_I_SAMPLE_METHOD_FNS(basicpos, HF_METHOD_BASICPOS)
+/* hf_i_method_rw, _pct, _pos and _basicpos: alike but for the id and the name; auto never
+ * weighs them (random speaks for the samplers in auto's advice). */
+#define SAMPLER_RECORD(NAME, M)                                                                    \
+    HF_I_SAMPLE_METHOD_FNS(NAME, M)                                                                \
+    const hf_i_method hf_i_method_##NAME = {                                                       \
+        .id = M,                                                                                   \
+        .name = #NAME,                                                                             \
+        .check = NAME##_check,                                                                     \
+        .predict = NAME##_predict,                                                                 \
+        .generate = NAME##_generate,                                                               \
+        .predict_runs = true,                                                                      \
+        .sampler = true,                                                                           \
+        .auto_rule = hf_i_auto_never,                                                              \
+    };
 
-const hf_i_method hf_i_method_rw = {
-    .id = HF_METHOD_RW,
-    .name = "rw",
-    .check = rw_check,
-    .predict = rw_predict,
-    .generate = rw_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_pct = {
-    .id = HF_METHOD_PCT,
-    .name = "pct",
-    .check = pct_check,
-    .predict = pct_predict,
-    .generate = pct_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_pos = {
-    .id = HF_METHOD_POS,
-    .name = "pos",
-    .check = pos_check,
-    .predict = pos_predict,
-    .generate = pos_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_basicpos = {
-    .id = HF_METHOD_BASICPOS,
-    .name = "basicpos",
-    .check = basicpos_check,
-    .predict = basicpos_predict,
-    .generate = basicpos_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
+SAMPLER_RECORD(rw, HF_METHOD_RW)
+SAMPLER_RECORD(pct, HF_METHOD_PCT)
+SAMPLER_RECORD(pos, HF_METHOD_POS)
+SAMPLER_RECORD(basicpos, HF_METHOD_BASICPOS)
