@@ -202,14 +202,16 @@ bool hf_i_pattern_realised(run *r, const pat *P)
 {
     const hf_i_tree *t = r->t;
     uint32_t n = r->n, lim[MAXM];
+    const int8_t *rows[MAXM]; /* x's row: a leaf's is hasreal itself */
     for (uint32_t x = P->m; x-- > 0;) {
         int8_t *bx = r->best + (size_t)x * n;
         if (P->arity[x] == 0) {
-            memcpy(bx, r->hasreal, n);
+            rows[x] = r->hasreal;
             continue;
         }
+        rows[x] = bx;
         uint32_t y = P->child[x][0];
-        const int8_t *b0 = r->best + (size_t)y * n;
+        const int8_t *b0 = rows[y];
         if (P->free >> x & 1) {
             /* images strictly above the child's: depths < lim */
             lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
@@ -229,7 +231,7 @@ bool hf_i_pattern_realised(run *r, const pat *P)
             continue;
         }
         uint32_t L = P->layer[x];
-        const int8_t *b1 = r->best + (size_t)P->child[x][1] * n;
+        const int8_t *b1 = P->arity[x] == 2 ? rows[P->child[x][1]] : NULL;
         for (uint32_t i = r->rep_end[L]; i-- > 0;) {
             uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
             const uint32_t *c = r->crep + lo;
@@ -248,11 +250,12 @@ bool hf_i_pattern_realised(run *r, const pat *P)
         }
     }
     int need = (int)r->dd - (int)P->leaves_unary;
-    return r->best[t->root] >= need;
+    return rows[0][t->root] >= need;
 }
 
 /* The tree nodes hf_i_pattern_realised() visits: the rows of non-leaf nodes down to their depth
- * limit, a copy of n bytes (counted n / 8) per leaf. O(m). */
+ * limit, and n / 8 per leaf (for the copy of n bytes a leaf's row once was: still charged, so
+ * that the work limit refuses the trees it refused). O(m). */
 uint64_t hf_i_pattern_test_cost(const run *r, const pat *P)
 {
     uint64_t c = 0;
