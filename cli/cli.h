@@ -127,6 +127,10 @@ bool cli_option(cli_options *o, int c, const char *arg);
 bool cli_parse_u64(const char *s, uint64_t *v);
 /* The positive integer `arg` of option `name`, or a usage error naming both. */
 uint64_t cli_positive(const char *arg, const char *name);
+/* The same, the usage error followed by "; " and `hint` (NULL: nothing). */
+uint64_t cli_positive_hint(const char *arg, const char *name, const char *hint);
+/* The integer `arg` of option `name` in lo..hi, or a usage error naming both and the range. */
+uint64_t cli_in_range(const char *arg, const char *name, uint64_t lo, uint64_t hi);
 /* --d's value (1..HF_MAX_D); exits with a usage message otherwise. */
 unsigned cli_parse_d(const char *s);
 

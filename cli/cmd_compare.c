@@ -472,16 +472,13 @@ int cmd_compare(int argc, char **argv)
         }
         if (ch == 'j')
             json = true;
-        else if (ch == 'k') {
-            if (!cli_parse_u64(optarg, &seeds) || seeds < 1 || seeds > 1000)
-                die_usage("--seeds needs a number from 1 to 1000 (got '%s')", optarg);
-        } else if (ch == 'r') {
-            if (!cli_parse_u64(optarg, &horizon) || horizon < 1 || horizon > 100000)
-                die_usage("--runs needs a number from 1 to 100000 (got '%s')", optarg);
-        } else if (ch == 'S') {
-            if (!cli_parse_u64(optarg, &samples) || samples < 1 || samples > 100000000)
-                die_usage("--samples needs a number from 1 to 100000000 (got '%s')", optarg);
-        } else if (!cli_option(&o, ch, optarg))
+        else if (ch == 'k')
+            seeds = cli_in_range(optarg, "--seeds", 1, 1000);
+        else if (ch == 'r')
+            horizon = cli_in_range(optarg, "--runs", 1, 100000);
+        else if (ch == 'S')
+            samples = cli_in_range(optarg, "--samples", 1, 100000000);
+        else if (!cli_option(&o, ch, optarg))
             die_usage("invalid option");
     }
     if (optind + 1 != argc)

@@ -84,10 +84,7 @@ int cmd_minimize(int argc, char **argv)
             return 0;
         }
         if (c == 'r') {
-            if (!cli_parse_u64(optarg, &mo.rounds) || mo.rounds == 0)
-                die_usage("--rounds needs a positive integer (got '%s'); --drop-only makes "
-                          "no replacement",
-                          optarg);
+            mo.rounds = cli_positive_hint(optarg, "--rounds", "--drop-only makes no replacement");
         } else if (c == 'D') {
             mo.drop_only = true;
         } else if (c == 'v') {

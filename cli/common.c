@@ -2,6 +2,7 @@
  * options several commands take, and the -o output written to a temporary file first. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -468,10 +469,25 @@ int stream_close(cli_stream *s, hf_status st, const hf_error *err, const char *i
     return EXIT_BAD;
 }
 
-uint64_t cli_positive(const char *arg, const char *name)
+uint64_t cli_positive_hint(const char *arg, const char *name, const char *hint)
 {
     uint64_t v;
     if (!cli_parse_u64(arg, &v) || v == 0)
-        die_usage("%s needs a positive integer (got '%s')", name, arg);
+        die_usage("%s needs a positive integer (got '%s')%s%s", name, arg, hint ? "; " : "",
+                  hint ? hint : "");
+    return v;
+}
+
+uint64_t cli_positive(const char *arg, const char *name)
+{
+    return cli_positive_hint(arg, name, NULL);
+}
+
+uint64_t cli_in_range(const char *arg, const char *name, uint64_t lo, uint64_t hi)
+{
+    uint64_t v;
+    if (!cli_parse_u64(arg, &v) || v < lo || v > hi)
+        die_usage("%s needs a number from %" PRIu64 " to %" PRIu64 " (got '%s')", name, lo, hi,
+                  arg);
     return v;
 }

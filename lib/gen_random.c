@@ -368,22 +368,7 @@ uint64_t hf_i_uniform_cost(const hf_i_uniform *u)
     return n;
 }
 
-static hf_status random_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_RANDOM, err);
-}
-
-static hf_status random_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                                hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_RANDOM, size, err);
-}
-
-static hf_status random_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                                 hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_RANDOM, sink, err);
-}
+HF_I_SAMPLE_METHOD_FNS(random, HF_METHOD_RANDOM)
 
 hf_status hf_i_random_generate_count(const hf_poset *p, const hf_gen_options *opt, uint64_t count,
                                      hf_sink sink, hf_error *err)

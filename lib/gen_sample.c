@@ -150,105 +150,22 @@ hf_status hf_i_sample_generate(const hf_poset *p, const hf_gen_options *opt, hf_
 
 /* ---- the four method records ---- */
 
-static hf_status rw_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_RW, err);
-}
-static hf_status rw_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size, hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_RW, size, err);
-}
-static hf_status rw_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                             hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_RW, sink, err);
-}
+/* hf_i_method_rw, _pct, _pos and _basicpos: alike but for the id and the name; auto never
+ * weighs them (random speaks for the samplers in auto's advice). */
+#define SAMPLER_RECORD(NAME, M)                                                                    \
+    HF_I_SAMPLE_METHOD_FNS(NAME, M)                                                                \
+    const hf_i_method hf_i_method_##NAME = {                                                       \
+        .id = M,                                                                                   \
+        .name = #NAME,                                                                             \
+        .check = NAME##_check,                                                                     \
+        .predict = NAME##_predict,                                                                 \
+        .generate = NAME##_generate,                                                               \
+        .predict_runs = true,                                                                      \
+        .sampler = true,                                                                           \
+        .auto_rule = hf_i_auto_never,                                                              \
+    };
 
-static hf_status pct_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_PCT, err);
-}
-static hf_status pct_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                             hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_PCT, size, err);
-}
-static hf_status pct_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                              hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_PCT, sink, err);
-}
-
-static hf_status pos_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_POS, err);
-}
-static hf_status pos_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                             hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_POS, size, err);
-}
-static hf_status pos_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                              hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_POS, sink, err);
-}
-
-static hf_status basicpos_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)
-{
-    return hf_i_sample_check(p, opt, HF_METHOD_BASICPOS, err);
-}
-static hf_status basicpos_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
-                                  hf_error *err)
-{
-    return hf_i_sample_predict(p, opt, HF_METHOD_BASICPOS, size, err);
-}
-static hf_status basicpos_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
-                                   hf_error *err)
-{
-    return hf_i_sample_generate(p, opt, HF_METHOD_BASICPOS, sink, err);
-}
-
-const hf_i_method hf_i_method_rw = {
-    .id = HF_METHOD_RW,
-    .name = "rw",
-    .check = rw_check,
-    .predict = rw_predict,
-    .generate = rw_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_pct = {
-    .id = HF_METHOD_PCT,
-    .name = "pct",
-    .check = pct_check,
-    .predict = pct_predict,
-    .generate = pct_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_pos = {
-    .id = HF_METHOD_POS,
-    .name = "pos",
-    .check = pos_check,
-    .predict = pos_predict,
-    .generate = pos_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
-
-const hf_i_method hf_i_method_basicpos = {
-    .id = HF_METHOD_BASICPOS,
-    .name = "basicpos",
-    .check = basicpos_check,
-    .predict = basicpos_predict,
-    .generate = basicpos_generate,
-    .predict_runs = true,
-    .sampler = true,
-    .auto_rule = hf_i_auto_never, /* random speaks for the samplers in auto's advice */
-};
+SAMPLER_RECORD(rw, HF_METHOD_RW)
+SAMPLER_RECORD(pct, HF_METHOD_PCT)
+SAMPLER_RECORD(pos, HF_METHOD_POS)
+SAMPLER_RECORD(basicpos, HF_METHOD_BASICPOS)

@@ -31,9 +31,11 @@ typedef struct span {
 
 /* A constraint set of the piece procedure: the nodes at depth `depth` (BFS positions f[]) that
  * the two-child ancestors of a pattern node let through. lp[i] is the span of the levels
- * depth .. depth + i - 1 below them, for i <= lp_len (deeper levels are empty). */
+ * depth .. depth + i - 1 below them, for i <= lp_len (deeper levels are empty). nest is the
+ * number of those ancestors; a set has children only if nest + 2 <= d' (a pattern has at most
+ * d' - 1 non-leaf nodes), and only such sets keep f[] (f_len is 0 for the others). */
 typedef struct tnode {
-    uint32_t depth, lp_len;
+    uint32_t depth, lp_len, nest;
     size_t f_off, f_len, lp_off;
 } tnode;
 
@@ -107,7 +109,7 @@ typedef struct run {
 span hf_i_pattern_cat(const run *r, span a, span b);
 /* Count w units of work: HF_ETOOLARGE past HF_I_PATTERN_MAX_WORK when guarded. */
 hf_status hf_i_pattern_work(run *r, uint64_t w);
-/* A new constraint set from the positions in scratch[0 .. len) at depth `depth`. */
+/* A new constraint set (nest 0) from the positions in scratch[0 .. len) at depth `depth`. */
 hf_status hf_i_pattern_tnode_add(run *r, uint32_t depth, size_t len);
 /* The set of the `side` child of a two-child pattern node at `layer` whose own set is T. */
 hf_status hf_i_pattern_tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t side,

@@ -24,13 +24,6 @@ static span tail(const run *r, uint64_t clo, const uint64_t *hlo, uint64_t chi, 
     return s;
 }
 
-/* The real nodes at BFS positions lo .. hi - 1. */
-static span interval(const run *r, uint32_t lo, uint32_t hi)
-{
-    uint64_t a[2] = {r->ph[lo], r->ph[r->n + 1 + lo]}, b[2] = {r->ph[hi], r->ph[r->n + 1 + hi]};
-    return tail(r, r->pc[lo], a, r->pc[hi], b);
-}
-
 /* ---------------------------------------------------------------------------------------- */
 /* Constraint sets                                                                          */
 
@@ -42,49 +35,74 @@ hf_status hf_i_pattern_work(run *r, uint64_t w)
     return HF_OK;
 }
 
-/* A new set from the positions in scratch[0 .. len) at depth `depth`: its spans, level by
- * level, until every subtree has ended. O(len * levels). */
-hf_status hf_i_pattern_tnode_add(run *r, uint32_t depth, size_t len)
+/* A new set of nesting depth `nest` from the positions in scratch[0 .. len) at depth `depth`:
+ * its spans, level by level, until every subtree has ended. O(len * levels). The positions are
+ * kept only if the set can have children: on the complete binary tree of 2^20 - 1 events at
+ * d = 3 the sets without children hold some 40 million positions. */
+static hf_status add_set(run *r, uint32_t depth, size_t len, uint32_t nest)
 {
+    size_t keep = nest + 2 <= r->dd ? len : 0;
     if (HF_I_GROW(r->ctx, r->tn, &r->tn_cap, r->tn_len + 1) ||
-        HF_I_GROW(r->ctx, r->fpool, &r->f_cap, r->f_len + len) ||
+        HF_I_GROW(r->ctx, r->fpool, &r->f_cap, r->f_len + keep) ||
         HF_I_GROW(r->ctx, r->scratch, &r->scratch_cap, 2 * len + 2))
         return HF_ENOMEM;
     tnode *tn = &r->tn[r->tn_len];
     tn->depth = depth;
+    tn->nest = nest;
     tn->f_off = r->f_len;
-    tn->f_len = len;
+    tn->f_len = keep;
     tn->lp_off = r->lp_len;
     tn->lp_len = 0;
-    memcpy(r->fpool + r->f_len, r->scratch, len * sizeof *r->fpool);
-    r->f_len += len;
+    if (keep) /* fpool is still NULL when no set keeps positions (d' = 1) */
+        memcpy(r->fpool + r->f_len, r->scratch, keep * sizeof *r->fpool);
+    r->f_len += keep;
+    /* Level by level, the runs lo[i] .. hi[i] - 1 of BFS positions below the set's nodes, in
+     * position order; a run that has ended leaves the list (live runs keep their order). A run
+     * with c real nodes of this level before it adds (ph(hi) - ph(lo)) base^(c - pc(lo)): what
+     * appending its own hash (interval) would add, with one multiplication instead of two, and
+     * c <= pc(lo) since the earlier runs lie before lo. All residues are reduced, so the spans
+     * are the ones the run-by-run concatenation gives. */
     uint32_t *lo = r->scratch, *hi = r->scratch + len;
+    const uint32_t *fc = r->fc, *pc = r->pc;
+    const uint64_t *ph0 = r->ph, *ph1 = r->ph + r->n + 1, *ipw0 = r->ipw,
+                   *ipw1 = r->ipw + r->nreal + 1;
     for (size_t i = 0; i < len; i++)
         hi[i] = lo[i] + 1;
+    size_t live = len;
     span acc = {0, {0, 0}};
     for (;;) {
         if (HF_I_GROW(r->ctx, r->lp, &r->lp_cap, r->lp_len + 1))
             return HF_ENOMEM;
         r->lp[r->lp_len++] = acc;
         span level = {0, {0, 0}};
-        bool any = false;
-        for (size_t i = 0; i < len; i++)
-            if (lo[i] < hi[i]) {
-                any = true;
-                level = hf_i_pattern_cat(r, level, interval(r, lo[i], hi[i]));
-                lo[i] = r->fc[lo[i]];
-                hi[i] = r->fc[hi[i]];
-            }
+        size_t kept = 0;
+        for (size_t i = 0; i < live; i++) {
+            uint32_t a = lo[i], b = hi[i];
+            if (a == b)
+                continue;
+            uint32_t g = pc[a] - (uint32_t)level.c;
+            level.h[0] = hf_i_addmod(level.h[0], hf_i_mulmod(hf_i_submod(ph0[b], ph0[a]), ipw0[g]));
+            level.h[1] = hf_i_addmod(level.h[1], hf_i_mulmod(hf_i_submod(ph1[b], ph1[a]), ipw1[g]));
+            level.c += pc[b] - pc[a];
+            lo[kept] = fc[a];
+            hi[kept++] = fc[b];
+        }
+        live = kept;
         hf_status st = hf_i_pattern_work(r, len + 1);
         if (st)
             return st;
-        if (!any)
+        if (!kept)
             break;
         acc = hf_i_pattern_cat(r, acc, level);
         tn->lp_len++;
     }
     r->tn_len++;
     return HF_OK;
+}
+
+hf_status hf_i_pattern_tnode_add(run *r, uint32_t depth, size_t len)
+{
+    return add_set(r, depth, len, 0);
 }
 
 /* The set of the `side` child of a two-child pattern node at `layer` whose own set is T. */
@@ -125,6 +143,8 @@ hf_status hf_i_pattern_tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t 
     }
     /* the side children of the set's nodes on `layer` */
     const tnode tn = r->tn[T];
+    if (tn.nest + 2 > r->dd) /* no pattern asks for it (see tnode): its positions are gone */
+        return HF_EINVAL;
     size_t len = 0;
     for (size_t i = 0; i < tn.f_len; i++) {
         uint32_t lo = r->fpool[tn.f_off + i], hi = lo + 1;
@@ -142,7 +162,7 @@ hf_status hf_i_pattern_tnode_child(run *r, uint32_t T, uint32_t layer, uint32_t 
                 r->scratch[len++] = r->fc[q] + side;
             }
     }
-    hf_status st = hf_i_pattern_tnode_add(r, layer + 1, len);
+    hf_status st = add_set(r, layer + 1, len, tn.nest + 1);
     if (st)
         return st;
     r->tkey[j] = k;
@@ -182,14 +202,16 @@ bool hf_i_pattern_realised(run *r, const pat *P)
 {
     const hf_i_tree *t = r->t;
     uint32_t n = r->n, lim[MAXM];
+    const int8_t *rows[MAXM]; /* x's row: a leaf's is hasreal itself */
     for (uint32_t x = P->m; x-- > 0;) {
         int8_t *bx = r->best + (size_t)x * n;
         if (P->arity[x] == 0) {
-            memcpy(bx, r->hasreal, n);
+            rows[x] = r->hasreal;
             continue;
         }
+        rows[x] = bx;
         uint32_t y = P->child[x][0];
-        const int8_t *b0 = r->best + (size_t)y * n;
+        const int8_t *b0 = rows[y];
         if (P->free >> x & 1) {
             /* images strictly above the child's: depths < lim */
             lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
@@ -209,7 +231,7 @@ bool hf_i_pattern_realised(run *r, const pat *P)
             continue;
         }
         uint32_t L = P->layer[x];
-        const int8_t *b1 = r->best + (size_t)P->child[x][1] * n;
+        const int8_t *b1 = P->arity[x] == 2 ? rows[P->child[x][1]] : NULL;
         for (uint32_t i = r->rep_end[L]; i-- > 0;) {
             uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
             const uint32_t *c = r->crep + lo;
@@ -228,11 +250,12 @@ bool hf_i_pattern_realised(run *r, const pat *P)
         }
     }
     int need = (int)r->dd - (int)P->leaves_unary;
-    return r->best[t->root] >= need;
+    return rows[0][t->root] >= need;
 }
 
 /* The tree nodes hf_i_pattern_realised() visits: the rows of non-leaf nodes down to their depth
- * limit, a copy of n bytes (counted n / 8) per leaf. O(m). */
+ * limit, and n / 8 per leaf (for the copy of n bytes a leaf's row once was: still charged, so
+ * that the work limit refuses the trees it refused). O(m). */
 uint64_t hf_i_pattern_test_cost(const run *r, const pat *P)
 {
     uint64_t c = 0;

@@ -67,8 +67,11 @@ static void set_estimate(hf_hitprob_result *r, uint64_t h, uint64_t s)
     r->expected_runs = h ? (double)s / (double)h : INFINITY;
 }
 
-static void set_exact(hf_hitprob_result *r, const mpq_t q, uint64_t ideals)
+/* An exact probability q into the result, and into out unless it is NULL. */
+static void set_exact(hf_hitprob_result *r, const mpq_t q, uint64_t ideals, mpq_ptr out)
 {
+    if (out)
+        mpq_set(out, q);
     r->exact = true;
     r->samples = r->hits = 0;
     r->value = r->low = r->high = mpq_get_d(q);
@@ -95,10 +98,12 @@ static void set_ratio(mpq_t q, uint64_t h, uint64_t s)
 static bool exact_method(hf_method m) { return m == HF_METHOD_RANDOM || m == HF_METHOD_RW; }
 
 /* The lattice when the method is exact and the order small enough; *have tells. ETOOLARGE is
- * not an error here (the caller estimates or refuses). */
+ * not an error here (the caller estimates or refuses). @p all is initialised here: the caller
+ * clears it unless an error is returned. */
 static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, hf_i_lattice *L,
                              mpz_t all, bool *have, hf_error *err)
 {
+    mpz_init(all);
     *have = false;
     if (!exact_method(o->method) || !o->max_ideals || o->estimate_only)
         return HF_OK;
@@ -109,6 +114,7 @@ static hf_status try_lattice(const hf_poset *p, const hf_hitprob_options *o, hf_
     }
     if (st) {
         hf_i_lattice_free(L);
+        mpz_clear(all);
         return hf_i_fail(err, st, 0, 0, "out of memory");
     }
     bool rw = o->method == HF_METHOD_RW;
@@ -365,12 +371,9 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
     res.tuples = 1;
     hf_i_lattice L;
     mpz_t all;
-    mpz_init(all);
     bool have;
-    if ((st = try_lattice(p, o, &L, all, &have, err))) {
-        mpz_clear(all);
+    if ((st = try_lattice(p, o, &L, all, &have, err)))
         return st;
-    }
     if (have) {
         if (o->max_work && mul_sat(4, L.steps) > o->max_work)
             st =
@@ -381,9 +384,7 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
         mpq_init(q);
         if (!st) {
             hf_i_lattice_prob(&L, o->method == HF_METHOD_RW, tuple, d, all, q);
-            set_exact(&res, q, L.sets.count);
-            if (out)
-                mpq_set(out, q);
+            set_exact(&res, q, L.sets.count, out);
         }
         mpq_clear(q);
         hf_i_lattice_free(&L);
@@ -402,9 +403,7 @@ hf_status hf_hitprob_tuple(const hf_poset *p, const uint32_t *tuple, unsigned d,
             mpq_t q;
             mpq_init(q);
             set_ratio(q, h, configs);
-            set_exact(&res, q, 0);
-            if (out)
-                mpq_set(out, q);
+            set_exact(&res, q, 0, out);
             mpq_clear(q);
             if (r)
                 *r = res;
@@ -489,9 +488,7 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
         mpq_t one;
         mpq_init(one);
         mpq_set_ui(one, 1, 1);
-        set_exact(&res, one, 1);
-        if (out)
-            mpq_set(out, one);
+        set_exact(&res, one, 1, out);
         mpq_clear(one);
         if (r)
             *r = res;
@@ -499,12 +496,9 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
     }
     hf_i_lattice L;
     mpz_t all;
-    mpz_init(all);
     bool have;
-    if ((st = try_lattice(p, o, &L, all, &have, err))) {
-        mpz_clear(all);
+    if ((st = try_lattice(p, o, &L, all, &have, err)))
         return st;
-    }
     if (!have && o->exact_only && o->method != HF_METHOD_PCT) {
         mpz_clear(all);
         return no_exact(p, o, err);
@@ -555,17 +549,13 @@ hf_status hf_hitprob_min(const hf_poset *p, unsigned d, const hf_hitprob_options
             }
         }
         if (!st)
-            set_exact(&res, best, L.sets.count);
-        if (out && !st)
-            mpq_set(out, best);
+            set_exact(&res, best, L.sets.count, out);
     } else if (!st && pct_done) {
         for (size_t i = 1; i < tl.count; i++)
             if (h[i] < h[arg])
                 arg = i;
         set_ratio(best, tl.count ? h[arg] : configs, configs);
-        set_exact(&res, best, 0);
-        if (out)
-            mpq_set(out, best);
+        set_exact(&res, best, 0, out);
     } else if (!st) {
         st = sample_hits(p, o, dd, o->seed, tl.t, tl.count, h, half_work(o), err);
         for (size_t i = 1; i < tl.count && !st; i++)

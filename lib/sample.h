@@ -75,6 +75,24 @@ hf_status hf_i_sample_generate(const hf_poset *p, const hf_gen_options *opt, hf_
 hf_status hf_i_sample_count(const hf_poset *p, const hf_gen_options *opt, hf_method m,
                             uint64_t count, hf_sink sink, hf_error *err);
 
+/* The check, predict and generate of a sampling method's record (hf_i_method): static
+ * functions NAME_check, NAME_predict and NAME_generate, the shared parts above for method M. */
+#define HF_I_SAMPLE_METHOD_FNS(NAME, M)                                                            \
+    static hf_status NAME##_check(const hf_poset *p, const hf_gen_options *opt, hf_error *err)     \
+    {                                                                                              \
+        return hf_i_sample_check(p, opt, M, err);                                                  \
+    }                                                                                              \
+    static hf_status NAME##_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,      \
+                                    hf_error *err)                                                 \
+    {                                                                                              \
+        return hf_i_sample_predict(p, opt, M, size, err);                                          \
+    }                                                                                              \
+    static hf_status NAME##_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,   \
+                                     hf_error *err)                                                \
+    {                                                                                              \
+        return hf_i_sample_generate(p, opt, M, sink, err);                                         \
+    }
+
 /* Method random's uniform sampler (lib/gen_random.c), behind the stream above. */
 typedef struct hf_i_uniform hf_i_uniform;
 hf_status hf_i_uniform_new(const hf_poset *p, uint64_t seed, hf_i_uniform **out, hf_error *err);

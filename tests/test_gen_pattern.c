@@ -443,6 +443,28 @@ Test(gen_pattern, complete_binary_trees_and_wide_trees)
     }
 }
 
+/* The prediction (the exact size `stats` prints) against the family built, d = 3..5, on random
+ * forests and in-forests and on complete binary trees of up to 63 events: at d = 5 the
+ * constraint sets nest three deep, and the deepest ones keep no positions (pattern_i.h). */
+Test(gen_pattern, prediction_matches_family_d3_to_5)
+{
+    uint64_t rng = 1625;
+    for (unsigned d = 3; d <= 5; d++) {
+        for (int it = 0; it < 8; it++) {
+            uint32_t n = 12 + tu_below(&rng, 40), roots = 1 + tu_below(&rng, 3);
+            hf_poset *p =
+                it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+            hf_family_free(run_pattern(p, d, NULL, 0));
+            hf_poset_free(p);
+        }
+        for (uint32_t h = 1; h <= 5; h++) {
+            hf_poset *p = tu_complete_binary(h);
+            hf_family_free(run_pattern(p, d, NULL, 0));
+            hf_poset_free(p);
+        }
+    }
+}
+
 Test(gen_pattern, focus_sets)
 {
     uint64_t rng = 99;
