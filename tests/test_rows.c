@@ -186,6 +186,79 @@ Test(rows, trees_with_many_rows)
     hf_poset_free(f);
 }
 
+/* Method pattern deduplicates its rows by their hashes over the whole walk, so a row's index
+ * depends on every pattern before it. Every slice (A, B) of families of up to 12 rows, every
+ * single row of families of up to 40, some 15 single rows and random slices of larger ones
+ * equal the whole family's rows: d = 3 and 4 in the three pattern families and d = 5
+ * (canonical, up to 12 events) on random forests and in-forests (virtual roots, gadget nodes),
+ * d = 3, 4, 5 on the complete binary trees T_1..T_4 (d = 5 up to T_3). */
+static void check_every_slice(const hf_poset *p, const hf_gen_options *opt, uint64_t *rng,
+                              const char *what)
+{
+    tu_collect whole;
+    hf_error err;
+    hf_status st = collect(p, *opt, 0, 0, &whole, &err);
+    cr_assert_eq(st, HF_OK, "%s: %s", what, err.text);
+    uint64_t m = whole.m;
+    cr_assert_gt(m, 0, "%s", what);
+    if (m <= 12) {
+        for (uint64_t a = 1; a <= m; a++)
+            for (uint64_t b = a; b <= m; b++)
+                assert_slice(p, opt, &whole, a, b, what);
+    } else {
+        for (uint64_t a = 1; a <= m; a += m <= 40 ? 1 : m / 15)
+            assert_slice(p, opt, &whole, a, a, what);
+        assert_slice(p, opt, &whole, m, m, what);
+        for (int i = 0; i < 4; i++) {
+            uint64_t a = 1 + tu_below(rng, (uint32_t)m);
+            uint64_t b = a + tu_below(rng, (uint32_t)(m - a + 1));
+            assert_slice(p, opt, &whole, a, b, what);
+            assert_slice(p, opt, &whole, a, 0, what);
+        }
+    }
+    assert_beyond(p, opt, m + 1, m + 1, what);
+    free(whole.rows);
+}
+
+Test(rows, pattern_every_slice)
+{
+    uint64_t rng = 41;
+    const hf_pattern_mode modes[] = {HF_PATTERN_CANONICAL, HF_PATTERN_REALISED, HF_PATTERN_ALL};
+    for (int round = 0; round < 12; round++) {
+        uint32_t n = 3 + tu_below(&rng, round < 8 ? 10 : 30);
+        uint32_t roots = 1 + tu_below(&rng, 3);
+        hf_poset *p =
+            round % 3 == 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        for (unsigned d = 3; d <= 5; d++)
+            for (int mo = 0; mo < 3; mo++) {
+                /* d = 5 walks thousands of patterns per run, and each slice is a run */
+                if (d == 5 && (mo > 0 || n > 12))
+                    continue;
+                if (mo == 2 && n > 12)
+                    continue;
+                hf_gen_options opt = options(d, HF_METHOD_PATTERN, 0);
+                opt.pattern_mode = modes[mo];
+                char what[96];
+                snprintf(what, sizeof what, "pattern d=%u mode %d round %d (n=%u)", d, mo, round,
+                         n);
+                check_every_slice(p, &opt, &rng, what);
+            }
+        hf_poset_free(p);
+    }
+    for (uint32_t h = 1; h <= 4; h++) {
+        hf_poset *t = tu_complete_binary(h);
+        for (unsigned d = 3; d <= 5; d++) {
+            if (h == 4 && d == 5)
+                continue;
+            hf_gen_options opt = options(d, HF_METHOD_PATTERN, 0);
+            char what[96];
+            snprintf(what, sizeof what, "pattern d=%u on T_%u", d, h);
+            check_every_slice(t, &opt, &rng, what);
+        }
+        hf_poset_free(t);
+    }
+}
+
 Test(rows, antichains_dags_and_the_samplers)
 {
     uint64_t rng = 29;
