@@ -75,7 +75,7 @@ bool hf_i_out_put(hf_i_out *o, const void *data, size_t len);
 #define HF_I_BIN_HEADER     40u /* the fixed part of the header */
 #define HF_I_BIN_FLAG_NAMES 1u  /* the event-name table follows the method */
 #define HF_I_BIN_FLAG_SLICE 2u  /* a slice: first row and the whole family's size follow */
-#define HF_I_BIN_SLICE      16u
+#define HF_I_BIN_SLICE      16u /* bytes of a slice's two fields */
 #define HF_I_BIN_TRAILER    16u /* count and checksum */
 #define HF_I_BIN_UNKNOWN    UINT64_MAX
 
