@@ -278,7 +278,12 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
                 r.guard = false;
                 r.record = false;
                 r.replay = true;
-                st = keys_reserve(&r, r.st.patterns);
+                /* a slice hashes the patterns up to its last row only: about that many keys
+                 * (the set grows as usual past them) */
+                uint64_t keys = r.st.patterns;
+                if (r.row_last && r.row_last < keys / 2)
+                    keys = r.row_last + r.row_last / 2;
+                st = keys_reserve(&r, keys);
                 if (!st)
                     st = one_pass(&r, PASS_EMIT);
                 if (st == HF_EABORTED && r.rows_done)
