@@ -172,21 +172,21 @@ static hf_status bin_short(hf_error *err, size_t len, const char *where, bool eo
     return HF_OK;
 }
 
-/* The header, the method, the event names and the padding, from data[0..len): the whole input
- * when eof, else its start (then *more may ask for more, and the call is made again). */
 /* A slice's rows against the whole family: rows row_first .. row_first + count - 1 of it. */
 static hf_status bin_rows_within(const bin_head *h, uint64_t count, hf_error *err)
 {
     if (h->whole == HF_I_BIN_UNKNOWN || count == 0 ||
         (h->row_first - 1 < h->whole && count <= h->whole - (h->row_first - 1)))
         return HF_OK;
-    uint64_t last = h->row_first - 1 + count; /* > whole, so no wrap past UINT64_MAX */
+    uint64_t last = h->row_first - 1 + count; /* wraps only past 2^64 - 1: then saturated */
     return bin_fail(err, HF_EPARSE, HF_I_BIN_HEADER,
                     "rows %" PRIu64 ":%" PRIu64 " go beyond the %" PRIu64
                     " schedules of the family",
                     h->row_first, last < h->row_first ? UINT64_MAX : last, h->whole);
 }
 
+/* The header, the method, the event names and the padding, from data[0..len): the whole input
+ * when eof, else its start (then *more may ask for more, and the call is made again). */
 static hf_status bin_head_read(const char *data, size_t len, bool eof, bin_head *h, bool *more,
                                hf_error *err)
 {
