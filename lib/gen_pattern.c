@@ -211,6 +211,24 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     return HF_OK;
 }
 
+/* Size the hash set for `keys` keys up front (at most half its slots used, as
+ * hf_i_keyset_add keeps it): the hashing passes then never rehash, which cost a fifth of a
+ * slice job's time on a 300-event random tree (d = 4). A no-op when the set exists. */
+static hf_status keys_reserve(run *r, uint64_t keys)
+{
+    if (r->keys.slot || keys == 0)
+        return HF_OK;
+    size_t cap = 256;
+    while (cap / 2 < keys)
+        cap *= 2;
+    r->keys.slot = hf_i_calloc(r->ctx, cap, sizeof *r->keys.slot);
+    if (!r->keys.slot)
+        return HF_ENOMEM;
+    r->keys.cap = cap;
+    r->keys.used = 0;
+    return HF_OK;
+}
+
 static hf_status one_pass(run *r, int pass)
 {
     pat P;
@@ -250,6 +268,9 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
             } else {
                 r.record = sink != NULL;
             }
+            /* the count pass (or the measure pass below) knows how many patterns get hashed */
+            if (!st && r.guard)
+                st = keys_reserve(&r, r.st.patterns);
             if (!st && !sink)
                 st = one_pass(&r, PASS_PREDICT);
             else if (!st && !(st = one_pass(&r, PASS_MEASURE))) {
@@ -257,7 +278,14 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
                 r.guard = false;
                 r.record = false;
                 r.replay = true;
-                st = one_pass(&r, PASS_EMIT);
+                /* a slice hashes the patterns up to its last row only: about that many keys
+                 * (the set grows as usual past them) */
+                uint64_t keys = r.st.patterns;
+                if (r.row_last && r.row_last < keys / 2)
+                    keys = r.row_last + r.row_last / 2;
+                st = keys_reserve(&r, keys);
+                if (!st)
+                    st = one_pass(&r, PASS_EMIT);
                 if (st == HF_EABORTED && r.rows_done)
                     st = HF_OK;
             }

@@ -89,8 +89,10 @@
  * realised ones; none tested in HF_PATTERN_ALL) and C = the sum over the constraint sets met of
  * (set size) * (levels below it):
  *   predict:  O(R m n + C + K m) time (tests, sets, piece hashes, one hash-set probe per
- *             pattern); memory O(m n + sets * h + sum of set sizes) plus 16 to 64 bytes per
- * distinct schedule. No schedule is built or mapped back. generate: the same walk once to measure
+ *             pattern, the row hashes sharing the prefix hashes of consecutive sigmas,
+ *             docs/math.md 6.5); memory O(m n + sets * h + sum of set sizes) plus 32 to 64
+ * bytes per pattern (the hash set, sized once from the count pass; for a slice from its last
+ * row). No schedule is built or mapped back. generate: the same walk once to measure
  * (no hash set, R bits kept), then again with the tests replayed from the bits, plus O(n + n_orig)
  * per emitted schedule. Measured (tests/bench/bench_pattern, release build): T_12 (8,191 events), d
  * = 4, canonical: predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event chain: one

@@ -149,9 +149,9 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
             i++;
         bool json = i < r.len && r.s[i] == '{';
         if (hf_i_bin_detect(r.s, r.len) && win) { /* one schedule at a time */
-            st = hf_i_bin_stream(p, win, emit, user, r.f, &r.d, err);
+            st = hf_i_bin_stream(p, win, emit, user, r.f, &r.d, &r.row_first, err);
         } else if (hf_i_bin_detect(r.s, r.len)) {
-            st = hf_i_bin_read(p, r.s, r.len, r.f, &r.d, err);
+            st = hf_i_bin_read(p, r.s, r.len, r.f, &r.d, &r.row_first, err);
             for (size_t k = 0; !st && emit && k < r.f->m; k++)
                 if ((st = emit(user, hf_family_schedule(r.f, k), p->n, k, 0)))
                     st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));

@@ -49,24 +49,29 @@ static size_t names_bytes(const hf_poset *p)
 static size_t align8(size_t x) { return (x + 7) & ~(size_t)7; }
 
 bool hf_i_bin_write_header(hf_i_out *o, const hf_poset *p, unsigned d, const char *method,
-                           bool schedules_known, uint64_t schedules)
+                           uint64_t schedules, uint64_t row_first, uint64_t whole)
 {
     size_t mlen = method ? strlen(method) : 0;
     if (mlen > HF_MAX_NAME) /* the reader's limit: such a method reads back as none */
         mlen = 0;
-    size_t names_end = HF_I_BIN_HEADER + mlen + names_bytes(p);
+    size_t slice = row_first ? HF_I_BIN_SLICE : 0;
+    size_t names_end = HF_I_BIN_HEADER + slice + mlen + names_bytes(p);
     size_t rows_at = align8(names_end);
     unsigned char h[HF_I_BIN_HEADER] = {0};
     memcpy(h, HF_I_BIN_MAGIC, HF_I_BIN_MAGIC_LEN);
     put_le16(h + 8, HF_I_BIN_VERSION);
     h[10] = (unsigned char)(d <= HF_MAX_D ? d : 0);
     h[11] = (unsigned char)hf_i_bin_width(p->n);
-    put_le32(h + 12, 1u); /* flags: the event names follow */
+    put_le32(h + 12, HF_I_BIN_FLAG_NAMES | (row_first ? HF_I_BIN_FLAG_SLICE : 0u));
     put_le32(h + 16, p->n);
     put_le32(h + 20, (uint32_t)mlen);
-    put_le64(h + 24, schedules_known ? schedules : HF_I_BIN_UNKNOWN);
+    put_le64(h + 24, schedules);
     put_le64(h + 32, (uint64_t)rows_at);
-    if (!hf_i_out_put(o, h, sizeof h) || !hf_i_out_put(o, method, mlen))
+    unsigned char rows[HF_I_BIN_SLICE];
+    put_le64(rows, row_first);
+    put_le64(rows + 8, whole);
+    if (!hf_i_out_put(o, h, sizeof h) || !hf_i_out_put(o, rows, slice) ||
+        !hf_i_out_put(o, method, mlen))
         return false;
     for (uint32_t v = 0; v < p->n; v++) {
         const char *name = hf_i_name(p, v);
@@ -153,7 +158,8 @@ typedef struct bin_head {
     unsigned dv, width;
     uint32_t flags, n, mlen;
     uint64_t m, rows_at;
-    size_t names_at;
+    uint64_t row_first, whole; /* a slice (flag HF_I_BIN_FLAG_SLICE); else 0 and unknown */
+    size_t method_at, names_at;
 } bin_head;
 
 /* The part before the schedules ends early: refused at the end of the input; before it (a stream
@@ -166,12 +172,26 @@ static hf_status bin_short(hf_error *err, size_t len, const char *where, bool eo
     return HF_OK;
 }
 
+/* A slice's rows against the whole family: rows row_first .. row_first + count - 1 of it. */
+static hf_status bin_rows_within(const bin_head *h, uint64_t count, hf_error *err)
+{
+    if (h->whole == HF_I_BIN_UNKNOWN || count == 0 ||
+        (h->row_first - 1 < h->whole && count <= h->whole - (h->row_first - 1)))
+        return HF_OK;
+    uint64_t last = h->row_first - 1 + count; /* wraps only past 2^64 - 1: then saturated */
+    return bin_fail(err, HF_EPARSE, HF_I_BIN_HEADER,
+                    "rows %" PRIu64 ":%" PRIu64 " go beyond the %" PRIu64
+                    " schedules of the family",
+                    h->row_first, last < h->row_first ? UINT64_MAX : last, h->whole);
+}
+
 /* The header, the method, the event names and the padding, from data[0..len): the whole input
  * when eof, else its start (then *more may ask for more, and the call is made again). */
 static hf_status bin_head_read(const char *data, size_t len, bool eof, bin_head *h, bool *more,
                                hf_error *err)
 {
     const unsigned char *b = (const unsigned char *)data;
+    hf_status st;
     *more = false;
     if (len < HF_I_BIN_MAGIC_LEN || memcmp(b, HF_I_BIN_MAGIC, HF_I_BIN_MAGIC_LEN) != 0) {
         size_t at = 0;
@@ -196,13 +216,29 @@ static hf_status bin_head_read(const char *data, size_t len, bool eof, bin_head 
                         HF_I_BIN_VERSION);
     if (h->width != 2 && h->width != 4)
         return bin_fail(err, HF_EPARSE, 11, "index width %u (must be 2 or 4 bytes)", h->width);
-    if (h->flags & ~1u)
+    if (h->flags & ~(HF_I_BIN_FLAG_NAMES | HF_I_BIN_FLAG_SLICE))
         return bin_fail(err, HF_EPARSE, 12, "unknown flags 0x%" PRIx32, h->flags);
     if (h->mlen > HF_MAX_NAME)
         return bin_fail(err, HF_EPARSE, 20, "method of %" PRIu32 " bytes (at most %u)", h->mlen,
                         HF_MAX_NAME);
-    /* The layout, from the header's own n: where the names end and the rows start. */
-    size_t pos = HF_I_BIN_HEADER + h->mlen;
+    /* A slice: its first row and the whole family's size, checked as text's rows=A:B. */
+    size_t pos = HF_I_BIN_HEADER;
+    h->row_first = 0;
+    h->whole = HF_I_BIN_UNKNOWN;
+    if (h->flags & HF_I_BIN_FLAG_SLICE) {
+        if (len < HF_I_BIN_HEADER + HF_I_BIN_SLICE)
+            return bin_short(err, len, "in the rows", eof, more);
+        h->row_first = hf_i_le64(b + HF_I_BIN_HEADER);
+        h->whole = hf_i_le64(b + HF_I_BIN_HEADER + 8);
+        if (h->row_first == 0)
+            return bin_fail(err, HF_EPARSE, HF_I_BIN_HEADER,
+                            "first row 0 (rows are counted from 1)");
+        if (h->m != HF_I_BIN_UNKNOWN && (st = bin_rows_within(h, h->m, err)))
+            return st;
+        pos += HF_I_BIN_SLICE;
+    }
+    h->method_at = pos;
+    pos += h->mlen;
     if (pos > len)
         return bin_short(err, len, "in the method", eof, more);
     h->names_at = pos;
@@ -297,7 +333,7 @@ static hf_status bin_too_large(const bin_head *h, size_t len, uint64_t count, hf
 static hf_status bin_names(const hf_poset *p, hf_family *f, const char *data, const bin_head *h,
                            hf_error *err)
 {
-    if (bin_method(p, f, data + HF_I_BIN_HEADER, h->mlen))
+    if (bin_method(p, f, data + h->method_at, h->mlen))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     if (h->flags & 1u) {
         size_t pos = h->names_at;
@@ -375,7 +411,7 @@ static hf_status bin_rows(const hf_poset *p, hf_family *f, const unsigned char *
 }
 
 hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
-                        hf_error *err)
+                        uint64_t *row_first, hf_error *err)
 {
     bin_head h = {0};
     bool more;
@@ -388,10 +424,11 @@ hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_fami
     hf_i_sum_add(&sum, b, len - 8);
     uint64_t count = 0;
     if ((st = bin_tail(&h, len, b + len - 16, hf_i_sum_final(&sum), &count, err)) ||
-        (st = bin_meta(p, &h, err)) || (st = bin_too_large(&h, len, count, err)) ||
-        (st = bin_names(p, f, data, &h, err)))
+        (st = bin_rows_within(&h, count, err)) || (st = bin_meta(p, &h, err)) ||
+        (st = bin_too_large(&h, len, count, err)) || (st = bin_names(p, f, data, &h, err)))
         return st;
     *d = h.dv;
+    *row_first = h.row_first;
     return bin_rows(p, f, b + h.rows_at, (size_t)h.rows_at, count, h.width, err);
 }
 
@@ -438,7 +475,7 @@ static hf_status bin_stream_head(hf_i_window *win, const char **s, size_t *len, 
 }
 
 hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn emit, void *user,
-                          hf_family *f, unsigned *d, hf_error *err)
+                          hf_family *f, unsigned *d, uint64_t *row_first, hf_error *err)
 {
     const char *s = NULL;
     size_t len = 0, pos = 0;
@@ -504,10 +541,12 @@ hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn em
         left >= HF_I_BIN_TRAILER ? (const unsigned char *)s + len - HF_I_BIN_TRAILER : NULL;
     uint64_t count = 0;
     if ((st = bin_tail(&h, total, trailer, hf_i_sum_final(&sum), &count, err)) ||
-        (st = bin_report(&meta, err)) || (st = bin_too_large(&h, total, count, err)) ||
-        (st = bin_report(&names, err)) || (st = bin_report(&bad, err)))
+        (st = bin_rows_within(&h, count, err)) || (st = bin_report(&meta, err)) ||
+        (st = bin_too_large(&h, total, count, err)) || (st = bin_report(&names, err)) ||
+        (st = bin_report(&bad, err)))
         return st;
     *d = h.dv;
+    *row_first = h.row_first;
     if (row_bytes > 0)
         return HF_OK;
     /* over zero events the trailer's count is all there is */

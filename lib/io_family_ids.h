@@ -69,19 +69,24 @@ bool hf_i_out_put(hf_i_out *o, const void *data, size_t len);
 /* ------------------------------------------------------------------------------------------ */
 /* bin                                                                                        */
 
-#define HF_I_BIN_MAGIC     "\x89HFB\r\n\x1a\n"
-#define HF_I_BIN_MAGIC_LEN 8u
-#define HF_I_BIN_VERSION   1u
-#define HF_I_BIN_HEADER    40u /* the fixed part of the header */
-#define HF_I_BIN_TRAILER   16u /* count and checksum */
-#define HF_I_BIN_UNKNOWN   UINT64_MAX
+#define HF_I_BIN_MAGIC      "\x89HFB\r\n\x1a\n"
+#define HF_I_BIN_MAGIC_LEN  8u
+#define HF_I_BIN_VERSION    1u
+#define HF_I_BIN_HEADER     40u /* the fixed part of the header */
+#define HF_I_BIN_FLAG_NAMES 1u  /* the event-name table follows the method */
+#define HF_I_BIN_FLAG_SLICE 2u  /* a slice: first row and the whole family's size follow */
+#define HF_I_BIN_SLICE      16u /* bytes of a slice's two fields */
+#define HF_I_BIN_TRAILER    16u /* count and checksum */
+#define HF_I_BIN_UNKNOWN    UINT64_MAX
 
 /* Bytes per index for n events: 2 below 65,536 events, else 4. */
 static inline unsigned hf_i_bin_width(uint32_t n) { return n < 65536u ? 2u : 4u; }
 
-/* Header, event names and padding (everything before the first schedule) to o. */
+/* Header, event names and padding (everything before the first schedule) to o. The file holds
+ * `schedules` schedules (HF_I_BIN_UNKNOWN: not known yet). row_first > 0: they are rows
+ * row_first.. of a family of `whole` schedules (HF_I_BIN_UNKNOWN: not known). */
 bool hf_i_bin_write_header(hf_i_out *o, const hf_poset *p, unsigned d, const char *method,
-                           bool schedules_known, uint64_t schedules);
+                           uint64_t schedules, uint64_t row_first, uint64_t whole);
 /* One schedule (n indices) to o. */
 bool hf_i_bin_write_row(hf_i_out *o, const uint32_t *s, uint32_t n);
 /* The trailer (count, checksum), then flush. */
@@ -90,17 +95,17 @@ bool hf_i_bin_write_trailer(hf_i_out *o, uint64_t count);
 /* Whether data starts as a bin family does (its first four magic bytes). */
 bool hf_i_bin_detect(const char *data, size_t len);
 /* Read a whole bin family of p into the empty family f (same validation as the text reader);
- * *d gets the header's d (0 when unknown). Errors name the byte offset in the message (err's
- * line and column are 0). */
+ * *d gets the header's d (0 when unknown), *row_first the slice's first row (0: the whole
+ * family). Errors name the byte offset in the message (err's line and column are 0). */
 hf_status hf_i_bin_read(const hf_poset *p, const char *data, size_t len, hf_family *f, unsigned *d,
-                        hf_error *err);
+                        uint64_t *row_first, hf_error *err);
 /* The same through the streaming window (lib/family_stream.c), which holds the input's first
  * bytes: each schedule goes to emit as it is read (f->m counts them), the window holding the
  * header and one schedule at a time. The status and message are hf_i_bin_read's on the same
  * bytes (checks whose refusal the whole reader would make first wait for the input's end), or
  * emit's refusal, or the window's failure. */
 hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn emit, void *user,
-                          hf_family *f, unsigned *d, hf_error *err);
+                          hf_family *f, unsigned *d, uint64_t *row_first, hf_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* ids: the pieces the text reader delegates                                                   */

@@ -245,9 +245,12 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     const hf_family_header *h = header ? header : &none;
     if (!st && format == HF_FORMAT_BIN) {
         wr->o.summed = true;
-        /* a slice (rows=) is written as a stream of unknown length: bin's header has no rows */
-        if (!hf_i_bin_write_header(&wr->o, p, h->d, h->method, h->schedules_known && !h->row_first,
-                                   h->schedules))
+        /* a slice: its length when its last row is known, its first row and the whole size */
+        bool count = h->row_first ? h->row_last >= h->row_first : h->schedules_known;
+        uint64_t known = h->row_first ? h->row_last - h->row_first + 1 : h->schedules;
+        if (!hf_i_bin_write_header(&wr->o, p, h->d, h->method, count ? known : HF_I_BIN_UNKNOWN,
+                                   h->row_first,
+                                   h->schedules_known ? h->schedules : HF_I_BIN_UNKNOWN))
             st = HF_EIO;
     } else if (!st && !write_header(p, out, format, h)) {
         st = HF_EIO;

@@ -204,12 +204,23 @@ static hf_status visit(run *r, const pat *P, size_t from, size_t to)
     }
     if (r->pass == PASS_MEASURE)
         return HF_OK;
+    /* pre[k]: the span of sigma's first k pieces. The sigmas of a group come in the order
+     * collect_sigmas lists them (lexicographic), so consecutive ones share long prefixes and
+     * only the pieces after the first difference are hashed again: the same hash values as
+     * hashing each sigma from its start, at a fraction of the products. */
+    span pre[MAXM + 1];
+    pre[0] = (span){0, {0, 0}};
+    const uint8_t *prev = NULL;
     for (size_t i = from; i < to; i++) {
         const uint8_t *sigma = r->sig + i * P->m;
-        span acc = {0, {0, 0}};
-        for (uint32_t k = 0; k < P->m; k++)
-            if (sp[sigma[k]].c)
-                acc = hf_i_pattern_cat(r, acc, sp[sigma[k]]);
+        uint32_t same = 0;
+        if (prev)
+            while (same < P->m && sigma[same] == prev[same])
+                same++;
+        for (uint32_t k = same; k < P->m; k++)
+            pre[k + 1] = sp[sigma[k]].c ? hf_i_pattern_cat(r, pre[k], sp[sigma[k]]) : pre[k];
+        prev = sigma;
+        span acc = pre[P->m];
         hf_i_key k = {acc.h[0] + 1, acc.h[1]};
         bool fresh;
         if (hf_i_keyset_add(r->ctx, &r->keys, k, &fresh))

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hitfam/stream.h"
 #include "oracle.h"
 #include "util.h"
 
@@ -186,6 +187,79 @@ Test(rows, trees_with_many_rows)
     hf_poset_free(f);
 }
 
+/* Method pattern deduplicates its rows by their hashes over the whole walk, so a row's index
+ * depends on every pattern before it. Every slice (A, B) of families of up to 12 rows, every
+ * single row of families of up to 25, some 10 single rows and random slices of larger ones
+ * equal the whole family's rows: d = 3 and 4 in the three pattern families and d = 5
+ * (canonical, up to 12 events, every third order) on random forests and in-forests (virtual roots,
+ * gadget nodes), d = 3, 4, 5 on the complete binary trees T_1..T_4 (d = 5 up to T_3). */
+static void check_every_slice(const hf_poset *p, const hf_gen_options *opt, uint64_t *rng,
+                              const char *what)
+{
+    tu_collect whole;
+    hf_error err;
+    hf_status st = collect(p, *opt, 0, 0, &whole, &err);
+    cr_assert_eq(st, HF_OK, "%s: %s", what, err.text);
+    uint64_t m = whole.m;
+    cr_assert_gt(m, 0, "%s", what);
+    if (m <= 12) {
+        for (uint64_t a = 1; a <= m; a++)
+            for (uint64_t b = a; b <= m; b++)
+                assert_slice(p, opt, &whole, a, b, what);
+    } else {
+        for (uint64_t a = 1; a <= m; a += m <= 25 ? 1 : m / 10)
+            assert_slice(p, opt, &whole, a, a, what);
+        assert_slice(p, opt, &whole, m, m, what);
+        for (int i = 0; i < 4; i++) {
+            uint64_t a = 1 + tu_below(rng, (uint32_t)m);
+            uint64_t b = a + tu_below(rng, (uint32_t)(m - a + 1));
+            assert_slice(p, opt, &whole, a, b, what);
+            assert_slice(p, opt, &whole, a, 0, what);
+        }
+    }
+    assert_beyond(p, opt, m + 1, m + 1, what);
+    free(whole.rows);
+}
+
+Test(rows, pattern_every_slice)
+{
+    uint64_t rng = 41;
+    const hf_pattern_mode modes[] = {HF_PATTERN_CANONICAL, HF_PATTERN_REALISED, HF_PATTERN_ALL};
+    for (int round = 0; round < 9; round++) {
+        uint32_t n = 3 + tu_below(&rng, round < 7 ? 10 : 30);
+        uint32_t roots = 1 + tu_below(&rng, 3);
+        hf_poset *p =
+            round % 3 == 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        for (unsigned d = 3; d <= 5; d++)
+            for (int mo = 0; mo < 3; mo++) {
+                /* d = 5 walks thousands of patterns per run, and each slice is a run */
+                if (d == 5 && (mo > 0 || n > 12 || round % 3 != 0))
+                    continue;
+                if (mo == 2 && n > 12)
+                    continue;
+                hf_gen_options opt = options(d, HF_METHOD_PATTERN, 0);
+                opt.pattern_mode = modes[mo];
+                char what[96];
+                snprintf(what, sizeof what, "pattern d=%u mode %d round %d (n=%u)", d, mo, round,
+                         n);
+                check_every_slice(p, &opt, &rng, what);
+            }
+        hf_poset_free(p);
+    }
+    for (uint32_t h = 1; h <= 4; h++) {
+        hf_poset *t = tu_complete_binary(h);
+        for (unsigned d = 3; d <= 5; d++) {
+            if (h == 4 && d == 5)
+                continue;
+            hf_gen_options opt = options(d, HF_METHOD_PATTERN, 0);
+            char what[96];
+            snprintf(what, sizeof what, "pattern d=%u on T_%u", d, h);
+            check_every_slice(t, &opt, &rng, what);
+        }
+        hf_poset_free(t);
+    }
+}
+
 Test(rows, antichains_dags_and_the_samplers)
 {
     uint64_t rng = 29;
@@ -253,8 +327,8 @@ static hf_status written_put(void *user, const uint32_t *s, uint32_t n)
     return ws.put(ws.user, s, n);
 }
 
-static char *write_rows(const hf_poset *p, hf_gen_options opt, hf_format format, uint64_t a,
-                        uint64_t b)
+static char *write_rows_len(const hf_poset *p, hf_gen_options opt, hf_format format, uint64_t a,
+                            uint64_t b, size_t *len_out)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -268,7 +342,58 @@ static char *write_rows(const hf_poset *p, hf_gen_options opt, hf_format format,
     cr_assert_eq(st, HF_OK, "%s", err.text);
     cr_assert_eq(hf_writer_close(g.w), HF_OK);
     fclose(g.out);
+    if (len_out)
+        *len_out = len;
     return buf;
+}
+
+static char *write_rows(const hf_poset *p, hf_gen_options opt, hf_format format, uint64_t a,
+                        uint64_t b)
+{
+    return write_rows_len(p, opt, format, a, b, NULL);
+}
+
+/* The slice a..last written as ids and bin reads back, whole and streamed, as rows a..last
+ * with the schedules of `f` (the text slice read back). */
+static hf_status count_schedule(void *user, const uint32_t *s, uint32_t n, size_t index,
+                                size_t line)
+{
+    (void)s;
+    (void)n;
+    (void)index;
+    (void)line;
+    ++*(size_t *)user;
+    return HF_OK;
+}
+
+static void check_ids_and_bin(const hf_poset *p, const hf_gen_options *opt, uint64_t a, uint64_t b,
+                              uint64_t last, const hf_family *f)
+{
+    const hf_format formats[] = {HF_FORMAT_IDS, HF_FORMAT_BIN};
+    for (size_t k = 0; k < 2; k++) {
+        size_t len;
+        char *buf = write_rows_len(p, *opt, formats[k], a, b, &len);
+        hf_family *g = NULL;
+        hf_family_header h;
+        hf_error err;
+        cr_assert_eq(hf_family_read_mem(p, buf, len, &g, &h, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(hf_family_size(g), last - a + 1);
+        cr_assert_eq(h.row_first, a, "format %d: row_first %lu", (int)formats[k],
+                     (unsigned long)h.row_first);
+        cr_assert_eq(h.row_last, last);
+        for (size_t i = 0; i < hf_family_size(f); i++)
+            cr_assert(memcmp(hf_family_schedule(f, i), hf_family_schedule(g, i),
+                             hf_poset_size(p) * sizeof(uint32_t)) == 0);
+        size_t streamed = 0;
+        hf_family_header hs;
+        cr_assert_eq(hf_family_stream_mem(p, buf, len, 7, count_schedule, &streamed, &hs, &err),
+                     HF_OK, "%s", err.text);
+        cr_assert_eq(streamed, last - a + 1);
+        cr_assert_eq(hs.row_first, a);
+        cr_assert_eq(hs.row_last, last);
+        hf_family_free(g);
+        free(buf);
+    }
 }
 
 /* Line k (0-based) of text, copied. */
@@ -285,7 +410,7 @@ static char *line_of(const char *text, size_t k)
 
 /* The text slice is the header with rows= added, then exactly those lines of the whole output;
  * the JSON slice is a JSON document with those schedules; both read back (the text reader
- * checks the slice's count against rows=). */
+ * checks the slice's count against rows=), and so do the ids and bin slices. */
 static void check_written(const hf_poset *p, const hf_gen_options *opt, uint64_t a, uint64_t b,
                           uint64_t m)
 {
@@ -330,6 +455,7 @@ static void check_written(const hf_poset *p, const hf_gen_options *opt, uint64_t
     for (size_t i = 0; i < hf_family_size(f); i++)
         cr_assert(memcmp(hf_family_schedule(f, i), hf_family_schedule(g, i),
                          hf_poset_size(p) * sizeof(uint32_t)) == 0);
+    check_ids_and_bin(p, opt, a, b, last, f);
     hf_family_free(f);
     hf_family_free(g);
     free(whole);
@@ -397,6 +523,88 @@ Test(rows, text_reader_checks_the_slice)
             cr_assert(strstr(err.text, cases[i].msg), "case %zu: %s", i, err.text);
         hf_family_free(f);
     }
+    hf_poset_free(p);
+}
+
+/* After editing a bin file, its checksum made right again (docs/formats.md's rule). */
+static void reseal(unsigned char *b, size_t len)
+{
+    uint64_t h = 0x6a09e667f3bcc908u;
+    for (size_t i = 0; i + 8 < len; i += 8) {
+        uint64_t w = 0;
+        for (size_t k = 0; k < 8; k++)
+            w |= (uint64_t)(i + k < len - 8 ? b[i + k] : 0) << (8 * k);
+        h = (h ^ w) * 0x9e3779b97f4a7c15u;
+        h ^= h >> 29;
+    }
+    h = (h ^ (uint64_t)(len - 8)) * 0xd6e8feb86659fd93u;
+    h ^= h >> 32;
+    for (int i = 0; i < 8; i++)
+        b[len - 8 + i] = (unsigned char)(h >> (8 * i));
+}
+
+static void put64(unsigned char *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* A bin slice says its first row and the whole family's size after the fixed header (flag 2);
+ * the readers check them as text checks rows=: rows counted from 1, within the family, whether
+ * the header gives the slice's length or only the trailer does. */
+Test(rows, bin_reader_checks_the_slice)
+{
+    uint64_t rng = 13;
+    hf_poset *p = tu_random_forest(9, 2, &rng);
+    hf_gen_options opt = options(3, HF_METHOD_DOUBLETREE, 0);
+    uint64_t m;
+    cr_assert_eq(hf_method_predict(p, &opt, &m, NULL, NULL), HF_OK);
+    cr_assert_geq(m, 3);
+    size_t len;
+    char *buf = write_rows_len(p, opt, HF_FORMAT_BIN, 2, 3, &len);
+    unsigned char *b = (unsigned char *)buf;
+    cr_assert_eq(b[12], 3, "flags: names and slice");
+    const struct {
+        uint64_t first, whole, count; /* count: the header's m, 0 = leave it */
+        hf_status st;
+        const char *msg;
+    } cases[] = {
+        {2, m, 0, HF_OK, NULL},
+        {2, UINT64_MAX, 0, HF_OK, NULL}, /* the whole size unknown */
+        {0, m, 0, HF_EPARSE, "byte 40: first row 0 (rows are counted from 1)"},
+        {2, 2, 0, HF_EPARSE, "byte 40: rows 2:3 go beyond the 2 schedules of the family"},
+        {UINT64_MAX, m, 0, HF_EPARSE, "go beyond the"},
+        /* the length known from the trailer only: checked there */
+        {2, 2, UINT64_MAX, HF_EPARSE, "byte 40: rows 2:3 go beyond the 2 schedules"},
+        {3, 4, UINT64_MAX, HF_OK, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        unsigned char *c = malloc(len);
+        memcpy(c, b, len);
+        put64(c + 40, cases[i].first);
+        put64(c + 48, cases[i].whole);
+        if (cases[i].count)
+            put64(c + 24, cases[i].count);
+        reseal(c, len);
+        for (int streamed = 0; streamed < 2; streamed++) {
+            hf_family *f = NULL;
+            hf_family_header h;
+            hf_error err;
+            size_t got = 0;
+            hf_status st = streamed ? hf_family_stream_mem(p, (char *)c, len, 5, count_schedule,
+                                                           &got, &h, &err)
+                                    : hf_family_read_mem(p, (char *)c, len, &f, &h, &err);
+            cr_assert_eq(st, cases[i].st, "case %zu streamed %d: %d %s", i, streamed, (int)st,
+                         err.text);
+            if (cases[i].msg)
+                cr_assert(strstr(err.text, cases[i].msg), "case %zu: %s", i, err.text);
+            else
+                cr_assert_eq(h.row_first, cases[i].first, "case %zu", i);
+            hf_family_free(f);
+        }
+        free(c);
+    }
+    free(buf);
     hf_poset_free(p);
 }
 

@@ -4,11 +4,13 @@
  * where the whole simple and pattern families are affordable. The sink only reads each row
  * (no text is written): the writer costs the same per row either way.
  *
- * Usage: bench_rows [EVENTS]   (default 1048575; the random tree has the same size rounded
- * to 10^6 when EVENTS is the default) */
+ * Usage: bench_rows [EVENTS [PART]]   (default 1048575; the random tree has the same size
+ * rounded to 10^6 when EVENTS is the default; PART `large` runs only the 10^6-event trees,
+ * `pattern` only method pattern, anything else or none everything) */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench_util.h"
@@ -143,12 +145,16 @@ int main(int argc, char **argv)
 {
     uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 10) : 1048575u;
     uint32_t nr = argc > 1 ? n : 1000000u;
+    const char *part = argc > 2 ? argv[2] : "all";
+    bool large = strcmp(part, "pattern") != 0, rest = strcmp(part, "large") != 0;
     printf("rows on demand: whole family vs one row (k:k), generation into a sink that reads "
            "each row; processor seconds\n");
     printf("whole/row: the whole family's time over the slowest of the three single rows (each "
            "the least of 3 runs, the order's preparation included); ns/event: that row's time "
            "per event of the order\n");
     char name[64];
+    if (!large)
+        goto pattern;
     hf_poset *t = complete_binary(n);
     snprintf(name, sizeof name, "complete binary %" PRIu32, n);
     measure(name, t, HF_METHOD_DFS, 2);
@@ -161,6 +167,8 @@ int main(int argc, char **argv)
     measure(name, r, HF_METHOD_DOUBLETREE, 3);
     measure_rows(name, r, HF_METHOD_SIMPLE, 3);
     hf_poset_free(r);
+    if (!rest)
+        return 0;
     /* simple and pattern: whole families of a few hundred thousand rows */
     uint32_t small = n < 4095 ? n : 4095;
     t = complete_binary(small);
@@ -173,11 +181,24 @@ int main(int argc, char **argv)
     snprintf(name, sizeof name, "random recursive %" PRIu32, smallr);
     measure(name, r, HF_METHOD_SIMPLE, 3);
     hf_poset_free(r);
+pattern:
+    /* pattern: d = 3 (hundreds of rows, the preparation dominates) and d = 4 */
+    t = complete_binary(n < 4095 ? n : 4095);
+    measure("complete binary 4095", t, HF_METHOD_PATTERN, 3);
+    measure("complete binary 4095", t, HF_METHOD_PATTERN, 4);
+    hf_poset_free(t);
     t = complete_binary(n < 1023 ? n : 1023);
     measure("complete binary 1023", t, HF_METHOD_PATTERN, 4);
     hf_poset_free(t);
+    r = random_recursive(n < 4000 ? n : 4000, 4);
+    measure("random recursive 4000", r, HF_METHOD_PATTERN, 3);
+    hf_poset_free(r);
     r = random_recursive(n < 300 ? n : 300, 3);
     measure("random recursive 300", r, HF_METHOD_PATTERN, 4);
+    if (!rest) {
+        hf_poset_free(r);
+        return 0;
+    }
     measure("random recursive 300", r, HF_METHOD_SIMPLE, 4);
     hf_poset_free(r);
     hf_poset *a = NULL;
