@@ -25,23 +25,36 @@ struct hf_writer {
     hf_i_out o;
     char *tok;
     size_t *tok_off;
+    /* When every token and its separator fit in SLOT - 1 bytes (text and ids of short names,
+     * JSON's indices): token v and the format's separator at slot + SLOT * v, their length in
+     * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
+     * are then freed. NULL otherwise. */
+    char *slot;
 };
 
-/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them. */
+enum { SLOT = 16 };
+
+/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them: a
+ * permutation sets all n, cleared at once. */
 static bool is_permutation(hf_word *seen, const uint32_t *s, uint32_t n)
 {
     uint32_t i = 0;
-    bool ok = true;
     for (; i < n; i++) {
-        if (s[i] >= n || hf_i_bit_test(seen, s[i])) {
-            ok = false;
+        uint32_t v = s[i];
+        if (v >= n)
             break;
-        }
-        hf_i_bit_set(seen, s[i]);
+        hf_word *w = seen + v / HF_WORD_BITS, bit = (hf_word)1 << (v % HF_WORD_BITS);
+        if (*w & bit)
+            break;
+        *w |= bit;
+    }
+    if (i == n) {
+        memset(seen, 0, hf_i_words(n) * sizeof *seen);
+        return true;
     }
     for (uint32_t j = 0; j < i; j++)
         hf_i_bit_clear(seen, s[j]);
-    return ok;
+    return false;
 }
 
 static bool json_write_string(FILE *out, const char *s)
@@ -184,12 +197,13 @@ static size_t render_index(char *dst, uint32_t v)
     return k;
 }
 
-/* Every event's token, rendered once (struct hf_writer says which). */
+/* Every event's token, rendered once (struct hf_writer says which), and the slots when they
+ * fit. */
 static hf_status make_tokens(hf_writer *w)
 {
     const hf_poset *p = w->p;
     bool names = w->format == HF_FORMAT_TEXT;
-    size_t total = 0;
+    size_t total = 0, longest = 0;
     for (uint32_t v = 0; v < p->n; v++) {
         size_t l = names ? render_name(NULL, hf_i_name(p, v)) : 10;
         if (total > SIZE_MAX - l - HF_I_OUT_SLACK)
@@ -203,10 +217,30 @@ static hf_status make_tokens(hf_writer *w)
     size_t k = 0;
     for (uint32_t v = 0; v < p->n; v++) {
         w->tok_off[v] = k;
-        k += names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+        size_t l = names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+        longest = l > longest ? l : longest;
+        k += l;
     }
     w->tok_off[p->n] = k;
     memset(w->tok + k, 0, HF_I_OUT_SLACK);
+    if (longest + 1 >= SLOT || p->n == 0)
+        return HF_OK;
+    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
+    w->slot = hf_i_alloc_array(p->ctx, p->n, SLOT);
+    if (!w->slot)
+        return HF_ENOMEM;
+    for (uint32_t v = 0; v < p->n; v++) {
+        char *d = w->slot + (size_t)SLOT * v;
+        size_t l = w->tok_off[v + 1] - w->tok_off[v];
+        memset(d, 0, SLOT);
+        memcpy(d, w->tok + w->tok_off[v], l);
+        d[l] = sep;
+        d[SLOT - 1] = (char)(l + 1);
+    }
+    hf_i_free(p->ctx, w->tok); /* the slots replace them */
+    hf_i_free(p->ctx, w->tok_off);
+    w->tok = NULL;
+    w->tok_off = NULL;
     return HF_OK;
 }
 
@@ -216,6 +250,7 @@ static void writer_free(hf_writer *w)
     hf_i_out_free(ctx, &w->o);
     hf_i_free(ctx, w->tok);
     hf_i_free(ctx, w->tok_off);
+    hf_i_free(ctx, w->slot);
     hf_i_free(ctx, w->seen);
     hf_i_free(ctx, w);
 }
@@ -260,6 +295,32 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     return HF_OK;
 }
 
+/* Tokens of s[0..n-1] from the slots, each with its separator, as many as fit in one block at
+ * a time. */
+static bool write_slots(hf_writer *w, const uint32_t *s, uint32_t n)
+{
+    hf_i_out *o = &w->o;
+    const char *slot = w->slot;
+    for (uint32_t i = 0; i < n;) {
+        /* a slot copy writes SLOT bytes (the buffer's slack covers the last one's excess) */
+        size_t fit = (o->cap - o->len) / (SLOT - 1);
+        if (fit == 0) {
+            if (!hf_i_out_flush(o))
+                return false;
+            continue;
+        }
+        uint32_t end = n - i > fit ? i + (uint32_t)fit : n;
+        char *d = o->buf + o->len, *d0 = d;
+        for (; i < end; i++) {
+            const char *t = slot + (size_t)SLOT * s[i];
+            memcpy(d, t, SLOT);
+            d += (unsigned char)t[SLOT - 1];
+        }
+        o->len += (size_t)(d - d0);
+    }
+    return true;
+}
+
 /* A row of tokens: prefix, the tokens joined by sep, then end. */
 static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const char *prefix,
                             char sep, char end)
@@ -268,6 +329,12 @@ static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const c
     size_t plen = strlen(prefix);
     if (plen && !hf_i_out_put(o, prefix, plen))
         return false;
+    if (w->slot && n > 0) { /* the slots hold this format's separator */
+        if (!write_slots(w, s, n))
+            return false;
+        o->buf[o->len - 1] = end; /* the last separator, written with its token */
+        return true;
+    }
     const char *tok = w->tok;
     const size_t *off = w->tok_off;
     for (uint32_t i = 0; i < n; i++) {
