@@ -17,7 +17,8 @@ struct hf_writer {
     hf_format format;
     uint64_t count;
     bool failed;   /* a write failed: every later put and the close report HF_EIO */
-    hf_word *seen; /* n bits, all clear between puts */
+    uint8_t *seen; /* n marks (is_permutation), below epoch between checks */
+    uint8_t epoch;
     /* Rows are assembled in o and reach the stream in blocks (the header goes to the stream
      * directly first, except bin's, which the checksum covers). Each event's token (text: its
      * name, quoted if needed; ids and JSON: its index in decimal) is rendered once, token v
@@ -34,27 +35,22 @@ struct hf_writer {
 
 enum { SLOT = 16 };
 
-/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them: a
- * permutation sets all n, cleared at once. */
-static bool is_permutation(hf_word *seen, const uint32_t *s, uint32_t n)
+/* Whether s is a permutation of 0..n-1: each event's mark is set to the check's epoch, a mark
+ * already there is a repeat. The marks are cleared once every 255 checks. */
+static bool is_permutation(hf_writer *w, const uint32_t *s, uint32_t n)
 {
-    uint32_t i = 0;
-    for (; i < n; i++) {
+    if (++w->epoch == 0) {
+        memset(w->seen, 0, n);
+        w->epoch = 1;
+    }
+    uint8_t *seen = w->seen, epoch = w->epoch;
+    for (uint32_t i = 0; i < n; i++) {
         uint32_t v = s[i];
-        if (v >= n)
-            break;
-        hf_word *w = seen + v / HF_WORD_BITS, bit = (hf_word)1 << (v % HF_WORD_BITS);
-        if (*w & bit)
-            break;
-        *w |= bit;
+        if (v >= n || seen[v] == epoch)
+            return false;
+        seen[v] = epoch;
     }
-    if (i == n) {
-        memset(seen, 0, hf_i_words(n) * sizeof *seen);
-        return true;
-    }
-    for (uint32_t j = 0; j < i; j++)
-        hf_i_bit_clear(seen, s[j]);
-    return false;
+    return true;
 }
 
 static bool json_write_string(FILE *out, const char *s)
@@ -271,7 +267,7 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     wr->out = out;
     wr->format = format;
     hf_status st = HF_OK;
-    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
+    wr->seen = hf_i_calloc(p->ctx, p->n ? p->n : 1, 1);
     /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
     if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4) ||
         (format != HF_FORMAT_BIN && make_tokens(wr)))
@@ -364,7 +360,7 @@ static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
         return HF_EINVAL;
     if (w->failed)
         return HF_EIO;
-    if (n != w->p->n || !is_permutation(w->seen, s, n))
+    if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
     bool ok;
     switch (w->format) {
@@ -428,7 +424,7 @@ hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_f
     /* Check every schedule before the first is written, so a bad family leaves no output but
      * the header. */
     for (size_t i = 0; i < f->m && !st; i++)
-        if (!is_permutation(w->seen, hf_family_schedule(f, i), f->n))
+        if (!is_permutation(w, hf_family_schedule(f, i), f->n))
             st = HF_ESCHEDULE;
     for (size_t i = 0; i < f->m && !st; i++)
         st = writer_put(w, hf_family_schedule(f, i), f->n);
