@@ -1,5 +1,6 @@
 /* d = 3 on forests and in-forests: the double-tree family U_k of Chistikov, Majumdar, Niksic
  * (CAV 2016, Section 4), restricted to the binarized tree and generated row by row. */
+#include <pthread.h>
 #include <string.h>
 
 #include "forest.h"
@@ -405,8 +406,82 @@ static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, hf_si
     return sink.put(sink.user, row, pl->len);
 }
 
+/* The rows to build, in order: the labels of U_k that pass the dedup rule and the slice. */
+typedef struct row_label {
+    uint8_t v;
+    uint32_t D;
+} row_label;
+
+/* Rows built on a second thread, one ahead of the caller's (hf_gen_options.threads): the worker
+ * fills buf[i % 2] with row i once the caller has handed row i - 2 to the sink. The worker only
+ * reads the plan and writes its buffer: no allocation, no callback. */
+typedef struct ahead {
+    const plan *pl;
+    const row_label *rows;
+    size_t count;
+    uint32_t *buf[2];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t built, used; /* rows built by the worker, rows whose buffer the caller gave back */
+    bool stop;
+} ahead;
+
+static void *ahead_work(void *arg)
+{
+    ahead *a = arg;
+    for (size_t i = 0; i < a->count; i++) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && i >= a->used + 2)
+            pthread_cond_wait(&a->cv, &a->mu);
+        bool stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2]);
+        pthread_mutex_lock(&a->mu);
+        a->built = i + 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
+    }
+    return NULL;
+}
+
+/* The rows through the sink, built on a second thread. false: the thread could not be started
+ * (nothing was emitted). */
+static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint32_t *buf[2],
+                       hf_i_emitter *em, hf_sink sink, hf_status *st)
+{
+    ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}};
+    if (pthread_mutex_init(&a.mu, NULL))
+        return false;
+    if (pthread_cond_init(&a.cv, NULL)) {
+        pthread_mutex_destroy(&a.mu);
+        return false;
+    }
+    pthread_t tid;
+    bool started = pthread_create(&tid, NULL, ahead_work, &a) == 0;
+    for (size_t i = 0; started && i < count && !*st; i++) {
+        pthread_mutex_lock(&a.mu);
+        while (a.built <= i)
+            pthread_cond_wait(&a.cv, &a.mu);
+        pthread_mutex_unlock(&a.mu);
+        *st = emit_row(pl, em, buf[i % 2], sink);
+        pthread_mutex_lock(&a.mu);
+        a.used = i + 1;
+        a.stop = *st != HF_OK;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+    }
+    if (started)
+        pthread_join(tid, NULL);
+    pthread_cond_destroy(&a.cv);
+    pthread_mutex_destroy(&a.mu);
+    return started;
+}
+
 /* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
- * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink. */
+ * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink (twice with a
+ * second thread). */
 static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_error *err)
 {
@@ -416,19 +491,23 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         return st;
     hf_ctx *ctx = pl.t->ctx;
     hf_i_emitter *em = NULL;
-    uint32_t *row = hf_i_alloc_array(ctx, pl.len ? pl.len : 1, sizeof *row);
-    if (!row || (pl.t->restricted && hf_i_emitter_new(pl.t, &em))) {
+    bool threaded = opt->threads >= 2;
+    size_t len = pl.len ? pl.len : 1;
+    uint32_t *buf[2] = {hf_i_alloc_array(ctx, len, sizeof(uint32_t)),
+                        threaded ? hf_i_alloc_array(ctx, len, sizeof(uint32_t)) : NULL};
+    /* the rows to build: a slice (opt->row_first) runs the labels before it through the dedup
+     * rule only, O(1) each */
+    row_label *rows = hf_i_alloc_array(ctx, 4 * (size_t)pl.k + 1, sizeof *rows);
+    if (!buf[0] || (threaded && !buf[1]) || !rows ||
+        (pl.t->restricted && hf_i_emitter_new(pl.t, &em))) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
     }
-    if (pl.k == 0 && hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE) {
-        build_row(&pl, VAR_A, 0, row); /* a single node */
-        st = emit_row(&pl, em, row, sink);
-    }
-    /* a slice (opt->row_first): the labels before it are only run through the dedup rule,
-     * O(1) each, and only its rows are built */
+    size_t count = 0;
+    if (pl.k == 0 && hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE)
+        rows[count++] = (row_label){VAR_A, 0}; /* a single node */
     uint64_t index = 0;
-    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k && !st; r++) {
+    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k; r++) {
         unsigned v;
         uint32_t D;
         row_of(pl.k, r, &v, &D);
@@ -437,13 +516,19 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         hf_i_row_want want = hf_i_row_want_of(opt, index++);
         if (want == HF_I_ROW_DONE)
             break;
-        if (want == HF_I_ROW_SKIP)
-            continue;
-        build_row(&pl, v, D, row);
-        st = emit_row(&pl, em, row, sink);
+        if (want == HF_I_ROW_TAKE)
+            rows[count++] = (row_label){(uint8_t)v, D};
+    }
+    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, em, sink, &st))
+        goto out;
+    for (size_t i = 0; i < count && !st; i++) {
+        build_row(&pl, rows[i].v, rows[i].D, buf[0]);
+        st = emit_row(&pl, em, buf[0], sink);
     }
 out:
-    hf_i_free(ctx, row);
+    hf_i_free(ctx, buf[0]);
+    hf_i_free(ctx, buf[1]);
+    hf_i_free(ctx, rows);
     hf_i_emitter_free(em);
     plan_free(&pl);
     return st;
