@@ -39,10 +39,10 @@ static const char usage[] =
     "                       in the whole output; the header adds rows=A:B and keeps the\n"
     "                       whole family's schedules=. A row beyond the family: exit 2\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
-    "  -t, --threads N      threads of the generation: 1 all on one thread, 2 method\n"
-    "                       doubletree builds rows on a second thread ahead of the\n"
-    "                       writer (default 0: 2 when there are 2 processors or more;\n"
-    "                       the output is the same)\n"
+    "  -t, --threads N      1: all on one thread; 2: method doubletree builds rows on\n"
+    "                       a second thread ahead of the writer, and a second thread\n"
+    "                       writes -o FILE (default 0: 2 when there are 2 processors\n"
+    "                       or more; the output is the same)\n"
     "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
     "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"
     "                       the header's method is then METHOD+minimize\n"
@@ -218,6 +218,8 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
 {
     cli_stream s;
     stream_open(&s, p, o->out_path, o->format);
+    if (opt->threads >= 2)
+        stream_thread(&s);
     gen_output g = {.s = &s, .d = opt->d, .row_first = opt->row_first, .row_last = opt->row_last};
     hf_gen_info info;
     hf_error err;
