@@ -176,6 +176,14 @@ typedef struct cli_stream {
 
 /* Open the output (path NULL: standard output), as output_open. */
 void stream_open(cli_stream *s, const hf_poset *p, const char *path, hf_format format);
+/* Before stream_begin: a -o FILE that is a regular file is then written by a second thread
+ * (cli/out_thread.c), the stream handing it blocks; standard output, devices and pipes stay as
+ * they are, and so does the stream if the thread cannot be started. Failures are reported by
+ * stream_close as before (a failed write at the latest when the output is closed). */
+void stream_thread(cli_stream *s);
+/* A stream over `under` whose bytes a second thread writes to under's descriptor; closing it
+ * closes under. NULL (under unchanged) if the thread or its buffers cannot be made. */
+FILE *out_thread_open(FILE *under);
 /* Make the writer and write the header: HF_OK, or its failure (kept for stream_close). */
 hf_status stream_begin(cli_stream *s, const hf_family_header *header);
 /* The sink that writes each schedule (after stream_begin). */

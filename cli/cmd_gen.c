@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <hitfam/exact.h>
 
@@ -38,6 +39,10 @@ static const char usage[] =
     "                       in the whole output; the header adds rows=A:B and keeps the\n"
     "                       whole family's schedules=. A row beyond the family: exit 2\n"
     "  -o, --output FILE    write the family to FILE instead of standard output\n"
+    "  -t, --threads N      1: all on one thread; 2: method doubletree builds rows on\n"
+    "                       a second thread ahead of the writer, and a second thread\n"
+    "                       writes -o FILE (default 0: 2 when there are 2 processors\n"
+    "                       or more; the output is the same)\n"
     "      --minimize       keep the family in memory, make it smaller with the algorithm\n"
     "                       of 'hitfam minimize' (seeded by --seed, d <= 4), then write it;\n"
     "                       the header's method is then METHOD+minimize\n"
@@ -213,6 +218,8 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
 {
     cli_stream s;
     stream_open(&s, p, o->out_path, o->format);
+    if (opt->threads >= 2)
+        stream_thread(&s);
     gen_output g = {.s = &s, .d = opt->d, .row_first = opt->row_first, .row_last = opt->row_last};
     hf_gen_info info;
     hf_error err;
@@ -250,14 +257,16 @@ int cmd_gen(int argc, char **argv)
                                          {"conflicts", required_argument, NULL, 'K'},
                                          {"max-names", required_argument, NULL, 'N'},
                                          {"rows", required_argument, NULL, 'R'},
+                                         {"threads", required_argument, NULL, 't'},
                                          {NULL, 0, NULL, 0}};
     cli_options o;
     cli_options_init(&o);
     hf_gen_options opt;
     hf_gen_options_init(&opt);
     bool until_covered = false, count_given = false, patterns_given = false, minimize = false;
+    uint64_t threads = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "d:m:s:f:o:ph", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "d:m:s:f:o:pt:h", opts, NULL)) != -1) {
         switch (c) {
         case 'h':
             fputs(usage, stdout);
@@ -296,6 +305,10 @@ int cmd_gen(int argc, char **argv)
         case 'R':
             parse_rows(optarg, &opt);
             break;
+        case 't':
+            if (!cli_parse_u64(optarg, &threads) || threads > 2)
+                die_usage("--threads must be 0, 1 or 2 (got '%s')", optarg);
+            break;
         case 'N':
             if (!cli_parse_u64(optarg, &opt.max_names))
                 die_usage("--max-names needs a number, 0 for no limit (got '%s')", optarg);
@@ -328,6 +341,11 @@ int cmd_gen(int argc, char **argv)
     choose_focus(p, o.focus_path, &focus, &opt.focus, &opt.focus_count);
     opt.d = o.d;
     opt.seed = o.seed;
+    if (threads == 0) {
+        long online = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = online >= 2 ? 2 : 1;
+    }
+    opt.threads = (unsigned)threads;
     if (opt.focus_prefix && !opt.focus)
         die_usage("--focus-prefix needs a focus set (--focus FILE or focus=true nodes)");
     int rc = minimize                        ? gen_minimized(p, &opt, poset_path, &o)

@@ -421,6 +421,15 @@ void stream_open(cli_stream *s, const hf_poset *p, const char *path, hf_format f
     output_open(&s->out, path);
 }
 
+void stream_thread(cli_stream *s)
+{
+    if (!s->out.temp)
+        return;
+    FILE *f = out_thread_open(s->out.stream);
+    if (f)
+        s->out.stream = f;
+}
+
 hf_status stream_begin(cli_stream *s, const hf_family_header *header)
 {
     errno = 0;

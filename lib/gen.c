@@ -88,6 +88,7 @@ void hf_gen_options_init(hf_gen_options *opt)
     opt->d = 2;
     opt->method = HF_METHOD_AUTO;
     opt->max_names = HF_GEN_DEFAULT_MAX_NAMES;
+    opt->threads = 1;
 }
 
 /* Method names of a bit set of method ids, "a, b and c", into buf. */

@@ -1,5 +1,8 @@
 /* d = 3 on forests and in-forests: the double-tree family U_k of Chistikov, Majumdar, Niksic
  * (CAV 2016, Section 4), restricted to the binarized tree and generated row by row. */
+#include <pthread.h>
+#include <string.h>
+
 #include "forest.h"
 #include "gen.h"
 #include "poset_i.h"
@@ -65,14 +68,31 @@ enum { VAR_A = 0, VAR_B = 1, VAR_C = 2, VAR_E = 3 };
 /* Per-depth flags: PROPER << variant, and BRANCH. */
 enum { PROPER = 1, BRANCH = 16 };
 
+/* A preorder of the whole tree, as rows are copied from it. The tree's node ids are its
+ * left-to-right preorder (0-child first), so the subtree of u is positions pos(u) ..
+ * pos(u) + size(u) - 1 of either preorder. `val` holds what a row lists at each position with
+ * the virtual nodes dropped (the order's events; the tree's nodes, all of them, when a focus set
+ * restricted the tree and the emitter extends the row), and rank[i] counts the values at
+ * positions before i: positions a..b-1 are val[rank[a] .. rank[b] - 1], one copy. */
+typedef struct preorder {
+    uint32_t *pos;  /* node -> position; NULL: the node id itself (the left-to-right preorder) */
+    uint32_t *rank; /* n + 1 */
+    uint32_t *val;
+} preorder;
+
 typedef struct plan {
     hf_i_tree *t;
     uint32_t k;       /* height of the tree */
-    uint32_t *depth;  /* per node */
     uint8_t *flags;   /* per depth 0..k-1 */
     uint32_t *nbelow; /* per depth 0..k: number of branching depths < D */
     uint32_t nb;      /* number of branching depths */
     uint8_t *seen;    /* plain rows emitted: prefixes [0,h), suffixes [l,nb), all but one */
+    /* for building rows (plan_rows) */
+    uint32_t *size;      /* nodes in the subtree of a node */
+    uint32_t *by_depth;  /* nodes by depth, in id (= left-to-right preorder) order within one */
+    uint32_t *depth_off; /* k + 2 offsets into by_depth */
+    preorder ord[2];     /* children 0 then 1 (l), 1 then 0 (r) */
+    uint32_t len;        /* values in a row */
 } plan;
 
 static void plan_free(plan *pl)
@@ -80,16 +100,27 @@ static void plan_free(plan *pl)
     if (!pl->t)
         return;
     hf_ctx *ctx = pl->t->ctx;
-    hf_i_free(ctx, pl->depth);
     hf_i_free(ctx, pl->flags);
     hf_i_free(ctx, pl->nbelow);
     hf_i_free(ctx, pl->seen);
+    hf_i_free(ctx, pl->size);
+    hf_i_free(ctx, pl->by_depth);
+    hf_i_free(ctx, pl->depth_off);
+    for (int i = 0; i < 2; i++) {
+        hf_i_free(ctx, pl->ord[i].pos);
+        hf_i_free(ctx, pl->ord[i].rank);
+        hf_i_free(ctx, pl->ord[i].val);
+    }
     hf_i_tree_free(pl->t);
     pl->t = NULL;
 }
 
-/* Tree, depths and the per-depth flags of the dedup rule. O(n) after the tree, no recursion. */
-static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, plan *pl, hf_error *err)
+/* Tree, depths and the per-depth flags of the dedup rule; with `rows`, what building rows needs
+ * (plan_rows). O(n) after the tree, no recursion. */
+static hf_status plan_rows(plan *pl, const uint32_t *depth);
+
+static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, bool rows, plan *pl,
+                          hf_error *err)
 {
     *pl = (plan){0};
     hf_i_tree_options topt = {HF_I_GADGET_WEIGHTED, opt->focus, opt->focus_count};
@@ -99,25 +130,22 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, plan *pl
     const hf_i_tree *t = pl->t;
     hf_ctx *ctx = t->ctx;
     uint32_t n = t->n;
-    uint32_t *queue = hf_i_alloc_array(ctx, n, sizeof *queue);
+    uint32_t *depth = hf_i_alloc_array(ctx, n, sizeof *depth);
     uint8_t *side = hf_i_alloc_array(ctx, n, 1); /* bit 0: under a 0-child with a sibling,
                                                     bit 1: under a 1-child */
-    pl->depth = hf_i_alloc_array(ctx, n, sizeof *pl->depth);
-    if (!queue || !side || !pl->depth)
+    if (!depth || !side)
         goto nomem;
-    uint32_t head = 0, tail = 0, k = 0;
-    queue[tail++] = t->root;
-    pl->depth[t->root] = 0;
+    /* node ids are a preorder: a parent comes before its children */
+    uint32_t k = 0;
+    depth[t->root] = 0;
     side[t->root] = 0;
-    while (head < tail) {
-        uint32_t u = queue[head++];
+    for (uint32_t u = 0; u < n; u++) {
         uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-        k = pl->depth[u] > k ? pl->depth[u] : k;
+        k = depth[u] > k ? depth[u] : k;
         for (uint32_t j = 0; j < cnt; j++) {
             uint32_t c = t->child[lo + j];
-            pl->depth[c] = pl->depth[u] + 1;
+            depth[c] = depth[u] + 1;
             side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
-            queue[tail++] = c;
         }
     }
     pl->k = k;
@@ -132,7 +160,7 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, plan *pl
             f |= BRANCH | (side[u] & 1 ? PROPER << VAR_A : 0) | (side[u] & 2 ? PROPER << VAR_E : 0);
         if (cnt >= 1)
             f |= (side[u] & 1 ? PROPER << VAR_B : 0) | (side[u] & 2 ? PROPER << VAR_C : 0);
-        pl->flags[pl->depth[u]] |= f;
+        pl->flags[depth[u]] |= f;
     }
     pl->nb = 0;
     for (uint32_t D = 0; D <= k; D++) {
@@ -140,16 +168,81 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, plan *pl
         pl->nb += (pl->flags[D] & BRANCH) != 0;
     }
     pl->seen = hf_i_calloc(ctx, 3 * ((size_t)pl->nb + 1), 1);
-    if (!pl->seen)
+    if (!pl->seen || (rows && plan_rows(pl, depth)))
         goto nomem;
-    hf_i_free(ctx, queue);
+    hf_i_free(ctx, depth);
     hf_i_free(ctx, side);
     return HF_OK;
 nomem:
-    hf_i_free(ctx, queue);
+    hf_i_free(ctx, depth);
     hf_i_free(ctx, side);
     plan_free(pl);
     return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+/* Subtree sizes, the nodes by depth, and both preorders with their values. O(n). */
+static hf_status plan_rows(plan *pl, const uint32_t *depth)
+{
+    const hf_i_tree *t = pl->t;
+    hf_ctx *ctx = t->ctx;
+    uint32_t n = t->n, k = pl->k;
+    preorder *l = &pl->ord[0], *r = &pl->ord[1];
+    pl->size = hf_i_alloc_array(ctx, n, sizeof *pl->size);
+    pl->by_depth = hf_i_alloc_array(ctx, n, sizeof *pl->by_depth);
+    pl->depth_off = hf_i_calloc(ctx, (size_t)k + 2, sizeof *pl->depth_off);
+    r->pos = hf_i_alloc_array(ctx, n, sizeof *r->pos);
+    for (int i = 0; i < 2; i++) {
+        pl->ord[i].rank = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *l->rank);
+        pl->ord[i].val = hf_i_alloc_array(ctx, n, sizeof *l->val);
+    }
+    if (!pl->size || !pl->by_depth || !pl->depth_off || !r->pos || !l->rank || !l->val ||
+        !r->rank || !r->val)
+        return HF_ENOMEM;
+    for (uint32_t u = n; u-- > 0;) {
+        uint32_t s = 1;
+        for (uint32_t i = t->child_off[u]; i < t->child_off[u + 1]; i++)
+            s += pl->size[t->child[i]];
+        pl->size[u] = s;
+    }
+    for (uint32_t u = 0; u < n; u++)
+        pl->depth_off[depth[u] + 1]++;
+    for (uint32_t D = 0; D <= k; D++)
+        pl->depth_off[D + 1] += pl->depth_off[D];
+    /* the right-to-left preorder: a node, then its children's subtrees from the last */
+    r->pos[t->root] = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        pl->by_depth[pl->depth_off[depth[u]]++] = u;
+        uint32_t at = r->pos[u] + 1;
+        for (uint32_t i = t->child_off[u + 1]; i-- > t->child_off[u];) {
+            r->pos[t->child[i]] = at;
+            at += pl->size[t->child[i]];
+        }
+    }
+    for (uint32_t D = k + 1; D > 0; D--) /* the filling moved each offset to the next one's */
+        pl->depth_off[D] = pl->depth_off[D - 1];
+    pl->depth_off[0] = 0;
+    /* restricted: the emitter maps nodes to events and extends the row, so every node stays */
+    bool keep = t->restricted;
+    uint32_t m = 0;
+    for (uint32_t u = 0; u < n; u++) {
+        l->rank[u] = m;
+        if (keep || t->orig[u] != HF_NO_EVENT)
+            l->val[m++] = keep ? u : t->orig[u];
+    }
+    l->rank[n] = m;
+    for (uint32_t u = 0; u < n; u++) /* r->rank[i]: 1 if position i holds a value, for now */
+        r->rank[r->pos[u]] = keep || t->orig[u] != HF_NO_EVENT;
+    for (uint32_t i = 0, c = 0; i < n; i++) {
+        uint32_t here = r->rank[i];
+        r->rank[i] = c;
+        c += here;
+    }
+    r->rank[n] = m;
+    for (uint32_t u = 0; u < n; u++)
+        if (keep || t->orig[u] != HF_NO_EVENT)
+            r->val[r->rank[r->pos[u]]] = keep ? u : t->orig[u];
+    pl->len = m;
+    return HF_OK;
 }
 
 /* Whether row (v, D) differs from every row taken before it; takes it. O(1). */
@@ -229,7 +322,7 @@ static hf_status dt_check(const hf_poset *p, const hf_gen_options *opt, hf_error
 static hf_status dt_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size, hf_error *err)
 {
     plan pl;
-    hf_status st = plan_new(p, opt, &pl, err);
+    hf_status st = plan_new(p, opt, false, &pl, err);
     if (st)
         return st;
     uint64_t count = pl.k == 0 ? 1 : 0; /* a single node: its one schedule */
@@ -245,91 +338,176 @@ static hf_status dt_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t 
     return HF_OK;
 }
 
-/* Append the preorder of the subtree of u (1-child first if right) to row. The stack space is
- * free above `stack`. */
-static uint32_t traverse(const hf_i_tree *t, uint32_t u, bool right, uint32_t *stack, uint32_t *row,
-                         uint32_t len)
+static inline uint32_t pos_in(const preorder *o, uint32_t u) { return o->pos ? o->pos[u] : u; }
+
+/* Appends positions a .. b-1 of preorder o to row at len; returns the new length. */
+static inline uint32_t put(const preorder *o, uint32_t a, uint32_t b, uint32_t *row, uint32_t len)
 {
-    uint32_t sp = 0;
-    stack[sp++] = u;
-    while (sp > 0) {
-        uint32_t v = stack[--sp];
-        row[len++] = v;
-        uint32_t lo = t->child_off[v], hi = t->child_off[v + 1];
-        if (right)
-            for (uint32_t i = lo; i < hi; i++)
-                stack[sp++] = t->child[i];
-        else
-            for (uint32_t i = hi; i-- > lo;)
-                stack[sp++] = t->child[i];
-    }
-    return len;
+    uint32_t from = o->rank[a], count = o->rank[b] - from;
+    memcpy(row + len, o->val + from, (size_t)count * sizeof *row);
+    return len + count;
 }
 
-/* Row (v, D) as a schedule of the tree's nodes: see the comment at the top. O(n), no recursion;
- * stack and splits hold n ids each. Every node is pushed once, so the traversals' stacks fit
- * above the pending preorder nodes. */
-static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *stack, uint32_t *splits,
-                      uint32_t *row)
+/* Row (v, D) (see the comment at the top) into row, pl->len values. F is the preorder T of the
+ * tree (l in the upper group, r in the lower) with each node u of depth D followed by the
+ * traversal X (l or r) of its first child, and without the rest of u's subtree: runs of T
+ * between the nodes of depth D, and one range of X per node. S is one range of X per node of
+ * depth D. The nodes of depth D, in l order, are the reverse of their r order (two of them split
+ * at their lowest common ancestor). O(n) copied, O(nodes of depth D) steps; no recursion. */
+static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row)
 {
     const hf_i_tree *t = pl->t;
     bool lower = v >= VAR_C, right = v & 1;
     uint32_t first = v == VAR_B || v == VAR_C; /* index of the child traversed in F */
-    uint32_t len = 0, ns = 0, sp = 0;
-    stack[sp++] = t->root;
-    while (sp > 0) {
-        uint32_t u = stack[--sp];
-        row[len++] = u;
+    const preorder *T = &pl->ord[lower], *X = &pl->ord[right];
+    const uint32_t *at = pl->by_depth + pl->depth_off[D];
+    uint32_t count = pl->depth_off[D + 1] - pl->depth_off[D];
+    uint32_t len = 0, next = 0; /* the next position of T not yet in the row or skipped */
+    for (uint32_t j = 0; j < count; j++) {
+        uint32_t u = at[lower ? count - 1 - j : j];
+        uint32_t p = pos_in(T, u), lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        if (first < cnt) {
+            uint32_t c = t->child[lo + first], a = pos_in(X, c);
+            if (X == T && a == p + 1) { /* u's first child's subtree follows it in T */
+                len = put(T, next, a + pl->size[c], row, len);
+            } else {
+                len = put(T, next, p + 1, row, len);
+                len = put(X, a, a + pl->size[c], row, len);
+            }
+        } else {
+            len = put(T, next, p + 1, row, len);
+        }
+        next = p + pl->size[u];
+    }
+    len = put(T, next, t->n, row, len);
+    for (uint32_t j = count; j-- > 0;) {
+        uint32_t u = at[lower ? count - 1 - j : j];
         uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-        if (pl->depth[u] < D) {
-            /* the child to visit first goes on top */
-            if (lower)
-                for (uint32_t i = 0; i < cnt; i++)
-                    stack[sp++] = t->child[lo + i];
-            else
-                for (uint32_t i = cnt; i-- > 0;)
-                    stack[sp++] = t->child[lo + i];
-        } else if (cnt > 0) {
-            splits[ns++] = u;
-            if (first < cnt)
-                len = traverse(t, t->child[lo + first], right, stack + sp, row, len);
+        if (1 - first < cnt) {
+            uint32_t c = t->child[lo + 1 - first], a = pos_in(X, c);
+            len = put(X, a, a + pl->size[c], row, len);
         }
     }
-    while (ns > 0) {
-        uint32_t u = splits[--ns];
-        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-        if (1 - first < cnt)
-            len = traverse(t, t->child[lo + 1 - first], right, stack, row, len);
+    (void)len; /* pl->len: every value once (the tests compare with the walk of the tree) */
+}
+
+/* Hands a built row to the sink: through the emitter when a focus set restricted the tree,
+ * else directly (read backwards for an in-forest). */
+static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, hf_sink sink)
+{
+    if (em)
+        return hf_i_emit(em, row, sink);
+    if (pl->t->reversed)
+        for (uint32_t i = 0, j = pl->len; i + 1 < j; i++, j--) {
+            uint32_t x = row[i];
+            row[i] = row[j - 1];
+            row[j - 1] = x;
+        }
+    return sink.put(sink.user, row, pl->len);
+}
+
+/* The rows to build, in order: the labels of U_k that pass the dedup rule and the slice. */
+typedef struct row_label {
+    uint8_t v;
+    uint32_t D;
+} row_label;
+
+/* Rows built on a second thread, one ahead of the caller's (hf_gen_options.threads): the worker
+ * fills buf[i % 2] with row i once the caller has handed row i - 2 to the sink. The worker only
+ * reads the plan and writes its buffer: no allocation, no callback. */
+typedef struct ahead {
+    const plan *pl;
+    const row_label *rows;
+    size_t count;
+    uint32_t *buf[2];
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t built, used; /* rows built by the worker, rows whose buffer the caller gave back */
+    bool stop;
+} ahead;
+
+static void *ahead_work(void *arg)
+{
+    ahead *a = arg;
+    for (size_t i = 0; i < a->count; i++) {
+        pthread_mutex_lock(&a->mu);
+        while (!a->stop && i >= a->used + 2)
+            pthread_cond_wait(&a->cv, &a->mu);
+        bool stop = a->stop;
+        pthread_mutex_unlock(&a->mu);
+        if (stop)
+            break;
+        build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2]);
+        pthread_mutex_lock(&a->mu);
+        a->built = i + 1;
+        pthread_cond_broadcast(&a->cv);
+        pthread_mutex_unlock(&a->mu);
     }
+    return NULL;
+}
+
+/* The rows through the sink, built on a second thread. false: the thread could not be started
+ * (nothing was emitted). */
+static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint32_t *buf[2],
+                       hf_i_emitter *em, hf_sink sink, hf_status *st)
+{
+    ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}};
+    if (pthread_mutex_init(&a.mu, NULL))
+        return false;
+    if (pthread_cond_init(&a.cv, NULL)) {
+        pthread_mutex_destroy(&a.mu);
+        return false;
+    }
+    pthread_t tid;
+    bool started = pthread_create(&tid, NULL, ahead_work, &a) == 0;
+    for (size_t i = 0; started && i < count && !*st; i++) {
+        pthread_mutex_lock(&a.mu);
+        while (a.built <= i)
+            pthread_cond_wait(&a.cv, &a.mu);
+        pthread_mutex_unlock(&a.mu);
+        *st = emit_row(pl, em, buf[i % 2], sink);
+        pthread_mutex_lock(&a.mu);
+        a.used = i + 1;
+        a.stop = *st != HF_OK;
+        pthread_cond_broadcast(&a.cv);
+        pthread_mutex_unlock(&a.mu);
+    }
+    if (started)
+        pthread_join(tid, NULL);
+    pthread_cond_destroy(&a.cv);
+    pthread_mutex_destroy(&a.mu);
+    return started;
 }
 
 /* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
- * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink. */
+ * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink (twice with a
+ * second thread). */
 static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_error *err)
 {
     plan pl;
-    hf_status st = plan_new(p, opt, &pl, err);
+    hf_status st = plan_new(p, opt, true, &pl, err);
     if (st)
         return st;
     hf_ctx *ctx = pl.t->ctx;
-    uint32_t n = pl.t->n;
     hf_i_emitter *em = NULL;
-    uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
-    uint32_t *splits = hf_i_alloc_array(ctx, n, sizeof *splits);
-    uint32_t *row = hf_i_alloc_array(ctx, n, sizeof *row);
-    if (!stack || !splits || !row || hf_i_emitter_new(pl.t, &em)) {
+    bool threaded = opt->threads >= 2;
+    size_t len = pl.len ? pl.len : 1;
+    uint32_t *buf[2] = {hf_i_alloc_array(ctx, len, sizeof(uint32_t)),
+                        threaded ? hf_i_alloc_array(ctx, len, sizeof(uint32_t)) : NULL};
+    /* the rows to build: a slice (opt->row_first) runs the labels before it through the dedup
+     * rule only, O(1) each */
+    row_label *rows = hf_i_alloc_array(ctx, 4 * (size_t)pl.k + 1, sizeof *rows);
+    if (!buf[0] || (threaded && !buf[1]) || !rows ||
+        (pl.t->restricted && hf_i_emitter_new(pl.t, &em))) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
     }
-    if (pl.k == 0 && hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE) {
-        row[0] = pl.t->root;
-        st = hf_i_emit(em, row, sink);
-    }
-    /* a slice (opt->row_first): the labels before it are only run through the dedup rule,
-     * O(1) each, and only its rows are built */
+    size_t count = 0;
+    if (pl.k == 0 && hf_i_row_want_of(opt, 0) == HF_I_ROW_TAKE)
+        rows[count++] = (row_label){VAR_A, 0}; /* a single node */
     uint64_t index = 0;
-    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k && !st; r++) {
+    for (uint64_t r = 0; r < 4 * (uint64_t)pl.k; r++) {
         unsigned v;
         uint32_t D;
         row_of(pl.k, r, &v, &D);
@@ -338,15 +516,19 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         hf_i_row_want want = hf_i_row_want_of(opt, index++);
         if (want == HF_I_ROW_DONE)
             break;
-        if (want == HF_I_ROW_SKIP)
-            continue;
-        build_row(&pl, v, D, stack, splits, row);
-        st = hf_i_emit(em, row, sink);
+        if (want == HF_I_ROW_TAKE)
+            rows[count++] = (row_label){(uint8_t)v, D};
+    }
+    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, em, sink, &st))
+        goto out;
+    for (size_t i = 0; i < count && !st; i++) {
+        build_row(&pl, rows[i].v, rows[i].D, buf[0]);
+        st = emit_row(&pl, em, buf[0], sink);
     }
 out:
-    hf_i_free(ctx, stack);
-    hf_i_free(ctx, splits);
-    hf_i_free(ctx, row);
+    hf_i_free(ctx, buf[0]);
+    hf_i_free(ctx, buf[1]);
+    hf_i_free(ctx, rows);
     hf_i_emitter_free(em);
     plan_free(&pl);
     return st;

@@ -16,10 +16,10 @@
 /* The little-endian 64-bit word at b (the checksum's words, bin's counts and offsets). */
 static inline uint64_t hf_i_le64(const unsigned char *b)
 {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | b[i];
-    return v;
+    /* spelt out, which compilers read as one load on little-endian machines */
+    return (uint64_t)b[0] | (uint64_t)b[1] << 8 | (uint64_t)b[2] << 16 | (uint64_t)b[3] << 24 |
+           (uint64_t)b[4] << 32 | (uint64_t)b[5] << 40 | (uint64_t)b[6] << 48 |
+           (uint64_t)b[7] << 56;
 }
 
 typedef struct hf_i_sum {

@@ -17,7 +17,8 @@ struct hf_writer {
     hf_format format;
     uint64_t count;
     bool failed;   /* a write failed: every later put and the close report HF_EIO */
-    hf_word *seen; /* n bits, all clear between puts */
+    uint8_t *seen; /* n marks (is_permutation), below epoch between checks */
+    uint8_t epoch;
     /* Rows are assembled in o and reach the stream in blocks (the header goes to the stream
      * directly first, except bin's, which the checksum covers). Each event's token (text: its
      * name, quoted if needed; ids and JSON: its index in decimal) is rendered once, token v
@@ -25,23 +26,31 @@ struct hf_writer {
     hf_i_out o;
     char *tok;
     size_t *tok_off;
+    /* When every token and its separator fit in SLOT - 1 bytes (text and ids of short names,
+     * JSON's indices): token v and the format's separator at slot + SLOT * v, their length in
+     * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
+     * are then freed. NULL otherwise. */
+    char *slot;
 };
 
-/* The bits of `seen` are left clear whatever the outcome, so the next call can reuse them. */
-static bool is_permutation(hf_word *seen, const uint32_t *s, uint32_t n)
+enum { SLOT = 16 };
+
+/* Whether s is a permutation of 0..n-1: each event's mark is set to the check's epoch, a mark
+ * already there is a repeat. The marks are cleared once every 255 checks. */
+static bool is_permutation(hf_writer *w, const uint32_t *s, uint32_t n)
 {
-    uint32_t i = 0;
-    bool ok = true;
-    for (; i < n; i++) {
-        if (s[i] >= n || hf_i_bit_test(seen, s[i])) {
-            ok = false;
-            break;
-        }
-        hf_i_bit_set(seen, s[i]);
+    if (++w->epoch == 0) {
+        memset(w->seen, 0, n);
+        w->epoch = 1;
     }
-    for (uint32_t j = 0; j < i; j++)
-        hf_i_bit_clear(seen, s[j]);
-    return ok;
+    uint8_t *seen = w->seen, epoch = w->epoch;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t v = s[i];
+        if (v >= n || seen[v] == epoch)
+            return false;
+        seen[v] = epoch;
+    }
+    return true;
 }
 
 static bool json_write_string(FILE *out, const char *s)
@@ -184,12 +193,13 @@ static size_t render_index(char *dst, uint32_t v)
     return k;
 }
 
-/* Every event's token, rendered once (struct hf_writer says which). */
+/* Every event's token, rendered once (struct hf_writer says which), and the slots when they
+ * fit. */
 static hf_status make_tokens(hf_writer *w)
 {
     const hf_poset *p = w->p;
     bool names = w->format == HF_FORMAT_TEXT;
-    size_t total = 0;
+    size_t total = 0, longest = 0;
     for (uint32_t v = 0; v < p->n; v++) {
         size_t l = names ? render_name(NULL, hf_i_name(p, v)) : 10;
         if (total > SIZE_MAX - l - HF_I_OUT_SLACK)
@@ -203,10 +213,30 @@ static hf_status make_tokens(hf_writer *w)
     size_t k = 0;
     for (uint32_t v = 0; v < p->n; v++) {
         w->tok_off[v] = k;
-        k += names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+        size_t l = names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
+        longest = l > longest ? l : longest;
+        k += l;
     }
     w->tok_off[p->n] = k;
     memset(w->tok + k, 0, HF_I_OUT_SLACK);
+    if (longest + 1 >= SLOT || p->n == 0)
+        return HF_OK;
+    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
+    w->slot = hf_i_alloc_array(p->ctx, p->n, SLOT);
+    if (!w->slot)
+        return HF_ENOMEM;
+    for (uint32_t v = 0; v < p->n; v++) {
+        char *d = w->slot + (size_t)SLOT * v;
+        size_t l = w->tok_off[v + 1] - w->tok_off[v];
+        memset(d, 0, SLOT);
+        memcpy(d, w->tok + w->tok_off[v], l);
+        d[l] = sep;
+        d[SLOT - 1] = (char)(l + 1);
+    }
+    hf_i_free(p->ctx, w->tok); /* the slots replace them */
+    hf_i_free(p->ctx, w->tok_off);
+    w->tok = NULL;
+    w->tok_off = NULL;
     return HF_OK;
 }
 
@@ -216,6 +246,7 @@ static void writer_free(hf_writer *w)
     hf_i_out_free(ctx, &w->o);
     hf_i_free(ctx, w->tok);
     hf_i_free(ctx, w->tok_off);
+    hf_i_free(ctx, w->slot);
     hf_i_free(ctx, w->seen);
     hf_i_free(ctx, w);
 }
@@ -236,7 +267,7 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     wr->out = out;
     wr->format = format;
     hf_status st = HF_OK;
-    wr->seen = hf_i_calloc(p->ctx, hf_i_words(p->n), sizeof *wr->seen);
+    wr->seen = hf_i_calloc(p->ctx, p->n ? p->n : 1, 1);
     /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
     if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4) ||
         (format != HF_FORMAT_BIN && make_tokens(wr)))
@@ -263,6 +294,32 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     return HF_OK;
 }
 
+/* Tokens of s[0..n-1] from the slots, each with its separator, as many as fit in one block at
+ * a time. */
+static bool write_slots(hf_writer *w, const uint32_t *s, uint32_t n)
+{
+    hf_i_out *o = &w->o;
+    const char *slot = w->slot;
+    for (uint32_t i = 0; i < n;) {
+        /* a slot copy writes SLOT bytes (the buffer's slack covers the last one's excess) */
+        size_t fit = (o->cap - o->len) / (SLOT - 1);
+        if (fit == 0) {
+            if (!hf_i_out_flush(o))
+                return false;
+            continue;
+        }
+        uint32_t end = n - i > fit ? i + (uint32_t)fit : n;
+        char *d = o->buf + o->len, *d0 = d;
+        for (; i < end; i++) {
+            const char *t = slot + (size_t)SLOT * s[i];
+            memcpy(d, t, SLOT);
+            d += (unsigned char)t[SLOT - 1];
+        }
+        o->len += (size_t)(d - d0);
+    }
+    return true;
+}
+
 /* A row of tokens: prefix, the tokens joined by sep, then end. */
 static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const char *prefix,
                             char sep, char end)
@@ -271,6 +328,12 @@ static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const c
     size_t plen = strlen(prefix);
     if (plen && !hf_i_out_put(o, prefix, plen))
         return false;
+    if (w->slot && n > 0) { /* the slots hold this format's separator */
+        if (!write_slots(w, s, n))
+            return false;
+        o->buf[o->len - 1] = end; /* the last separator, written with its token */
+        return true;
+    }
     const char *tok = w->tok;
     const size_t *off = w->tok_off;
     for (uint32_t i = 0; i < n; i++) {
@@ -300,7 +363,7 @@ static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
         return HF_EINVAL;
     if (w->failed)
         return HF_EIO;
-    if (n != w->p->n || !is_permutation(w->seen, s, n))
+    if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
     bool ok;
     switch (w->format) {
@@ -364,7 +427,7 @@ hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_f
     /* Check every schedule before the first is written, so a bad family leaves no output but
      * the header. */
     for (size_t i = 0; i < f->m && !st; i++)
-        if (!is_permutation(w->seen, hf_family_schedule(f, i), f->n))
+        if (!is_permutation(w, hf_family_schedule(f, i), f->n))
             st = HF_ESCHEDULE;
     for (size_t i = 0; i < f->m && !st; i++)
         st = writer_put(w, hf_family_schedule(f, i), f->n);

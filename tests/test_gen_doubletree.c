@@ -875,9 +875,11 @@ Test(gen_doubletree, out_of_memory_paths)
     static const uint32_t focus[] = {1, 3, 4, 8};
     for (int k = 0; k < 3; k++) {
         hf_poset *p = with_ctx(orders[k], ctx);
-        for (int what = 0; what < 3; what++) {
+        for (int what = 0; what < 5; what++) { /* 3, 4: a second thread builds the rows */
             hf_gen_options opt;
-            options(&opt, what == 2 ? focus : NULL, what == 2 ? 4 : 0);
+            bool f = what == 2 || what == 4;
+            options(&opt, f ? focus : NULL, f ? 4 : 0);
+            opt.threads = what >= 3 ? 2 : 1;
             hf_status st = HF_ENOMEM;
             long fail = 0;
             for (; st == HF_ENOMEM; fail++) {
@@ -901,4 +903,80 @@ Test(gen_doubletree, out_of_memory_paths)
         hf_poset_free(orders[k]);
     }
     hf_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Rows built on a second thread (hf_gen_options.threads)                                     */
+
+struct stop_after {
+    hf_family *f;
+    size_t limit;
+};
+
+/* A sink that keeps `limit` schedules, then stops the generator. */
+static hf_status stop_after_put(void *user, const uint32_t *s, uint32_t n)
+{
+    struct stop_after *c = user;
+    if (hf_family_size(c->f) == c->limit)
+        return HF_EABORTED;
+    hf_sink k = hf_family_sink(c->f);
+    return k.put(k.user, s, n);
+}
+
+static hf_family *run_threads(const hf_poset *p, const hf_gen_options *base, unsigned threads,
+                              size_t limit, hf_status *st)
+{
+    hf_gen_options opt = *base;
+    opt.threads = threads;
+    hf_family *f;
+    cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &f), HF_OK);
+    struct stop_after c = {f, limit};
+    *st = DT.generate(p, &opt, (hf_sink){stop_after_put, &c}, NULL);
+    return f;
+}
+
+Test(gen_doubletree, second_thread_gives_the_same_rows)
+{
+    uint64_t rng = 407;
+    for (int iter = 0; iter < 600; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 500 ? 60 : 3000);
+        int kind = (int)tu_below(&rng, N_KINDS), as = (int)tu_below(&rng, 3);
+        if (as == AS_FOREST && n < 2)
+            n = 2;
+        uint32_t *par = malloc(n * sizeof *par);
+        random_shape(kind, n, &rng, par);
+        uint32_t *perm = tu_random_perm(n, &rng);
+        if (as == AS_FOREST)
+            for (uint32_t i = 0, j = 0; i < n; i++)
+                if (perm[i] != n - 1)
+                    perm[j++] = perm[i];
+        hf_poset *p = tree_order(n, par, perm, as);
+        uint32_t N = hf_poset_size(p), nf = 0;
+        uint32_t *focus = malloc((N + 1) * sizeof *focus);
+        if (tu_below(&rng, 3) == 0)
+            for (uint32_t v = 0; v < N; v++)
+                if (tu_below(&rng, 2))
+                    focus[nf++] = v;
+        hf_gen_options opt;
+        options(&opt, nf ? focus : NULL, nf);
+        if (tu_below(&rng, 3) == 0) { /* a slice, maybe reaching beyond the family */
+            opt.row_first = 1 + tu_below(&rng, 12);
+            opt.row_last = tu_below(&rng, 2) ? 0 : opt.row_first + tu_below(&rng, 12);
+        }
+        /* the whole stream, and a sink that stops it after a few schedules */
+        size_t limit = tu_below(&rng, 2) ? SIZE_MAX : tu_below(&rng, 6);
+        hf_status st1, st2;
+        hf_family *one = run_threads(p, &opt, 1, limit, &st1);
+        hf_family *two = run_threads(p, &opt, 2, limit, &st2);
+        cr_assert_eq(st1, st2, "n %u: status %d on one thread, %d on two", N, st1, st2);
+        cr_assert(st1 == HF_OK || st1 == HF_EABORTED);
+        tu_assert_family_eq(one, two);
+        cr_assert(hf_family_size(one) > 0 || opt.row_first > 1 || limit == 0);
+        hf_family_free(one);
+        hf_family_free(two);
+        hf_poset_free(p);
+        free(focus);
+        free(perm);
+        free(par);
+    }
 }

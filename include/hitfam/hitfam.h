@@ -770,13 +770,22 @@ typedef struct hf_gen_options {
                                        rows and the whole family's for the others */
     uint64_t row_last;            /**< last row of the slice (inclusive, >= row_first); 0: to the
                                        end of the family. Must be 0 when row_first is 0 */
+    unsigned threads;             /**< 1 (default) or 0: all work on the caller's thread. 2 or more:
+                                       method doubletree builds its rows on a second thread, one
+                                       row ahead of the sink (two row buffers; more threads are
+                                       not used). The sink is still called on the caller's
+                                       thread only, in the same order with the same schedules; the
+                                       second thread neither allocates nor calls the context back.
+                                       Other methods ignore it; if the thread cannot be started the
+                                       rows are built on the caller's thread */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
 #define HF_GEN_DEFAULT_MAX_NAMES 10000000000u
 
 /** Defaults: d = 2, auto, seed 0, no focus set, focus_prefix false, count 0, canonical
- * patterns, max_names HF_GEN_DEFAULT_MAX_NAMES, the whole family (row_first = row_last = 0). Always
+ * patterns, max_names HF_GEN_DEFAULT_MAX_NAMES, the whole family (row_first = row_last = 0), one
+ * thread. Always
  * initialise with this function: fields may be added at the end in later versions. */
 HF_API void hf_gen_options_init(hf_gen_options *opt);
 
