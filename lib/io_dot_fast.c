@@ -72,6 +72,10 @@ typedef struct reader {
     size_t text_len;
     bool in_input;
     size_t input_at;
+    /* the hash of text when the scout computed it (text_hashed), and that of the current token
+     * (the scout hashes the plain tokens it reads: those whose bytes are the text) */
+    bool text_hashed, tok_hashed;
+    uint64_t text_hash, tok_hash;
     /* Where each event's name is in the input (length UINT32_MAX: nowhere as is), and the last
      * event named first in a statement and after an edge operator: an ID is compared with that
      * event and the next before the builder's table is asked, as DOT written out in id order
@@ -98,7 +102,11 @@ typedef struct reader {
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
-    hf_i_dot_lexer ring[SCOUT_RING];
+    struct scouted {
+        hf_i_dot_lexer lx;
+        uint64_t hash;
+        bool hashed;
+    } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
     /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
      * the slot is in the cache and the name's bytes it points to are prefetched in turn */
@@ -156,6 +164,7 @@ static hf_status id(reader *r, bool keep)
     r->text_len = 0;
     r->text[0] = '\0';
     r->in_input = false;
+    r->text_hashed = false;
     if (lx->tok == TK_ID) {
         size_t n = lx->end - lx->start;
         if (n > HF_MAX_NAME)
@@ -166,6 +175,8 @@ static hf_status id(reader *r, bool keep)
             r->text_len = n;
             r->in_input = true;
             r->input_at = lx->start;
+            r->text_hashed = r->tok_hashed;
+            r->text_hash = r->tok_hash;
         }
         next(r);
         return HF_OK;
@@ -174,6 +185,8 @@ static hf_status id(reader *r, bool keep)
         return GIVE_UP;
     size_t start = lx->start;
     bool plain = !lx->escaped && !(lx->end == start + 1 && lx->s[start] == '\n');
+    bool hashed = r->tok_hashed;
+    uint64_t hash = r->tok_hash;
     for (bool first = true;; first = false) {
         hf_status st;
         if (keep && (st = take_quoted(r)))
@@ -182,6 +195,8 @@ static hf_status id(reader *r, bool keep)
         if (lx->tok != TK_PLUS) {
             r->in_input = keep && first && plain;
             r->input_at = start;
+            r->text_hashed = r->in_input && hashed;
+            r->text_hash = hash;
             return HF_OK;
         }
         next(r);
@@ -270,13 +285,15 @@ static void scout(reader *r)
     while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD &&
            r->ring_head - r->ring_tail < SCOUT_RING) {
         hf_i_dot_lex(sc);
-        r->ring[r->ring_head++ % SCOUT_RING] = *sc;
+        struct scouted *t = &r->ring[r->ring_head++ % SCOUT_RING];
+        t->lx = *sc;
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
+        t->hashed = plain;
         if (!plain)
             continue;
         size_t len = sc->end - sc->start;
-        uint64_t h = hf_i_strtab_hash(sc->s + sc->start, len);
+        uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
         uint32_t *lag = r->lag[r->lag_at];
@@ -301,10 +318,15 @@ static void next(reader *r)
 {
     if (r->ring_tail == r->ring_head && r->tab)
         scout(r);
-    if (r->ring_tail < r->ring_head)
-        r->lx = r->ring[r->ring_tail++ % SCOUT_RING];
-    else
+    if (r->ring_tail < r->ring_head) {
+        const struct scouted *t = &r->ring[r->ring_tail++ % SCOUT_RING];
+        r->lx = t->lx;
+        r->tok_hashed = t->hashed;
+        r->tok_hash = t->hash;
+    } else {
         hf_i_dot_lex(&r->lx);
+        r->tok_hashed = false;
+    }
 }
 
 /* Whether event v (< n) is named by text. */
@@ -337,7 +359,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     uint64_t h = 0;
     if (r->tab) {
         scout(r);
-        h = hf_i_strtab_hash(r->text, r->text_len);
+        h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->text, r->text_len);
         uint32_t key = slot_key(h, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
