@@ -70,6 +70,9 @@ typedef struct reader {
      * one token whose bytes are the name's, where they are in the input */
     char text[2 * HF_MAX_NAME + 2];
     size_t text_len;
+    /* the current ID's bytes (text_len of them): a bare token's in the input, not copied, text
+     * otherwise (see text_cstr) */
+    const char *name;
     bool in_input;
     size_t input_at;
     /* the hash of text when the scout computed it (text_hashed), and that of the current token
@@ -163,6 +166,7 @@ static hf_status id(reader *r, bool keep)
     hf_i_dot_lexer *lx = &r->lx;
     r->text_len = 0;
     r->text[0] = '\0';
+    r->name = r->text;
     r->in_input = false;
     r->text_hashed = false;
     if (lx->tok == TK_ID) {
@@ -170,8 +174,7 @@ static hf_status id(reader *r, bool keep)
         if (n > HF_MAX_NAME)
             return GIVE_UP;
         if (keep) {
-            memcpy(r->text, lx->s + lx->start, n);
-            r->text[n] = '\0';
+            r->name = lx->s + lx->start;
             r->text_len = n;
             r->in_input = true;
             r->input_at = lx->start;
@@ -209,8 +212,8 @@ static bool is_id(int tok) { return tok == TK_ID || tok == TK_QSTR; }
 
 static hf_status push(hf_ctx *ctx, uint32_t **a, size_t *len, size_t *cap, uint32_t v)
 {
-    hf_status st = HF_I_GROW(ctx, *a, cap, *len + 1);
-    if (st)
+    hf_status st;
+    if (*len >= *cap && (st = HF_I_GROW(ctx, *a, cap, *len + 1)))
         return st;
     (*a)[(*len)++] = v;
     return HF_OK;
@@ -329,19 +332,30 @@ static void next(reader *r)
     }
 }
 
-/* Whether event v (< n) is named by text. */
+/* The current ID as a string: copied into text when it is still in the input. */
+static const char *text_cstr(reader *r)
+{
+    if (r->name != r->text) {
+        memcpy(r->text, r->name, r->text_len);
+        r->text[r->text_len] = '\0';
+        r->name = r->text;
+    }
+    return r->text;
+}
+
+/* Whether event v (< n) is named by the current ID. */
 static bool named(const reader *r, uint32_t v)
 {
     const struct place *pl = &r->place[v];
-    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->text[0]) &&
-           memcmp(r->lx.s + pl->at, r->text, r->text_len) == 0;
+    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->name[0]) &&
+           memcmp(r->lx.s + pl->at, r->name, r->text_len) == 0;
 }
 
 /* The event named by text, made (with the current node defaults) when new; role 0 for the
  * first ID of a statement, 1 after an edge operator. */
 static hf_status event(reader *r, int role, uint32_t *id_out)
 {
-    if (r->text[0] == '%')
+    if (r->text_len > 0 && r->name[0] == '%')
         return GIVE_UP; /* libcgraph keeps such names as anonymous ids */
     /* a failed guess costs cache misses (a random reference): where they mostly fail they are
      * tried only now and then */
@@ -359,16 +373,16 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     uint64_t h = 0;
     if (r->tab) {
         scout(r);
-        h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->text, r->text_len);
+        h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
         uint32_t key = slot_key(h, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->name, r->text_len) == 0) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
     }
-    hf_status st = hf_poset_builder_add_event(r->b, r->text, id_out);
+    hf_status st = hf_poset_builder_add_event(r->b, text_cstr(r), id_out);
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
         if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
@@ -385,7 +399,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (st)
         return st == HF_ENOMEM ? st : GIVE_UP;
-    if ((st = HF_I_GROW(r->ctx, r->place, &r->place_cap, (size_t)r->n + 1)))
+    if (r->n >= r->place_cap && (st = HF_I_GROW(r->ctx, r->place, &r->place_cap, (size_t)r->n + 1)))
         return st;
     bool at = r->in_input && r->input_at <= UINT32_MAX;
     r->place[r->n] =
@@ -400,7 +414,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
             if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
                 return st;
-            h = hf_i_strtab_hash(r->text, r->text_len);
+            h = hf_i_strtab_hash(r->name, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
@@ -410,7 +424,8 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     for (int a = 0; a < ATTR_COUNT; a++)
         if (r->of[a]) {
-            if ((st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
+            if (r->n >= r->of_cap[a] &&
+                (st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
@@ -418,13 +433,18 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     return HF_OK;
 }
 
-static int attr_of(const char *key)
+static bool word_eq(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+static int attr_of(const char *key, size_t n)
 {
     static const char *const names[] = {"focus", "thread", "obj", "access"};
     for (int a = 0; a < ATTR_COUNT; a++)
-        if (strcmp(key, names[a]) == 0)
+        if (word_eq(key, n, names[a]))
             return a;
-    return strcmp(key, "key") == 0 ? ATTR_KEY : ATTR_OTHER;
+    return word_eq(key, n, "key") ? ATTR_KEY : ATTR_OTHER;
 }
 
 enum { OF_NODES, OF_NODE_DEFAULTS, OF_EDGES, OF_GRAPH };
@@ -443,7 +463,7 @@ static hf_status attr_lists(reader *r, int owner)
                 return GIVE_UP;
             if ((st = id(r, true)))
                 return st;
-            int a = attr_of(r->text);
+            int a = attr_of(r->name, r->text_len);
             if (lx->tok != TK_EQ)
                 return GIVE_UP;
             next(r);
@@ -457,7 +477,7 @@ static hf_status attr_lists(reader *r, int owner)
             if (node && a < ATTR_COUNT) {
                 uint32_t v;
                 if ((st = declare(r, a)) ||
-                    (st = values_intern(r->ctx, &r->vals, r->text, r->text_len, &v)))
+                    (st = values_intern(r->ctx, &r->vals, r->name, r->text_len, &v)))
                     return st;
                 if (owner == OF_NODE_DEFAULTS) {
                     r->dflt[a] = v;

@@ -6,11 +6,7 @@
 #include "io_dot_i.h"
 #include "io_dot_lex.h"
 
-/* The class of each byte by libcgraph's scanner rules: a blank (CC_BLANK: space, tab, newline,
- * carriage return), a digit, or a letter (ASCII letters, '_' and every byte from 0x80 on; see
- * hf_i_dot_is_letter). One load per byte where the scanner spends most of its time. */
-enum { CC_BLANK = 1, CC_DIGIT = 2, CC_LETTER = 4 };
-static const unsigned char char_class[256] = {
+const unsigned char hf_i_dot_char_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
     0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 4,
@@ -21,7 +17,10 @@ static const unsigned char char_class[256] = {
     4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
 };
 
-static inline unsigned cc(const char *s, size_t i) { return char_class[(unsigned char)s[i]]; }
+static inline unsigned cc(const char *s, size_t i)
+{
+    return hf_i_dot_char_class[(unsigned char)s[i]];
+}
 
 static int keyword(const char *w, size_t n)
 {
@@ -46,7 +45,7 @@ static int keyword(const char *w, size_t n)
     }
 }
 
-void hf_i_dot_lex(hf_i_dot_lexer *lx)
+void hf_i_dot_lex_rules(hf_i_dot_lexer *lx)
 {
     const char *s = lx->s;
     size_t len = lx->len, i = lx->i;
@@ -56,10 +55,10 @@ void hf_i_dot_lex(hf_i_dot_lexer *lx)
             lx->tok = TK_END;
             return;
         }
-        if (cc(s, i) & CC_BLANK) {
+        if (cc(s, i) & HF_I_DOT_BLANK) {
             do
                 i++;
-            while (i < len && (cc(s, i) & CC_BLANK));
+            while (i < len && (cc(s, i) & HF_I_DOT_BLANK));
             continue;
         }
         unsigned char c = (unsigned char)s[i];
@@ -94,15 +93,15 @@ void hf_i_dot_lex(hf_i_dot_lexer *lx)
         break;
     }
     unsigned char c = (unsigned char)s[i];
-    unsigned cls = char_class[c];
+    unsigned cls = hf_i_dot_char_class[c];
     lx->start = i;
-    if (cls & CC_DIGIT) {
+    if (cls & HF_I_DOT_DIGIT) {
         /* the common numeral, digits alone: a letter right after is Graphviz's "badly delimited
          * number" warning; a '.' is read by the general rule below */
         size_t j = i + 1;
-        while (j < len && (cc(s, j) & CC_DIGIT))
+        while (j < len && (cc(s, j) & HF_I_DOT_DIGIT))
             j++;
-        if (j >= len || (!(cc(s, j) & CC_LETTER) && s[j] != '.')) {
+        if (j >= len || (!(cc(s, j) & HF_I_DOT_LETTER) && s[j] != '.')) {
             lx->end = lx->i = j;
             lx->tok = TK_ID;
             return;
@@ -112,13 +111,13 @@ void hf_i_dot_lex(hf_i_dot_lexer *lx)
             return;
         }
     }
-    if (cls & CC_LETTER) {
+    if (cls & HF_I_DOT_LETTER) {
         size_t j = i + 1;
-        while (j < len && (cc(s, j) & (CC_LETTER | CC_DIGIT)))
+        while (j < len && (cc(s, j) & (HF_I_DOT_LETTER | HF_I_DOT_DIGIT)))
             j++;
         if (j - i == 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0) {
             lx->i = j; /* a byte order mark alone is skipped like a blank */
-            hf_i_dot_lex(lx);
+            hf_i_dot_lex_rules(lx);
             return;
         }
         lx->end = lx->i = j;
