@@ -106,9 +106,10 @@ typedef struct reader {
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
     struct scouted {
-        hf_i_dot_lexer lx;
+        size_t i, start, end; /* the lexer's fields after the token */
         uint64_t hash;
-        bool hashed;
+        int tok;
+        bool escaped, hashed;
     } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
     /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
@@ -118,6 +119,7 @@ typedef struct reader {
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
+    bool any_of; /* some of[a] is not NULL */
     size_t of_cap[ATTR_COUNT];
     uint32_t dflt[ATTR_COUNT];
     hf_i_strtab vals;
@@ -228,6 +230,7 @@ static hf_status declare(reader *r, int a)
     r->of[a] = hf_i_calloc(r->ctx, cap, sizeof *r->of[a]);
     if (!r->of[a])
         return HF_ENOMEM;
+    r->any_of = true;
     r->of_cap[a] = cap;
     return HF_OK;
 }
@@ -289,7 +292,11 @@ static void scout(reader *r)
            r->ring_head - r->ring_tail < SCOUT_RING) {
         hf_i_dot_lex(sc);
         struct scouted *t = &r->ring[r->ring_head++ % SCOUT_RING];
-        t->lx = *sc;
+        t->i = sc->i;
+        t->start = sc->start;
+        t->end = sc->end;
+        t->tok = sc->tok;
+        t->escaped = sc->escaped;
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
         t->hashed = plain;
@@ -323,7 +330,11 @@ static void next(reader *r)
         scout(r);
     if (r->ring_tail < r->ring_head) {
         const struct scouted *t = &r->ring[r->ring_tail++ % SCOUT_RING];
-        r->lx = t->lx;
+        r->lx.i = t->i;
+        r->lx.start = t->start;
+        r->lx.end = t->end;
+        r->lx.tok = t->tok;
+        r->lx.escaped = t->escaped;
         r->tok_hashed = t->hashed;
         r->tok_hash = t->hash;
     } else {
@@ -422,7 +433,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
         r->tab_count++;
     }
-    for (int a = 0; a < ATTR_COUNT; a++)
+    for (int a = 0; r->any_of && a < ATTR_COUNT; a++)
         if (r->of[a]) {
             if (r->n >= r->of_cap[a] &&
                 (st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
