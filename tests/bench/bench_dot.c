@@ -258,6 +258,8 @@ static void run(const char *title, uint32_t n, const uint32_t *parent)
             printf("  gen --d 2 --format ids --rows 1:1: DOT %.3f s cpu, compact %.3f s cpu, "
                    "DOT / compact %.2fx (target <= 1.5)\n",
                    gen[0], gen[1], gen[0] / gen[1]);
+    } else {
+        printf("  gen --d 2 --format ids --rows 1:1: skipped (no CLI found; --hitfam PATH)\n");
     }
     remove(dot);
     remove(hfo);
