@@ -70,8 +70,15 @@ typedef struct reader {
      * one token whose bytes are the name's, where they are in the input */
     char text[2 * HF_MAX_NAME + 2];
     size_t text_len;
+    /* the current ID's bytes (text_len of them): a bare token's in the input, not copied, text
+     * otherwise (see text_cstr) */
+    const char *name;
     bool in_input;
     size_t input_at;
+    /* the hash of text when the scout computed it (text_hashed), and that of the current token
+     * (the scout hashes the plain tokens it reads: those whose bytes are the text) */
+    bool text_hashed, tok_hashed;
+    uint64_t text_hash, tok_hash;
     /* Where each event's name is in the input (length UINT32_MAX: nowhere as is), and the last
      * event named first in a statement and after an edge operator: an ID is compared with that
      * event and the next before the builder's table is asked, as DOT written out in id order
@@ -98,7 +105,12 @@ typedef struct reader {
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
-    hf_i_dot_lexer ring[SCOUT_RING];
+    struct scouted {
+        size_t i, start, end; /* the lexer's fields after the token */
+        uint64_t hash;
+        int tok;
+        bool escaped, hashed;
+    } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
     /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
      * the slot is in the cache and the name's bytes it points to are prefetched in turn */
@@ -107,6 +119,7 @@ typedef struct reader {
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
     uint32_t *of[ATTR_COUNT];
+    bool any_of; /* some of[a] is not NULL */
     size_t of_cap[ATTR_COUNT];
     uint32_t dflt[ATTR_COUNT];
     hf_i_strtab vals;
@@ -155,17 +168,20 @@ static hf_status id(reader *r, bool keep)
     hf_i_dot_lexer *lx = &r->lx;
     r->text_len = 0;
     r->text[0] = '\0';
+    r->name = r->text;
     r->in_input = false;
+    r->text_hashed = false;
     if (lx->tok == TK_ID) {
         size_t n = lx->end - lx->start;
         if (n > HF_MAX_NAME)
             return GIVE_UP;
         if (keep) {
-            memcpy(r->text, lx->s + lx->start, n);
-            r->text[n] = '\0';
+            r->name = lx->s + lx->start;
             r->text_len = n;
             r->in_input = true;
             r->input_at = lx->start;
+            r->text_hashed = r->tok_hashed;
+            r->text_hash = r->tok_hash;
         }
         next(r);
         return HF_OK;
@@ -174,6 +190,8 @@ static hf_status id(reader *r, bool keep)
         return GIVE_UP;
     size_t start = lx->start;
     bool plain = !lx->escaped && !(lx->end == start + 1 && lx->s[start] == '\n');
+    bool hashed = r->tok_hashed;
+    uint64_t hash = r->tok_hash;
     for (bool first = true;; first = false) {
         hf_status st;
         if (keep && (st = take_quoted(r)))
@@ -182,6 +200,8 @@ static hf_status id(reader *r, bool keep)
         if (lx->tok != TK_PLUS) {
             r->in_input = keep && first && plain;
             r->input_at = start;
+            r->text_hashed = r->in_input && hashed;
+            r->text_hash = hash;
             return HF_OK;
         }
         next(r);
@@ -194,8 +214,8 @@ static bool is_id(int tok) { return tok == TK_ID || tok == TK_QSTR; }
 
 static hf_status push(hf_ctx *ctx, uint32_t **a, size_t *len, size_t *cap, uint32_t v)
 {
-    hf_status st = HF_I_GROW(ctx, *a, cap, *len + 1);
-    if (st)
+    hf_status st;
+    if (*len >= *cap && (st = HF_I_GROW(ctx, *a, cap, *len + 1)))
         return st;
     (*a)[(*len)++] = v;
     return HF_OK;
@@ -210,6 +230,7 @@ static hf_status declare(reader *r, int a)
     r->of[a] = hf_i_calloc(r->ctx, cap, sizeof *r->of[a]);
     if (!r->of[a])
         return HF_ENOMEM;
+    r->any_of = true;
     r->of_cap[a] = cap;
     return HF_OK;
 }
@@ -270,13 +291,19 @@ static void scout(reader *r)
     while (sc->tok != TK_BAD && sc->tok != TK_END && sc->i < r->lx.i + SCOUT_AHEAD &&
            r->ring_head - r->ring_tail < SCOUT_RING) {
         hf_i_dot_lex(sc);
-        r->ring[r->ring_head++ % SCOUT_RING] = *sc;
+        struct scouted *t = &r->ring[r->ring_head++ % SCOUT_RING];
+        t->i = sc->i;
+        t->start = sc->start;
+        t->end = sc->end;
+        t->tok = sc->tok;
+        t->escaped = sc->escaped;
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
+        t->hashed = plain;
         if (!plain)
             continue;
         size_t len = sc->end - sc->start;
-        uint64_t h = hf_i_strtab_hash(sc->s + sc->start, len);
+        uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
         uint32_t *lag = r->lag[r->lag_at];
@@ -301,25 +328,45 @@ static void next(reader *r)
 {
     if (r->ring_tail == r->ring_head && r->tab)
         scout(r);
-    if (r->ring_tail < r->ring_head)
-        r->lx = r->ring[r->ring_tail++ % SCOUT_RING];
-    else
+    if (r->ring_tail < r->ring_head) {
+        const struct scouted *t = &r->ring[r->ring_tail++ % SCOUT_RING];
+        r->lx.i = t->i;
+        r->lx.start = t->start;
+        r->lx.end = t->end;
+        r->lx.tok = t->tok;
+        r->lx.escaped = t->escaped;
+        r->tok_hashed = t->hashed;
+        r->tok_hash = t->hash;
+    } else {
         hf_i_dot_lex(&r->lx);
+        r->tok_hashed = false;
+    }
 }
 
-/* Whether event v (< n) is named by text. */
+/* The current ID as a string: copied into text when it is still in the input. */
+static const char *text_cstr(reader *r)
+{
+    if (r->name != r->text) {
+        memcpy(r->text, r->name, r->text_len);
+        r->text[r->text_len] = '\0';
+        r->name = r->text;
+    }
+    return r->text;
+}
+
+/* Whether event v (< n) is named by the current ID. */
 static bool named(const reader *r, uint32_t v)
 {
     const struct place *pl = &r->place[v];
-    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->text[0]) &&
-           memcmp(r->lx.s + pl->at, r->text, r->text_len) == 0;
+    return pl->len == r->text_len && (pl->len == 0 || r->lx.s[pl->at] == r->name[0]) &&
+           memcmp(r->lx.s + pl->at, r->name, r->text_len) == 0;
 }
 
 /* The event named by text, made (with the current node defaults) when new; role 0 for the
  * first ID of a statement, 1 after an edge operator. */
 static hf_status event(reader *r, int role, uint32_t *id_out)
 {
-    if (r->text[0] == '%')
+    if (r->text_len > 0 && r->name[0] == '%')
         return GIVE_UP; /* libcgraph keeps such names as anonymous ids */
     /* a failed guess costs cache misses (a random reference): where they mostly fail they are
      * tried only now and then */
@@ -337,16 +384,16 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     uint64_t h = 0;
     if (r->tab) {
         scout(r);
-        h = hf_i_strtab_hash(r->text, r->text_len);
+        h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
         uint32_t key = slot_key(h, r->text_len);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->text, r->text_len) == 0) {
+            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->name, r->text_len) == 0) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
     }
-    hf_status st = hf_poset_builder_add_event(r->b, r->text, id_out);
+    hf_status st = hf_poset_builder_add_event(r->b, text_cstr(r), id_out);
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
         if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
@@ -363,7 +410,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (st)
         return st == HF_ENOMEM ? st : GIVE_UP;
-    if ((st = HF_I_GROW(r->ctx, r->place, &r->place_cap, (size_t)r->n + 1)))
+    if (r->n >= r->place_cap && (st = HF_I_GROW(r->ctx, r->place, &r->place_cap, (size_t)r->n + 1)))
         return st;
     bool at = r->in_input && r->input_at <= UINT32_MAX;
     r->place[r->n] =
@@ -378,7 +425,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
             if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
                 return st;
-            h = hf_i_strtab_hash(r->text, r->text_len);
+            h = hf_i_strtab_hash(r->name, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
@@ -386,9 +433,10 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
         r->tab_count++;
     }
-    for (int a = 0; a < ATTR_COUNT; a++)
+    for (int a = 0; r->any_of && a < ATTR_COUNT; a++)
         if (r->of[a]) {
-            if ((st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
+            if (r->n >= r->of_cap[a] &&
+                (st = HF_I_GROW(r->ctx, r->of[a], &r->of_cap[a], (size_t)r->n + 1)))
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
@@ -396,13 +444,18 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     return HF_OK;
 }
 
-static int attr_of(const char *key)
+static bool word_eq(const char *s, size_t n, const char *w)
+{
+    return strlen(w) == n && memcmp(s, w, n) == 0;
+}
+
+static int attr_of(const char *key, size_t n)
 {
     static const char *const names[] = {"focus", "thread", "obj", "access"};
     for (int a = 0; a < ATTR_COUNT; a++)
-        if (strcmp(key, names[a]) == 0)
+        if (word_eq(key, n, names[a]))
             return a;
-    return strcmp(key, "key") == 0 ? ATTR_KEY : ATTR_OTHER;
+    return word_eq(key, n, "key") ? ATTR_KEY : ATTR_OTHER;
 }
 
 enum { OF_NODES, OF_NODE_DEFAULTS, OF_EDGES, OF_GRAPH };
@@ -421,7 +474,7 @@ static hf_status attr_lists(reader *r, int owner)
                 return GIVE_UP;
             if ((st = id(r, true)))
                 return st;
-            int a = attr_of(r->text);
+            int a = attr_of(r->name, r->text_len);
             if (lx->tok != TK_EQ)
                 return GIVE_UP;
             next(r);
@@ -435,7 +488,7 @@ static hf_status attr_lists(reader *r, int owner)
             if (node && a < ATTR_COUNT) {
                 uint32_t v;
                 if ((st = declare(r, a)) ||
-                    (st = values_intern(r->ctx, &r->vals, r->text, r->text_len, &v)))
+                    (st = values_intern(r->ctx, &r->vals, r->name, r->text_len, &v)))
                     return st;
                 if (owner == OF_NODE_DEFAULTS) {
                     r->dflt[a] = v;

@@ -6,22 +6,46 @@
 #include "io_dot_i.h"
 #include "io_dot_lex.h"
 
-static int keyword(const char *w, size_t n)
+const unsigned char hf_i_dot_char_class[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 4,
+    0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+};
+
+static inline unsigned cc(const char *s, size_t i)
 {
-    static const struct {
-        const char *word;
-        int tok;
-    } kw[] = {{"node", TK_NODE},       {"edge", TK_EDGE},     {"graph", TK_GRAPH},
-              {"digraph", TK_DIGRAPH}, {"strict", TK_STRICT}, {"subgraph", TK_BAD}};
-    if (n < 4 || n > 8)
-        return TK_ID;
-    for (size_t k = 0; k < sizeof kw / sizeof kw[0]; k++)
-        if (hf_i_dot_word_is(w, n, kw[k].word))
-            return kw[k].tok;
-    return TK_ID;
+    return hf_i_dot_char_class[(unsigned char)s[i]];
 }
 
-void hf_i_dot_lex(hf_i_dot_lexer *lx)
+static int keyword(const char *w, size_t n)
+{
+    if (n < 4 || n > 8)
+        return TK_ID;
+    /* most names start with none of the keywords' first letters */
+    switch (w[0] | 0x20) {
+    case 'n':
+        return hf_i_dot_word_is(w, n, "node") ? TK_NODE : TK_ID;
+    case 'e':
+        return hf_i_dot_word_is(w, n, "edge") ? TK_EDGE : TK_ID;
+    case 'g':
+        return hf_i_dot_word_is(w, n, "graph") ? TK_GRAPH : TK_ID;
+    case 'd':
+        return hf_i_dot_word_is(w, n, "digraph") ? TK_DIGRAPH : TK_ID;
+    case 's':
+        return hf_i_dot_word_is(w, n, "strict")     ? TK_STRICT
+               : hf_i_dot_word_is(w, n, "subgraph") ? TK_BAD
+                                                    : TK_ID;
+    default:
+        return TK_ID;
+    }
+}
+
+void hf_i_dot_lex_rules(hf_i_dot_lexer *lx)
 {
     const char *s = lx->s;
     size_t len = lx->len, i = lx->i;
@@ -31,11 +55,13 @@ void hf_i_dot_lex(hf_i_dot_lexer *lx)
             lx->tok = TK_END;
             return;
         }
-        unsigned char c = (unsigned char)s[i];
-        if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-            i++;
+        if (cc(s, i) & HF_I_DOT_BLANK) {
+            do
+                i++;
+            while (i < len && (cc(s, i) & HF_I_DOT_BLANK));
             continue;
         }
+        unsigned char c = (unsigned char)s[i];
         if (c == '#' || (c == '/' && i + 1 < len && s[i + 1] == '/')) {
             /* to the end of the line. A `#` line may be a line directive, which changes only
              * line numbers (no message of this reader has one), but the libcgraph path refuses
@@ -67,15 +93,31 @@ void hf_i_dot_lex(hf_i_dot_lexer *lx)
         break;
     }
     unsigned char c = (unsigned char)s[i];
+    unsigned cls = hf_i_dot_char_class[c];
     lx->start = i;
-    if (hf_i_dot_is_letter(c)) {
+    if (cls & HF_I_DOT_DIGIT) {
+        /* the common numeral, digits alone: a letter right after is Graphviz's "badly delimited
+         * number" warning; a '.' is read by the general rule below */
         size_t j = i + 1;
-        while (j < len &&
-               (hf_i_dot_is_letter((unsigned char)s[j]) || hf_i_dot_is_digit((unsigned char)s[j])))
+        while (j < len && (cc(s, j) & HF_I_DOT_DIGIT))
+            j++;
+        if (j >= len || (!(cc(s, j) & HF_I_DOT_LETTER) && s[j] != '.')) {
+            lx->end = lx->i = j;
+            lx->tok = TK_ID;
+            return;
+        }
+        if (s[j] != '.') {
+            lx->tok = TK_BAD;
+            return;
+        }
+    }
+    if (cls & HF_I_DOT_LETTER) {
+        size_t j = i + 1;
+        while (j < len && (cc(s, j) & (HF_I_DOT_LETTER | HF_I_DOT_DIGIT)))
             j++;
         if (j - i == 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0) {
             lx->i = j; /* a byte order mark alone is skipped like a blank */
-            hf_i_dot_lex(lx);
+            hf_i_dot_lex_rules(lx);
             return;
         }
         lx->end = lx->i = j;

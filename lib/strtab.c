@@ -4,15 +4,43 @@
 
 #include "strtab.h"
 
+static inline uint64_t load64(const char *s)
+{
+    uint64_t v;
+    memcpy(&v, s, sizeof v);
+    return v;
+}
+
+static inline uint64_t load32(const char *s)
+{
+    uint32_t v;
+    memcpy(&v, s, sizeof v);
+    return v;
+}
+
 uint64_t hf_i_strtab_hash(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603u;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211u;
+    /* eight bytes at a time: most names fit in one word, read with two loads that may overlap
+     * (the length, mixed in first, tells such words apart) */
+    const uint64_t m = 0x9e3779b97f4a7c15u;
+    uint64_t h = (uint64_t)n * m;
+    size_t i = 0;
+    for (; n - i > 8; i += 8) {
+        h = (h ^ load64(s + i)) * m;
+        h ^= h >> 29;
     }
-    /* FNV-1a alone leaves names that differ in their last bytes (e1, e2, ...) in long runs of
-     * neighbouring slots; a full avalanche (MurmurHash3's finaliser) spreads them */
+    size_t r = n - i;
+    uint64_t w;
+    if (r >= 4)
+        w = load32(s + i) | load32(s + i + r - 4) << 32;
+    else if (r > 0)
+        w = (uint64_t)(unsigned char)s[i] | (uint64_t)(unsigned char)s[i + r / 2] << 8 |
+            (uint64_t)(unsigned char)s[i + r - 1] << 16;
+    else
+        w = 0;
+    h = (h ^ w) * m;
+    /* a full avalanche (MurmurHash3's finaliser): names that differ in their last bytes (e1,
+     * e2, ...) would otherwise fall in runs of neighbouring slots */
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdu;
     h ^= h >> 33;

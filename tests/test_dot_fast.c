@@ -14,6 +14,7 @@
 #include <hitfam/order.h>
 
 #include "io_dot_fast.h"
+#include "strtab.h"
 #include "util.h"
 
 TU_SUITE(dot_fast);
@@ -248,6 +249,68 @@ Test(dot_fast, nul_bytes_and_long_ids_fall_back)
         }
     free(long_text);
     cr_assert_eq(t.fast, 4 + 2);
+}
+
+/* The scanner reads the common tokens (blanks, numerals of digits alone, names that cannot be
+ * keywords, arrows) by a shortcut and leaves the rest to its general rules: texts at the edges of
+ * the shortcut read alike, including tokens that end the input (each text is read from a buffer
+ * of its exact size). */
+Test(dot_fast, scanner_shortcuts_read_alike)
+{
+    static const char *const texts[] = {
+        "digraph { Node1 -> EDGEs -> graphs -> Digraph2 -> stricter -> subgraphs -> sub -> edg }",
+        "digraph { nodes -> edges -> graph_ -> digraphs -> strict_ -> subgraph2 -> gnode }",
+        "digraph { a -> NODE }",
+        "digraph { a -> Edge }",
+        "digraph { a -> STRICT }",
+        "digraph { x -> SubGraph { y } }",
+        "digraph { a -> \xEF\xBB\xBF b }",
+        "digraph { a -> \xEF\xBB\xBE -> \xEF\xBB\xBFx -> \xEFx\xBF }",
+        "digraph { 12 -> 345 -> 6.5 -> 7. -> .8 -> -9 -> 0 }",
+        "digraph { 12e -> b }",
+        "digraph { 1_ -> b }",
+        "digraph { 12\xC3\xA9 -> b }",
+        "digraph { 12.x -> b }",
+        "digraph{a->b;12->c}",
+        "digraph {\r\n\ta\t->\r\nb\n}\n",
+        "digraph { a -> 12",
+        "digraph { a -> bc",
+        "digraph { a -> edge",
+        "digraph { a ->",
+        "digraph { a -",
+        "digraph { a -> 1",
+        "digraph { a } ",
+        "digraph { abcdefgh -> abcdefghi -> abcdefghijklmnopq -> abcdefghijklmnop -> abcdefg }",
+        "digraph { abc -> ab -> a -> abcd -> abcde -> 1234 -> 123456789 -> 12345678 }",
+    };
+    tally t = {0};
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        compare_str(texts[k], &t);
+    cr_assert_geq(t.fast, 10, "only %zu texts took the fast path", t.fast);
+    cr_assert_geq(t.refused, 12);
+}
+
+/* The names' hash (lib/strtab.c, which the reader's own table uses too) reads every byte: one
+ * changed byte, at any place in a name of any length up to 40, or one more byte, changes it;
+ * the same bytes at another address hash alike. */
+Test(dot_fast, name_hash_sees_every_byte)
+{
+    char name[48], copy[48 + 7];
+    for (size_t n = 0; n <= 40; n++) {
+        for (size_t i = 0; i < n; i++)
+            name[i] = (char)('a' + i % 26);
+        uint64_t h = hf_i_strtab_hash(name, n);
+        memcpy(copy + 3, name, n);
+        cr_assert_eq(hf_i_strtab_hash(copy + 3, n), h, "length %zu: the address matters", n);
+        name[n] = 'a';
+        cr_assert_neq(hf_i_strtab_hash(name, n + 1), h, "length %zu and one byte more", n);
+        for (size_t i = 0; i < n; i++) {
+            char was = name[i];
+            name[i] = (char)(was ^ 0x40);
+            cr_assert_neq(hf_i_strtab_hash(name, n), h, "length %zu: byte %zu not read", n, i);
+            name[i] = was;
+        }
+    }
 }
 
 Test(dot_fast, long_chains_stay_within_libcgraphs_limits)

@@ -6,10 +6,14 @@
  * reset after that through /proc/self/clear_refs, else measured from the resident size then).
  * Prints, per order: the three readings, fast / compact and libcgraph / fast ratios, and bytes
  * per event. Targets: fast DOT within 1.5x of the compact read, at most 150 bytes per event.
- * Usage: bench_dot [--best-of N] [--no-libcgraph] [EVENTS] (default 1,000,000; the tree has the
- * smallest 2^h - 1 >= EVENTS). --best-of runs each reading N times, in turn with the others, and
- * keeps the least processor time (a loaded machine slows some runs); --no-libcgraph leaves out
- * the slow libcgraph reading. */
+ * Then the issue's own yardstick, through the CLI: `hitfam gen --d 2 --format ids --rows 1:1`
+ * on the DOT file and on the compact file, each run in a forked child (processor time of the
+ * child), target: DOT within 1.5x of compact.
+ * Usage: bench_dot [--best-of N] [--no-libcgraph] [--hitfam PATH] [EVENTS] (default 1,000,000;
+ * the tree has the smallest 2^h - 1 >= EVENTS). --best-of runs each reading N times, in turn with
+ * the others, and keeps the least processor time (a loaded machine slows some runs);
+ * --no-libcgraph leaves out the slow libcgraph reading; --hitfam names the CLI (default: cli/hitfam
+ * of the build directory holding this program, found through /proc/self/exe; `none` skips it). */
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -31,6 +35,7 @@ enum { READ_LIBCGRAPH, READ_FAST, READ_COMPACT, READERS };
 static const char *const reader_names[READERS] = {"libcgraph", "fast DOT", "compact"};
 static int best_of = 1;
 static bool with_libcgraph = true;
+static char hitfam_cli[4096]; /* "" when the CLI yardstick is skipped */
 
 typedef struct result {
     int ok;
@@ -59,6 +64,14 @@ static double cpu_seconds(void)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
+}
+
+static double children_cpu(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_CHILDREN, &ru);
     return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
            ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
@@ -132,6 +145,47 @@ static result measure(const char *path, int reader)
     return r;
 }
 
+/* The processor time (user + system, seconds) of `hitfam gen --d 2 --format ids --rows 1:1
+ * ORDER -o /dev/null` run in a child, or a negative number when it fails. */
+static double gen_row_cpu(const char *order)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        bench_die(program, "fork", HF_EIO, NULL);
+    if (pid == 0) {
+        char *args[] = {hitfam_cli, "gen", "--d", "2",         "--format",    "ids",
+                        "--rows",   "1:1", "-o",  "/dev/null", (char *)order, NULL};
+        execv(hitfam_cli, args);
+        _exit(127);
+    }
+    /* the processor time of the waited-for children grows by this child's alone */
+    double before = children_cpu();
+    int status;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    return children_cpu() - before;
+}
+
+/* The CLI next to this program: BUILD/tests/bench/bench_dot -> BUILD/cli/hitfam. */
+static void find_cli(void)
+{
+    char self[sizeof hitfam_cli];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return;
+    self[n] = '\0';
+    for (int up = 0; up < 3; up++) {
+        char *slash = strrchr(self, '/');
+        if (!slash)
+            return;
+        *slash = '\0';
+    }
+    snprintf(hitfam_cli, sizeof hitfam_cli, "%.4000s/cli/hitfam", self);
+    if (access(hitfam_cli, X_OK) != 0)
+        hitfam_cli[0] = '\0';
+}
+
 /* Write p as DOT and as a compact file; their sizes in *dot_bytes, *hfo_bytes. */
 static void write_files(const hf_poset *p, const char *dot, const char *hfo, long *dot_bytes,
                         long *hfo_bytes)
@@ -190,6 +244,23 @@ static void run(const char *title, uint32_t n, const uint32_t *parent)
     printf("  fast DOT read %.0f MB/s (cpu) of DOT text; bytes/event target <= 150: %s\n",
            dot_bytes / 1e6 / r[READ_FAST].cpu,
            r[READ_FAST].peak_kb * 1024.0 / n <= 150 ? "met" : "MISSED");
+    if (hitfam_cli[0]) {
+        double gen[2] = {-1, -1}; /* DOT, compact */
+        for (int round = 0; round < best_of; round++)
+            for (int k = 0; k < 2; k++) {
+                double t = gen_row_cpu(k == 0 ? dot : hfo);
+                if (t >= 0 && (gen[k] < 0 || t < gen[k]))
+                    gen[k] = t;
+            }
+        if (gen[0] < 0 || gen[1] < 0)
+            printf("  gen --d 2 --format ids --rows 1:1: FAILED (%s)\n", hitfam_cli);
+        else
+            printf("  gen --d 2 --format ids --rows 1:1: DOT %.3f s cpu, compact %.3f s cpu, "
+                   "DOT / compact %.2fx (target <= 1.5)\n",
+                   gen[0], gen[1], gen[0] / gen[1]);
+    } else {
+        printf("  gen --d 2 --format ids --rows 1:1: skipped (no CLI found; --hitfam PATH)\n");
+    }
     remove(dot);
     remove(hfo);
 }
@@ -197,11 +268,15 @@ static void run(const char *title, uint32_t n, const uint32_t *parent)
 int main(int argc, char **argv)
 {
     uint32_t events = 1000000u;
+    find_cli();
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--best-of") == 0 && i + 1 < argc)
             best_of = atoi(argv[++i]) > 0 ? atoi(argv[i]) : 1;
         else if (strcmp(argv[i], "--no-libcgraph") == 0)
             with_libcgraph = false;
+        else if (strcmp(argv[i], "--hitfam") == 0 && i + 1 < argc)
+            snprintf(hitfam_cli, sizeof hitfam_cli, "%s",
+                     strcmp(argv[++i], "none") == 0 ? "" : argv[i]);
         else
             events = (uint32_t)strtoul(argv[i], NULL, 10);
     }
