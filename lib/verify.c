@@ -257,11 +257,18 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
 hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
                                     const hf_verify_options *opt, mpz_t out, hf_error *err)
 {
+    return hf_i_verify_count_reference(p, f, opt, false, out, err);
+}
+
+hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
+                                      const hf_verify_options *opt, bool reference, mpz_t out,
+                                      hf_error *err)
+{
     hf_i_error_clear(err);
     if (!out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, false, NULL, out, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, NULL, out, err);
 }
 
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
