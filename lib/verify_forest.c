@@ -39,29 +39,40 @@ static hf_word tail_mask(const struct ver *v)
 }
 
 /* x |= the events at positions lo..hi-1 of schedule s. */
-static void or_positions(const struct ver *v, hf_word *x, size_t s, uint32_t lo, uint32_t hi)
+static void or_positions(const struct ver *v, hf_word *restrict x, size_t s, uint32_t lo,
+                         uint32_t hi)
 {
     const uint32_t *row = hf_i_ver_row(v, s);
-    uint32_t k1 = (lo + v->B - 1) >> v->B_log, k2 = hi >> v->B_log;
+    const size_t W = v->W;
+    const uint32_t B = v->B, k1 = (lo + B - 1) >> v->B_log, k2 = hi >> v->B_log;
     if (hi <= lo)
         return;
-    if (k1 >= k2 || hi - lo < v->W) {
+    if (k1 >= k2 || hi - lo < W) {
         for (uint32_t q = lo; q < hi; q++)
             hf_i_bit_set(x, row[q]);
         return;
     }
     /* whole blocks k1..k2-1: at positions >= k1 B (all when k1 = 0), not at positions >= k2 B
      * (none when k2 = nb) */
-    const hf_word *from = k1 ? v->ck + (s * (v->nb - 1) + k1 - 1) * v->W : NULL;
-    const hf_word *to = k2 < v->nb ? v->ck + (s * (v->nb - 1) + k2 - 1) * v->W : NULL;
-    for (size_t w = 0; w < v->W; w++) {
-        hf_word f = from ? from[w] : ~(hf_word)0;
-        x[w] |= to ? f & ~to[w] : f;
+    const hf_word *restrict from = k1 ? v->ck + (s * (v->nb - 1) + k1 - 1) * W : NULL;
+    const hf_word *restrict to = k2 < v->nb ? v->ck + (s * (v->nb - 1) + k2 - 1) * W : NULL;
+    if (from && to) {
+        for (size_t w = 0; w < W; w++)
+            x[w] |= from[w] & ~to[w];
+    } else if (to) {
+        for (size_t w = 0; w < W; w++)
+            x[w] |= ~to[w];
+        x[W - 1] &= tail_mask(v);
+    } else if (from) {
+        for (size_t w = 0; w < W; w++)
+            x[w] |= from[w];
+    } else {
+        memset(x, 0xff, W * sizeof *x);
+        x[W - 1] &= tail_mask(v);
     }
-    x[v->W - 1] &= tail_mask(v);
-    for (uint32_t q = lo; q < k1 * v->B; q++)
+    for (uint32_t q = lo; q < k1 * B; q++)
         hf_i_bit_set(x, row[q]);
-    for (uint32_t q = k2 * v->B; q < hi; q++)
+    for (uint32_t q = k2 * B; q < hi; q++)
         hf_i_bit_set(x, row[q]);
 }
 
@@ -121,7 +132,8 @@ static bool hit_by(const struct ver *v, const uint32_t *sel, const uint32_t *sel
     return j < k;
 }
 
-bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k)
+bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k,
+                             bool below_only)
 {
     const struct ver *v = w->v;
     const hf_poset *p = v->p;
@@ -132,7 +144,7 @@ bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b,
     size_t budget = 4 * v->W + 64;
     while (p->parent[top] != HF_NO_EVENT && !hf_i_bit_test(Fprev, p->parent[top]))
         top = p->parent[top];
-    for (size_t i = 0; i < w->cand_count; i++)
+    for (size_t i = 0; !below_only && i < w->cand_count; i++)
         if (w->cand[i] != top && !hit_by(v, w->sel, w->sel_at, k, w->cand[i], &w->steps))
             return false;
     for (uint32_t u = b;; u = p->parent[u]) {

@@ -85,16 +85,19 @@ struct shared {
     const struct ver *v;
     bool first_only;
     const uint32_t *firsts; /* the shard's first events, increasing */
+    size_t count;           /* how many */
     /* d = 3 on a forest: the matrix B transposed (row a of W words has bit b when B[b] has bit
-     * a), filled by the workers 64 b at a time before they take first events; NULL when not
-     * used */
+     * a), filled by the workers 64 b at a time; NULL when not used */
     hf_word *pair_b;
     size_t pair_chunks;      /* ceil(n / 64) */
     atomic_size_t pair_next; /* the next chunk to fill */
     atomic_size_t pair_done; /* chunks filled */
-    size_t count;            /* how many */
-    atomic_size_t next;      /* the next index to hand out */
-    atomic_size_t best;      /* with first_only: the least index found uncovered, or SIZE_MAX */
+    /* the first events of index < probe are settled without B (A's row, then the children
+     * along the second entry's path looked up), so that a witness found early never waits for
+     * B; the first worker past them fills B */
+    size_t probe;
+    atomic_size_t next; /* the next index to hand out */
+    atomic_size_t best; /* with first_only: the least index found uncovered, or SIZE_MAX */
     /* Progress and cancellation: only the calling thread calls the progress callback (status
      * and err are its); the other workers read stop, set when the callback asks to stop. */
     atomic_size_t done;  /* first events finished */
@@ -152,13 +155,17 @@ static inline bool hf_i_ver_tick(struct worker *w, struct shared *sh, uint64_t c
     w->steps = 0;
     return hf_i_ver_poll(w, sh);
 }
+
 /* lib/verify_forest.c (forests, d >= 3). hf_i_ver_forest_frontier: w->cand for F = F_{d-2}.
  * hf_i_ver_forest_covered: true when the prefix ending in b, with F_{d-2} = Fprev and S_{d-1} in
- * w->sel / w->sel_at (k), hits every continuation (false: it may not). hf_i_ver_forest_row_a: A's
- * row of the first event a (d = 3, after the frontier of F_1). hf_i_ver_forest_rows_b: B's rows
- * of chunk (64 b) into sh->pair_b; false when the workers are stopped. */
+ * w->sel / w->sel_at (k), hits every continuation (false: it may not); with below_only, only the
+ * children along b's path are looked up (A's row holds the others). hf_i_ver_forest_row_a: A's
+ * row of the first event a into w->pair_a (d = 3, after the frontier of F_1).
+ * hf_i_ver_forest_rows_b: B's rows of chunk (64 b) into sh->pair_b; false when the workers are
+ * stopped. */
 void hf_i_ver_forest_frontier(struct worker *w, const hf_word *F);
-bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k);
+bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k,
+                             bool below_only);
 void hf_i_ver_forest_row_a(struct worker *w, uint32_t a);
 bool hf_i_ver_forest_rows_b(struct worker *w, struct shared *sh, size_t chunk);
 

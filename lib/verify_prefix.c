@@ -190,7 +190,9 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
     /* forests: F_last is kept from one c to the next (held: the c it was built for) */
     const bool path = v->tree && !v->p->dual;
     uint32_t held = HF_NO_EVENT;
-    bool pairs = false; /* w->pair_a holds the second entries to settle (d = 3) */
+    /* d = 3 on a forest: with pairs, w->pair_a holds the second entries to settle (A and B
+     * fail); with only_a (B not used for this first event), A's row itself */
+    bool pairs = false, only_a = false;
     uint64_t acc = 0;
     unsigned lvl = 1;
     bool started = false;
@@ -241,7 +243,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 k += Sprev[s] & (pp[s] < at[j]);
             }
             w->steps += m;
-            if (path && !pairs && hf_i_ver_forest_covered(w, Fprev, c, k))
+            if (path && !pairs && (!only_a || hf_i_bit_test(w->pair_a, c)) &&
+                hf_i_ver_forest_covered(w, Fprev, c, k, only_a))
                 continue;
         }
         hf_word *Fcur = w->F + lvl * W;
@@ -286,10 +289,11 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                     tree_aux(v, w->aux, Fcur);
                 if (path && v->pos && !v->reference)
                     hf_i_ver_forest_frontier(w, Fcur);
-                if (sh->pair_b && last == 2) {
-                    /* the second entries b failing A's or B's test, and only those */
+                if (w->pair_a && last == 2) {
                     hf_i_ver_forest_row_a(w, c);
-                    pairs = w->pair_a_ok;
+                    pairs = w->pair_a_ok && sh->pair_b && idx >= sh->probe;
+                    only_a = w->pair_a_ok && !pairs;
+                    /* the second entries b failing A's or B's test, and only those */
                     const hf_word *pb = sh->pair_b + (size_t)c * W;
                     for (size_t u = 0; pairs && u < W; u++)
                         w->pair_a[u] = ~(w->pair_a[u] & pb[u]) & v->focus[u];

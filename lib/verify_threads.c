@@ -24,9 +24,9 @@ static void worker_free(hf_ctx *ctx, struct worker *w)
     hf_i_free(ctx, w->pair_block);
 }
 
-/* A worker's levels and buffers (with pairs, those of the pair matrices); false when out of
- * memory (then nothing is held). */
-static bool worker_init(const struct ver *v, struct worker *w, bool pairs)
+/* A worker's levels and buffers (with a_rows, A's; with b_rows, B's); false when out of memory
+ * (then nothing is held). */
+static bool worker_init(const struct ver *v, struct worker *w, bool a_rows, bool b_rows)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -47,12 +47,13 @@ static bool worker_init(const struct ver *v, struct worker *w, bool pairs)
         worker_free(v->ctx, w);
         return false;
     }
-    if (pairs) {
+    if (a_rows) {
         w->pair_a = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_a);
         w->pair_tmp = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_tmp);
-        w->pair_block = hf_i_alloc_array(v->ctx, HF_WORD_BITS * W, sizeof *w->pair_block);
     }
-    if (pairs && (!w->pair_a || !w->pair_tmp || !w->pair_block)) {
+    if (b_rows)
+        w->pair_block = hf_i_alloc_array(v->ctx, HF_WORD_BITS * W, sizeof *w->pair_block);
+    if ((a_rows && (!w->pair_a || !w->pair_tmp)) || (b_rows && !w->pair_block)) {
         worker_free(v->ctx, w);
         return false;
     }
@@ -96,12 +97,11 @@ struct job {
     bool log;
 };
 
-/* The pair matrix B before the first events (when used): chunks of 64 rows taken in turn, then
- * a wait for the others' chunks, polling. False when the workers are stopped. */
+/* The pair matrix B, before the first events past the probe: chunks of 64 rows taken in turn,
+ * then a wait for the others' chunks (those still on a first event of the probe join when they
+ * are done with it), polling. False when the workers are stopped. */
 static bool fill_pairs(struct worker *w, struct shared *sh)
 {
-    if (!sh->pair_b)
-        return true;
     for (;;) {
         size_t t = atomic_fetch_add(&sh->pair_next, 1);
         if (t >= sh->pair_chunks)
@@ -125,11 +125,7 @@ static void *work(void *arg)
     struct shared *sh = job->sh;
     struct worker *w = job->w;
     const struct ver *v = sh->v;
-    if (!fill_pairs(w, sh)) {
-        if (!w->reports)
-            atomic_fetch_sub(&sh->running, 1);
-        return NULL;
-    }
+    bool filled = false;
     size_t step = sh->count / 100 ? sh->count / 100 : 1, logged = 0;
     for (;;) {
         size_t i = atomic_fetch_add(&sh->next, 1);
@@ -137,6 +133,11 @@ static void *work(void *arg)
             break;
         if (sh->first_only && i > atomic_load(&sh->best))
             break;
+        if (sh->pair_b && i >= sh->probe && !filled) {
+            if (!fill_pairs(w, sh))
+                break;
+            filled = true;
+        }
         if (job->log && i >= logged) {
             hf_i_log(v->ctx, HF_LOG_PROGRESS, "verify d=%u: first event %" PRIu32 " of %" PRIu32,
                      v->d, sh->firsts[i], v->n);
@@ -236,13 +237,23 @@ static uint32_t *shard_firsts(const struct ver *v, const hf_verify_options *opt,
     return firsts;
 }
 
-/* The pair matrices of lib/verify_forest.c: d = 3 on a forest, the new order (not the
- * benchmark's reference), and room: B's n^2 bits at most PAIR_BUDGET bytes, and within the
- * memory limit beside the tables (never when these went to a mapped file). */
+/* The pair matrices of lib/verify_forest.c: A's rows for d = 3 on a forest in the new order
+ * (not the benchmark's reference); B too when it pays (its n rows cost about what A's rows and
+ * the lookups they leave cost for n/4 first events) and fits: at most PAIR_BUDGET bytes, within
+ * the memory limit beside the tables (never when these went to a mapped file). */
 #define PAIR_BUDGET ((uint64_t)1 << 25)
-static bool use_pairs(const struct ver *v, const hf_verify_options *opt)
+/* With first_only, the first 1/PAIR_PROBE of the first events go without B: a witness among
+ * them costs at most about half of B's filling (2,000-event random tree: 1 ms a first event
+ * without B, 0.1 s to fill B). */
+#define PAIR_PROBE 64
+static bool use_rows_a(const struct ver *v)
 {
-    if (v->d != 3 || !v->tree || v->p->dual || !v->pos || v->reference || v->mapped)
+    return v->d == 3 && v->tree && !v->p->dual && v->pos && !v->reference;
+}
+
+static bool use_rows_b(const struct ver *v, const hf_verify_options *opt, size_t firsts)
+{
+    if (!use_rows_a(v) || v->mapped || firsts * 4 < v->n)
         return false;
     uint64_t bytes = (uint64_t)v->n * v->W * sizeof(hf_word);
     return bytes <= PAIR_BUDGET &&
@@ -262,7 +273,7 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     size_t count = 0;
     uint32_t *firsts = shard_firsts(v, opt, &count);
     unsigned threads = thread_count(v, opt->threads, count);
-    const bool pairs = use_pairs(v, opt);
+    const bool a_rows = use_rows_a(v), pairs = use_rows_b(v, opt, count);
     size_t pair_words = pairs ? (size_t)v->n * v->W : 0;
     hf_word *pair_b = pairs ? hf_i_alloc_array(v->ctx, pair_words, sizeof *pair_b) : NULL;
     struct worker *ws = hf_i_calloc(v->ctx, threads, sizeof *ws);
@@ -270,7 +281,7 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     pthread_t *tid = hf_i_calloc(v->ctx, threads, sizeof *tid);
     unsigned ready = 0;
     if (firsts && ws && jobs && tid && (!pairs || pair_b))
-        while (ready < threads && worker_init(v, &ws[ready], pairs))
+        while (ready < threads && worker_init(v, &ws[ready], a_rows, pairs))
             ready++;
     if (ready < threads) {
         hf_i_free(v->ctx, pair_b);
@@ -289,7 +300,8 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
                         .count = count,
                         .err = err,
                         .pair_b = pair_b,
-                        .pair_chunks = pairs ? (v->n + HF_WORD_BITS - 1) / HF_WORD_BITS : 0};
+                        .pair_chunks = pairs ? (v->n + HF_WORD_BITS - 1) / HF_WORD_BITS : 0,
+                        .probe = first_only ? (count + PAIR_PROBE - 1) / PAIR_PROBE : 0};
     atomic_init(&sh.pair_next, 0);
     atomic_init(&sh.pair_done, 0);
     atomic_init(&sh.next, 0);
