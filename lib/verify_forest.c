@@ -14,11 +14,11 @@
  * node t of a_{d-1}'s root path outside F_{d-2}, plus the children of the nodes of that path
  * from a_{d-1} up to t, but the path's own nodes.
  *
- * For d = 3 (prefix a, b) this splits into two conditions on pairs. With J(x) = the roots and
- * children of nodes of x's root path that are not on it, and Sub(c) = c's subtree (the events x
- * with c on x's root path), every minimal continuation lies in J(a) or J(b), and an event of J(a)
- * (of J(b)) is a continuation unless b (a) lies in its subtree. So the prefix (a, b) hits every
- * continuation iff
+ * For d = 3 (prefix a, b) this splits into two conditions on pairs. With J(x) = the children of
+ * the nodes of x's root path that are not on it (and, for J(a), the roots off it), and Sub(c) =
+ * c's subtree (the events x with c on x's root path), every minimal continuation lies in J(a) or
+ * J(b), and an event of J(a) (of J(b)) is a continuation unless b (a) lies in its subtree; so
+ * the prefix (a, b) hits every continuation iff
  *   A[a] has bit b: for every c of J(a), b is in Sub(c) or some schedule has a < b < c, and
  *   B[b] has bit a: for every c of J(b), a is in Sub(c) or some schedule has a < b < c.
  * For fixed a and c, the b of the second kind are the events strictly between a and c in the
@@ -29,6 +29,14 @@
  * 64 rows at a time, and stored transposed (row a, bit b), so that each worker writes whole words
  * of its own. Then a prefix costs two bit tests, and only those failing them (the ones with an
  * uncovered continuation) are settled by cuts, which finds the witness or the count.
+ *
+ * Cost: A's row O(|J(a)| m (n/64 + B)), B's rows the same with J(b), so O(n m (n/64 + B) J) in
+ * all for J minimal events per path (a few dozen on random recursive trees), against the cuts'
+ * O(n^2 (n/64 + B)) times the schedules consulted per prefix; B takes n^2 bits (kept within
+ * PAIR_BUDGET and the memory limit, lib/verify_threads.c). A row of A is given up when J(a) is
+ * longer than 4 n/64 + 64 (wide forests: the cuts are cheaper there). Without B (too large, or a
+ * shard with few first events, or the first events of the probe while a witness is sought),
+ * A's row still settles the b it passes once the children along b's path are looked up.
  */
 
 /* Bits of events beyond n in the last word of a row. */
