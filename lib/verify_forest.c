@@ -149,9 +149,12 @@ bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b,
         return false;
     /* the topmost node of b's root path outside F_{d-2}: listed in w->cand, inside F_{d-1} */
     uint32_t top = b, below = HF_NO_EVENT;
-    size_t budget = 4 * v->W + 64;
-    while (p->parent[top] != HF_NO_EVENT && !hf_i_bit_test(Fprev, p->parent[top]))
+    size_t budget = v->W + 16; /* nodes of the path and children looked up */
+    while (p->parent[top] != HF_NO_EVENT && !hf_i_bit_test(Fprev, p->parent[top])) {
         top = p->parent[top];
+        if (!budget--)
+            return false;
+    }
     for (size_t i = 0; !below_only && i < w->cand_count; i++)
         if (w->cand[i] != top && !hit_by(v, w->sel, w->sel_at, k, w->cand[i], &w->steps))
             return false;

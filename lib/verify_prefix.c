@@ -191,8 +191,10 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
     const bool path = v->tree && !v->p->dual;
     uint32_t held = HF_NO_EVENT;
     /* d = 3 on a forest: with pairs, w->pair_a holds the second entries to settle (A and B
-     * fail); with only_a (B not used for this first event), A's row itself */
-    bool pairs = false, only_a = false;
+     * fail); with only_a (B not used for this first event), A's row itself. Without B the
+     * minimal events off F_{d-2} and A's row are listed when a prefix first needs them (due:
+     * not yet), since on deep trees the quick test settles most prefixes in O(1). */
+    bool pairs = false, only_a = false, due = false;
     uint64_t acc = 0;
     unsigned lvl = 1;
     bool started = false;
@@ -243,6 +245,14 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 k += Sprev[s] & (pp[s] < at[j]);
             }
             w->steps += m;
+            if (due) {
+                hf_i_ver_forest_frontier(w, Fprev);
+                if (w->pair_a && last == 2) {
+                    hf_i_ver_forest_row_a(w, a[1]);
+                    only_a = w->pair_a_ok;
+                }
+                due = false;
+            }
             if (path && !pairs && (!only_a || hf_i_bit_test(w->pair_a, c)) &&
                 hf_i_ver_forest_covered(w, Fprev, c, k, only_a))
                 continue;
@@ -287,16 +297,16 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 quick = (v->n - fsize) * (size_t)16 >= v->n;
                 if (quick)
                     tree_aux(v, w->aux, Fcur);
-                if (path && v->pos && !v->reference)
+                if (w->pair_a && last == 2 && sh->pair_b && idx >= sh->probe) {
                     hf_i_ver_forest_frontier(w, Fcur);
-                if (w->pair_a && last == 2) {
                     hf_i_ver_forest_row_a(w, c);
-                    pairs = w->pair_a_ok && sh->pair_b && idx >= sh->probe;
-                    only_a = w->pair_a_ok && !pairs;
+                    pairs = w->pair_a_ok;
                     /* the second entries b failing A's or B's test, and only those */
                     const hf_word *pb = sh->pair_b + (size_t)c * W;
                     for (size_t u = 0; pairs && u < W; u++)
                         w->pair_a[u] = ~(w->pair_a[u] & pb[u]) & v->focus[u];
+                } else {
+                    due = path && v->pos && !v->reference;
                 }
             }
             lvl++;
