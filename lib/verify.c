@@ -40,6 +40,17 @@
  * 2,000-event random recursive tree), at an O(|S_{d-1}|) search per cut. The plain order stays
  * for d = 2 (S_1 holds every schedule) and as the benchmark's reference (hf_i_verify_reference).
  *
+ * Forests, d >= 3 (lib/verify_forest.c). The continuations form an up-set and a schedule that
+ * hits c hits every event above c, so a prefix hits them all iff it hits the minimal ones (the
+ * roots and children of F_{d-1}'s members outside it), which are looked up one by one before any
+ * cut. For d = 3 the condition splits into two bit matrices over the pairs (a, b), A (the minimal
+ * events hanging off a's root path) and B (those off b's), each filled word-parallel from the
+ * checkpoints, for all b (or all a) at once; B is filled by the workers before the enumeration,
+ * A one row per first event. A prefix then costs two bit tests, and the enumeration visits only
+ * the prefixes failing them, which are settled by the greedy cuts (the witness, the count). On a
+ * 2,000-event random recursive tree with its 82-schedule family this takes a twentieth of the
+ * processor time of the increasing-position order.
+ *
  * Threads and shards. The prefixes are split by their first event a1: a shard takes the (focus)
  * events of rank shard_index modulo shard_count, and its threads take those first events one
  * at a time from a shared counter (each thread with its own levels F, S, rem, allocated before
@@ -77,8 +88,10 @@
  *
  * Files. This one checks the input and runs the whole check (focus sets through
  * lib/verify_focus.c); lib/verify_tables.c builds the tables above, lib/verify_prefix.c
- * enumerates the prefixes under one first event, lib/verify_threads.c hands first events to the
- * threads of a shard and gathers their answers; lib/verify_i.h holds what they share.
+ * enumerates the prefixes under one first event, lib/verify_forest.c settles them on forests by
+ * their minimal continuations and the pair matrices, lib/verify_threads.c hands first events to
+ * the threads of a shard (and B's rows to fill) and gathers their answers; lib/verify_i.h holds
+ * what they share.
  */
 
 /* Arguments, d, event counts, focus ids, then every schedule; the first problem is reported. */
@@ -257,11 +270,18 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
 hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
                                     const hf_verify_options *opt, mpz_t out, hf_error *err)
 {
+    return hf_i_verify_count_reference(p, f, opt, false, out, err);
+}
+
+hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
+                                      const hf_verify_options *opt, bool reference, mpz_t out,
+                                      hf_error *err)
+{
     hf_i_error_clear(err);
     if (!out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, false, NULL, out, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, NULL, out, err);
 }
 
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,

@@ -30,8 +30,10 @@ struct ver {
     /* Forest or in-forest views (no closure): the size of F_{d-1} is then known without
      * building it, which lets a prefix be settled by its first schedule (see from_first). */
     bool tree;
-    bool reference; /* settle every prefix as before the greedy order (the benchmark's
-                       reference, hf_i_verify_reference) */
+    bool mapped;         /* the tables went to a mapped file */
+    uint64_t heap_bytes; /* what the tables and the rows hold on the heap otherwise */
+    bool reference;      /* settle every prefix as before the greedy order (the benchmark's
+                            reference, hf_i_verify_reference) */
     /* Where pos, by_pos, by_pos_at and ck live: the heap, or a mapped temporary file when
      * opt->memory_limit is exceeded (lib/family_stream.c); the check reads them the same way. */
     hf_i_big pos_big, by_pos_big, by_pos_at_big, ck_big;
@@ -61,6 +63,14 @@ struct worker {
      * (x included) in F_{d-2}; for an in-forest, aux[t] = the members of F_{d-2} among the
      * first t events of the DFS order (n + 1 entries) */
     uint32_t *aux;
+    /* d >= 3 on a forest: per (d-2)-prefix, the minimal events outside F_{d-2} (roots and
+     * children of its members), cand_count of them, or cand_count = SIZE_MAX when too many */
+    uint32_t *cand;
+    size_t cand_count;
+    /* d = 3 on a forest with the pair matrices (lib/verify_forest.c): the first event's row of A
+     * (W words, valid when pair_a_ok), a row's room, and 64 rows of B (64 W words) */
+    hf_word *pair_a, *pair_tmp, *pair_block;
+    bool pair_a_ok;
     uint64_t count_lo, count_hi; /* uncovered tuples: count_hi * 2^64 + count_lo */
     size_t found;                /* index (in the shard's first events) of the witness, or
                                     SIZE_MAX */
@@ -76,8 +86,18 @@ struct shared {
     bool first_only;
     const uint32_t *firsts; /* the shard's first events, increasing */
     size_t count;           /* how many */
-    atomic_size_t next;     /* the next index to hand out */
-    atomic_size_t best;     /* with first_only: the least index found uncovered, or SIZE_MAX */
+    /* d = 3 on a forest: the matrix B transposed (row a of W words has bit b when B[b] has bit
+     * a), filled by the workers 64 b at a time; NULL when not used */
+    hf_word *pair_b;
+    size_t pair_chunks;      /* ceil(n / 64) */
+    atomic_size_t pair_next; /* the next chunk to fill */
+    atomic_size_t pair_done; /* chunks filled */
+    /* the first events of index < probe are settled without B (A's row, then the children
+     * along the second entry's path looked up), so that a witness found early never waits for
+     * B; the first worker past them fills B */
+    size_t probe;
+    atomic_size_t next; /* the next index to hand out */
+    atomic_size_t best; /* with first_only: the least index found uncovered, or SIZE_MAX */
     /* Progress and cancellation: only the calling thread calls the progress callback (status
      * and err are its); the other workers read stop, set when the callback asks to stop. */
     atomic_size_t done;  /* first events finished */
@@ -135,6 +155,20 @@ static inline bool hf_i_ver_tick(struct worker *w, struct shared *sh, uint64_t c
     w->steps = 0;
     return hf_i_ver_poll(w, sh);
 }
+
+/* lib/verify_forest.c (forests, d >= 3). hf_i_ver_forest_frontier: w->cand for F = F_{d-2}.
+ * hf_i_ver_forest_covered: true when the prefix ending in b, with F_{d-2} = Fprev and S_{d-1} in
+ * w->sel / w->sel_at (k), hits every continuation (false: it may not); with below_only, only the
+ * children along b's path are looked up (A's row holds the others). hf_i_ver_forest_row_a: A's
+ * row of the first event a into w->pair_a (d = 3, after the frontier of F_1).
+ * hf_i_ver_forest_rows_b: B's rows of chunk (64 b) into sh->pair_b; false when the workers are
+ * stopped. */
+void hf_i_ver_forest_frontier(struct worker *w, const hf_word *F);
+bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k,
+                             bool below_only);
+void hf_i_ver_forest_row_a(struct worker *w, uint32_t a);
+bool hf_i_ver_forest_rows_b(struct worker *w, struct shared *sh, size_t chunk);
+
 uint32_t hf_i_ver_shard_first_event(const struct ver *v, const hf_verify_options *opt);
 unsigned long hf_i_ver_shard_events(const struct ver *v, const hf_verify_options *opt);
 hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, bool first_only,

@@ -5,17 +5,18 @@
 #include "poset_i.h"
 #include "verify_i.h"
 
-/* The lowest allowed (focus, not in F) event with id >= from, or HF_NO_EVENT. */
-static uint32_t next_allowed(const struct ver *v, const hf_word *F, uint32_t from)
+/* The lowest allowed (in `allow`, not in F) event with id >= from, or HF_NO_EVENT. */
+static uint32_t next_allowed(const struct ver *v, const hf_word *F, const hf_word *allow,
+                             uint32_t from)
 {
     size_t w = from / HF_WORD_BITS;
     if (w >= v->W)
         return HF_NO_EVENT;
-    hf_word x = ~F[w] & v->focus[w] & (~(hf_word)0 << (from % HF_WORD_BITS));
+    hf_word x = ~F[w] & allow[w] & (~(hf_word)0 << (from % HF_WORD_BITS));
     while (!x) {
         if (++w == v->W)
             return HF_NO_EVENT;
-        x = ~F[w] & v->focus[w];
+        x = ~F[w] & allow[w];
     }
     return (uint32_t)(w * HF_WORD_BITS + hf_i_ctz(x));
 }
@@ -189,6 +190,11 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
     /* forests: F_last is kept from one c to the next (held: the c it was built for) */
     const bool path = v->tree && !v->p->dual;
     uint32_t held = HF_NO_EVENT;
+    /* d = 3 on a forest: with pairs, w->pair_a holds the second entries to settle (A and B
+     * fail); with only_a (B not used for this first event), A's row itself. Without B the
+     * minimal events off F_{d-2} and A's row are listed when a prefix first needs them (due:
+     * not yet), since on deep trees the quick test settles most prefixes in O(1). */
+    bool pairs = false, only_a = false, due = false;
     uint64_t acc = 0;
     unsigned lvl = 1;
     bool started = false;
@@ -205,7 +211,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
         } else {
             if (first_only && atomic_load_explicit(&sh->best, memory_order_relaxed) < idx)
                 return false;
-            c = next_allowed(v, Fprev, cursor[lvl]);
+            /* with the pair matrices, only the prefixes they find uncovered */
+            c = next_allowed(v, Fprev, lvl == last && pairs ? w->pair_a : v->focus, cursor[lvl]);
             if (c == HF_NO_EVENT) {
                 lvl--;
                 continue;
@@ -216,7 +223,7 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
         const uint32_t *order = v->by_pos + (size_t)c * m, *at = v->by_pos_at + (size_t)c * m;
         const uint32_t *pp = lvl > 1 ? v->pos + (size_t)a[lvl - 1] * m : NULL;
         const uint8_t *Sprev = S[lvl - 1];
-        if (lvl == last && quick) {
+        if (lvl == last && quick && !pairs) {
             /* Every schedule of S_last places F_last but c before c, so the first one in the
              * order of c's position (ties with the general loop below) hits every
              * continuation exactly when c comes right after F_last - c there: the usual case
@@ -226,6 +233,28 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 while (i < m && !(Sprev[order[i]] && pp[order[i]] < at[i]))
                     i++;
             if (i < m && (size_t)at[i] + 1 == fsize + tree_added(v, w->aux, c))
+                continue;
+        }
+        size_t k = 0;
+        if (lvl == last && pp && !v->reference) {
+            /* S_last by increasing position of c */
+            for (size_t j = 0; j < m; j++) {
+                uint32_t s = order[j];
+                w->sel[k] = s;
+                w->sel_at[k] = at[j];
+                k += Sprev[s] & (pp[s] < at[j]);
+            }
+            w->steps += m;
+            if (due) {
+                hf_i_ver_forest_frontier(w, Fprev);
+                if (w->pair_a && last == 2) {
+                    hf_i_ver_forest_row_a(w, a[1]);
+                    only_a = w->pair_a_ok;
+                }
+                due = false;
+            }
+            if (path && !pairs && (!only_a || hf_i_bit_test(w->pair_a, c)) &&
+                hf_i_ver_forest_covered(w, Fprev, c, k, only_a))
                 continue;
         }
         hf_word *Fcur = w->F + lvl * W;
@@ -268,6 +297,17 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 quick = (v->n - fsize) * (size_t)16 >= v->n;
                 if (quick)
                     tree_aux(v, w->aux, Fcur);
+                if (w->pair_a && last == 2 && sh->pair_b && idx >= sh->probe) {
+                    hf_i_ver_forest_frontier(w, Fcur);
+                    hf_i_ver_forest_row_a(w, c);
+                    pairs = w->pair_a_ok;
+                    /* the second entries b failing A's or B's test, and only those */
+                    const hf_word *pb = sh->pair_b + (size_t)c * W;
+                    for (size_t u = 0; pairs && u < W; u++)
+                        w->pair_a[u] = ~(w->pair_a[u] & pb[u]) & v->focus[u];
+                } else {
+                    due = path && v->pos && !v->reference;
+                }
             }
             lvl++;
             cursor[lvl] = 0;
@@ -287,16 +327,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
         if (lo == SIZE_MAX)
             continue;
         if (pp && !v->reference) {
-            size_t k = 0;
-            for (size_t j = 0; j < m; j++) {
-                uint32_t s = order[j];
-                w->sel[k] = s;
-                w->sel_at[k] = at[j];
-                k += Sprev[s] & (pp[s] < at[j]);
-            }
             uint32_t x = HF_NO_EVENT;
             size_t missed = settle_greedy(w, k, lo, hi, first_only, &x, &w->steps);
-            w->steps += m;
             if (first_only && missed) {
                 for (unsigned i = 1; i <= last; i++)
                     w->witness[i - 1] = a[i];

@@ -3,6 +3,7 @@
 #ifndef HITFAM_VERIFY_REF_H
 #define HITFAM_VERIFY_REF_H
 
+#include "hitfam/count.h"
 #include "internal.h"
 
 /* hf_verify; with @p reference, the last prefix entry consults the schedules in increasing
@@ -10,5 +11,10 @@
  * answer, found more slowly on families for trees). */
 hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
                                 bool reference, hf_verify_result *result, hf_error *err);
+
+/* hf_verify_count_uncovered, with @p reference as above (the same count). */
+hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
+                                      const hf_verify_options *opt, bool reference, mpz_t out,
+                                      hf_error *err);
 
 #endif

@@ -157,6 +157,8 @@ hf_status hf_i_ver_init(struct ver *v, const hf_poset *p, const struct rows *f,
     uint64_t ids = (uint64_t)n * m, bytes = (v->d >= 3 ? 3 : 2) * ids * sizeof(uint32_t);
     bool mapped =
         opt->memory_limit && bytes + (uint64_t)ckw * sizeof(hf_word) + f->heap > opt->memory_limit;
+    v->mapped = mapped;
+    v->heap_bytes = bytes + (uint64_t)ckw * sizeof(hf_word) + f->heap;
     /* positions by schedule are needed only to order two prefix entries */
     if (v->d >= 3 &&
         !(v->pos = hf_i_big_alloc(ctx, (size_t)n * m, sizeof *v->pos, mapped, &v->pos_big)))

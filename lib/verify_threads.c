@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "hitfam/count.h"
+#include "poset_i.h"
 #include "verify_i.h"
 
 static void worker_free(hf_ctx *ctx, struct worker *w)
@@ -17,10 +18,15 @@ static void worker_free(hf_ctx *ctx, struct worker *w)
     hf_i_free(ctx, w->sel);
     hf_i_free(ctx, w->sel_at);
     hf_i_free(ctx, w->aux);
+    hf_i_free(ctx, w->cand);
+    hf_i_free(ctx, w->pair_a);
+    hf_i_free(ctx, w->pair_tmp);
+    hf_i_free(ctx, w->pair_block);
 }
 
-/* A worker's levels and buffers; false when out of memory (then nothing is held). */
-static bool worker_init(const struct ver *v, struct worker *w)
+/* A worker's levels and buffers (with a_rows, A's; with b_rows, B's); false when out of memory
+ * (then nothing is held). */
+static bool worker_init(const struct ver *v, struct worker *w, bool a_rows, bool b_rows)
 {
     memset(w, 0, sizeof *w);
     w->v = v;
@@ -33,7 +39,21 @@ static bool worker_init(const struct ver *v, struct worker *w)
     w->sel_at = hf_i_alloc_array(v->ctx, m, sizeof *w->sel_at);
     if (v->tree && v->d >= 3)
         w->aux = hf_i_alloc_array(v->ctx, (size_t)v->n + 1, sizeof *w->aux);
-    if (!w->F || !w->S || !w->rem || !w->sel || !w->sel_at || (v->tree && v->d >= 3 && !w->aux)) {
+    const bool forest = v->tree && !v->p->dual && v->d >= 3;
+    if (forest)
+        w->cand = hf_i_alloc_array(v->ctx, v->n ? v->n : 1, sizeof *w->cand);
+    if (!w->F || !w->S || !w->rem || !w->sel || !w->sel_at || (v->tree && v->d >= 3 && !w->aux) ||
+        (forest && !w->cand)) {
+        worker_free(v->ctx, w);
+        return false;
+    }
+    if (a_rows) {
+        w->pair_a = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_a);
+        w->pair_tmp = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_tmp);
+    }
+    if (b_rows)
+        w->pair_block = hf_i_alloc_array(v->ctx, HF_WORD_BITS * W, sizeof *w->pair_block);
+    if ((a_rows && (!w->pair_a || !w->pair_tmp)) || (b_rows && !w->pair_block)) {
         worker_free(v->ctx, w);
         return false;
     }
@@ -77,12 +97,35 @@ struct job {
     bool log;
 };
 
+/* The pair matrix B, before the first events past the probe: chunks of 64 rows taken in turn,
+ * then a wait for the others' chunks (those still on a first event of the probe join when they
+ * are done with it), polling. False when the workers are stopped. */
+static bool fill_pairs(struct worker *w, struct shared *sh)
+{
+    for (;;) {
+        size_t t = atomic_fetch_add(&sh->pair_next, 1);
+        if (t >= sh->pair_chunks)
+            break;
+        if (!hf_i_ver_forest_rows_b(w, sh, t))
+            return false;
+        atomic_fetch_add(&sh->pair_done, 1);
+    }
+    const struct timespec pause = {0, 100000};
+    while (atomic_load(&sh->pair_done) < sh->pair_chunks) {
+        if (hf_i_ver_poll(w, sh))
+            return false;
+        nanosleep(&pause, NULL);
+    }
+    return true;
+}
+
 static void *work(void *arg)
 {
     struct job *job = arg;
     struct shared *sh = job->sh;
     struct worker *w = job->w;
     const struct ver *v = sh->v;
+    bool filled = false;
     size_t step = sh->count / 100 ? sh->count / 100 : 1, logged = 0;
     for (;;) {
         size_t i = atomic_fetch_add(&sh->next, 1);
@@ -90,6 +133,11 @@ static void *work(void *arg)
             break;
         if (sh->first_only && i > atomic_load(&sh->best))
             break;
+        if (sh->pair_b && i >= sh->probe && !filled) {
+            if (!fill_pairs(w, sh))
+                break;
+            filled = true;
+        }
         if (job->log && i >= logged) {
             hf_i_log(v->ctx, HF_LOG_PROGRESS, "verify d=%u: first event %" PRIu32 " of %" PRIu32,
                      v->d, sh->firsts[i], v->n);
@@ -189,6 +237,29 @@ static uint32_t *shard_firsts(const struct ver *v, const hf_verify_options *opt,
     return firsts;
 }
 
+/* The pair matrices of lib/verify_forest.c: A's rows for d = 3 on a forest in the new order
+ * (not the benchmark's reference); B too when it pays (its n rows cost about what A's rows and
+ * the lookups they leave cost for n/4 first events) and fits: at most PAIR_BUDGET bytes, within
+ * the memory limit beside the tables (never when these went to a mapped file). */
+#define PAIR_BUDGET ((uint64_t)1 << 25)
+/* With first_only, the first 1/PAIR_PROBE of the first events go without B: a witness among
+ * them costs at most about half of B's filling (2,000-event random tree: 1 ms a first event
+ * without B, 0.1 s to fill B). */
+#define PAIR_PROBE 64
+static bool use_rows_a(const struct ver *v)
+{
+    return v->d == 3 && v->tree && !v->p->dual && v->pos && !v->reference;
+}
+
+static bool use_rows_b(const struct ver *v, const hf_verify_options *opt, size_t firsts)
+{
+    if (!use_rows_a(v) || v->mapped || firsts * 4 < v->n)
+        return false;
+    uint64_t bytes = (uint64_t)v->n * v->W * sizeof(hf_word);
+    return bytes <= PAIR_BUDGET &&
+           (!opt->memory_limit || v->heap_bytes + bytes <= opt->memory_limit);
+}
+
 /* The enumeration over the shard (d >= 2), on opt->threads threads. With first_only: true and
  * the lexicographically first uncovered tuple of the shard in witness, or false; otherwise
  * false and the uncovered tuples of the shard in total. Every buffer is allocated here, before
@@ -202,14 +273,18 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     size_t count = 0;
     uint32_t *firsts = shard_firsts(v, opt, &count);
     unsigned threads = thread_count(v, opt->threads, count);
+    const bool a_rows = use_rows_a(v), pairs = use_rows_b(v, opt, count);
+    size_t pair_words = pairs ? (size_t)v->n * v->W : 0;
+    hf_word *pair_b = pairs ? hf_i_alloc_array(v->ctx, pair_words, sizeof *pair_b) : NULL;
     struct worker *ws = hf_i_calloc(v->ctx, threads, sizeof *ws);
     struct job *jobs = hf_i_calloc(v->ctx, threads, sizeof *jobs);
     pthread_t *tid = hf_i_calloc(v->ctx, threads, sizeof *tid);
     unsigned ready = 0;
-    if (firsts && ws && jobs && tid)
-        while (ready < threads && worker_init(v, &ws[ready]))
+    if (firsts && ws && jobs && tid && (!pairs || pair_b))
+        while (ready < threads && worker_init(v, &ws[ready], a_rows, pairs))
             ready++;
     if (ready < threads) {
+        hf_i_free(v->ctx, pair_b);
         for (unsigned t = 0; t < ready; t++)
             worker_free(v->ctx, &ws[t]);
         hf_i_free(v->ctx, firsts);
@@ -219,8 +294,16 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory verifying a family of %zu schedules",
                          v->m);
     }
-    struct shared sh = {
-        .v = v, .first_only = first_only, .firsts = firsts, .count = count, .err = err};
+    struct shared sh = {.v = v,
+                        .first_only = first_only,
+                        .firsts = firsts,
+                        .count = count,
+                        .err = err,
+                        .pair_b = pair_b,
+                        .pair_chunks = pairs ? (v->n + HF_WORD_BITS - 1) / HF_WORD_BITS : 0,
+                        .probe = first_only ? (count + PAIR_PROBE - 1) / PAIR_PROBE : 0};
+    atomic_init(&sh.pair_next, 0);
+    atomic_init(&sh.pair_done, 0);
     atomic_init(&sh.next, 0);
     atomic_init(&sh.best, SIZE_MAX);
     atomic_init(&sh.done, 0);
@@ -263,5 +346,6 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     hf_i_free(v->ctx, ws);
     hf_i_free(v->ctx, jobs);
     hf_i_free(v->ctx, tid);
+    hf_i_free(v->ctx, pair_b);
     return sh.status;
 }

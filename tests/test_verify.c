@@ -1324,6 +1324,126 @@ Test(verify, threads_and_shards_on_generated_tree_families)
     }
 }
 
+/* A forest of n events for the pair matrices of d = 3 (lib/verify_forest.c), ids shuffled: 0 a
+ * random recursive forest of 1 to 3 roots, 1 a deep one (each node below one of the three
+ * latest), 2 a bushy one (below one of the first three), 3 a star, 4 an antichain (many minimal
+ * continuations: A's rows give up). */
+static hf_poset *pairs_forest(uint64_t *rng, uint32_t n, unsigned kind)
+{
+    uint32_t *parent = malloc((n + 1) * sizeof *parent), *perm = tu_random_perm(n, rng);
+    uint32_t roots = 1 + tu_below(rng, 3);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t up = HF_NO_EVENT;
+        if (kind == 0 && i >= roots)
+            up = tu_below(rng, i);
+        else if (kind == 1 && i > 0)
+            up = i - 1 - tu_below(rng, i < 3 ? i : 3);
+        else if (kind == 2 && i > 0)
+            up = tu_below(rng, i < 3 ? i : 3);
+        else if (kind == 3 && i > 0)
+            up = 0;
+        parent[i] = up;
+    }
+    /* parent links over the shuffled ids (a parent keeps a smaller index before shuffling) */
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (parent[i] != HF_NO_EVENT) {
+            e[m][0] = perm[parent[i]];
+            e[m++][1] = perm[i];
+        }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+    free(e);
+    free(perm);
+    free(parent);
+    return p;
+}
+
+static uint64_t reference_count(const hf_poset *p, const hf_family *f, const hf_verify_options *o)
+{
+    hf_error err;
+    mpz_t c;
+    mpz_init(c);
+    cr_assert_eq(hf_i_verify_count_reference(p, f, o, true, c, &err), HF_OK, "%s", err.text);
+    cr_assert(mpz_fits_ulong_p(c));
+    uint64_t v = mpz_get_ui(c);
+    mpz_clear(c);
+    return v;
+}
+
+/* d = 3 on forests, where prefixes are settled by the pair matrices A and B, by A's rows and the
+ * children along the second entry's path (the first events of the probe), or by cuts when they
+ * find an uncovered continuation: the answer, witness and count of the reference order (the
+ * count by the reference order too), on 1..4 threads, in 2..5 shards, with a focus set, and
+ * with a memory limit that leaves B out. Families: generated (3-hitting), generated less a few
+ * schedules, random extensions. Sizes around one and two words of events. */
+Test(verify, pair_matrices_give_the_reference_answer_on_forests)
+{
+    uint64_t rng = 0x5eed0021;
+    static const uint32_t sizes[] = {3, 12, 63, 64, 65, 129, 150};
+    static const char *kinds[] = {"random", "deep", "bushy", "star", "antichain"};
+    char what[160];
+    for (int iter = 0; iter < 28; iter++) {
+        uint32_t n = sizes[iter % 7];
+        unsigned kind = iter < 21 ? (unsigned)(iter / 7) : 3 + (unsigned)iter % 2;
+        if (kind == 4 && n > 65)
+            n = 65; /* every prefix uncovered: the reference count is slow beyond */
+        hf_poset *p = pairs_forest(&rng, n, kind);
+        unsigned fam = tu_below(&rng, 3);
+        hf_family *f = family_of(n, NULL, 0);
+        hf_error err;
+        if (fam < 2) {
+            hf_family *g = family_of(n, NULL, 0);
+            hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+            cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
+            size_t m = hf_family_size(g), drop = fam ? 1 + tu_below(&rng, 3) : 0;
+            for (size_t i = 0; i < m; i++)
+                if (i % (m / (drop + 1) + 1) != 1 || !drop)
+                    cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
+            hf_family_free(g);
+        } else {
+            hf_family_free(f);
+            f = tu_random_family(p, 1 + tu_below(&rng, 12), &rng);
+        }
+        snprintf(what, sizeof what, "iter %d, %s forest, n=%u, %s, %zu schedules", iter,
+                 kinds[kind], n,
+                 fam == 0   ? "generated"
+                 : fam == 1 ? "generated less some"
+                            : "random extensions",
+                 hf_family_size(f));
+        check_threads_and_shards(p, f, 3, NULL, 0, what);
+        outcome whole = run(p, f, 3, NULL, 0, 1, 0, 1, true);
+        hf_verify_options o;
+        hf_verify_options_init(&o);
+        o.d = 3;
+        cr_assert_eq(whole.uncovered, reference_count(p, f, &o), "%s: count", what);
+        if (fam == 0 && kind < 3)
+            cr_assert(whole.res.hitting, "%s: the generated family", what);
+        /* the tables in a mapped file: no room for B, the same answers */
+        o.memory_limit = 1;
+        o.threads = 2;
+        hf_verify_result res;
+        cr_assert_eq(hf_verify(p, f, &o, &res, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(res.hitting, whole.res.hitting, "%s: memory limit", what);
+        cr_assert_eq(memcmp(res.witness, whole.res.witness, sizeof res.witness), 0, "%s", what);
+        if (iter % 4 == 0 && n >= 12) {
+            uint32_t focus[200];
+            size_t fc = n / 2;
+            for (size_t i = 0; i < fc; i++)
+                focus[i] = tu_below(&rng, n);
+            check_threads_and_shards(p, f, 3, focus, fc, what);
+            hf_verify_options_init(&o);
+            o.d = 3;
+            o.focus = focus;
+            o.focus_count = fc;
+            cr_assert_eq(run(p, f, 3, focus, fc, 1, 0, 1, false).uncovered,
+                         reference_count(p, f, &o), "%s: focus count", what);
+        }
+        hf_family_free(f);
+        hf_poset_free(p);
+    }
+}
+
 Test(verify, bad_shards_are_rejected)
 {
     hf_poset *p = tu_antichain(4);
