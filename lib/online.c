@@ -311,6 +311,27 @@ static inline bool str_eq(const char *a, const char *b)
     return false;
 }
 
+/* The id of @p label (not NULL), NOLABEL when it is not interned. The strings the caller passed
+ * lately are tried first (two slots chosen by the address), their bytes compared with the
+ * interned label's, so a buffer the caller reuses for another label does no harm; a label a
+ * harness passes again costs a short compare instead of a hash of it. */
+static inline uint32_t label_lookup(hf_online *s, const char *label)
+{
+    size_t k = (size_t)(((uint64_t)(uintptr_t)label * 0x9e3779b97f4a7c15u) >> 61), k2 = (k + 1) & 7;
+    if (s->lc_ptr[k] == label && str_eq(hf_i_strtab_str(&s->lab, s->lc_id[k]), label))
+        return s->lc_id[k];
+    if (s->lc_ptr[k2] == label && str_eq(hf_i_strtab_str(&s->lab, s->lc_id[k2]), label))
+        return s->lc_id[k2];
+    uint32_t id = hf_i_online_label_find(s, label);
+    if (id != NOLABEL) { /* the first slot, unless it is taken and the second is free */
+        if (s->lc_ptr[k] && !s->lc_ptr[k2])
+            k = k2;
+        s->lc_ptr[k] = label;
+        s->lc_id[k] = id;
+    }
+    return id;
+}
+
 /* The usual cases on their own, so that they stay short: a child of the running event, in a run
  * without a plan, with room, that matches the child of its rank in its union node's block (later
  * runs), or that is new and extends that block with a label already seen or none (the first
@@ -339,7 +360,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
               hf_i_online_block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
             s->n_over > 0 || node >= s->nodes_cap || node >= HF_MAX_EVENTS)
             return post_slow(s, parent, label, user, event, err);
-        uint32_t lid = label ? hf_i_online_label_find(s, label) : NOLABEL;
+        uint32_t lid = label ? label_lookup(s, label) : NOLABEL;
         if (label && lid == NOLABEL) /* a new label: interned by the general case */
             return post_slow(s, parent, label, user, event, err);
         s->nodes[node] = (unode){s->cur.node, NONE, lid};
@@ -444,7 +465,7 @@ static inline hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
                 const char *label = labels ? labels[i] : NULL;
                 if (node >= s->nodes_cap || node >= HF_MAX_EVENTS)
                     break;
-                uint32_t lid = label ? hf_i_online_label_find(s, label) : NOLABEL;
+                uint32_t lid = label ? label_lookup(s, label) : NOLABEL;
                 if (label && lid == NOLABEL) /* a new label: interned by the general case */
                     break;
                 s->nodes[node] = (unode){pnode, NONE, lid};
@@ -478,6 +499,14 @@ static inline hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
         }
     }
     return st;
+}
+
+/* post_children out of line, for hf_online_step's cases beyond its own loop. */
+static NOINLINE hf_status post_children_out(hf_online *s, uint32_t parent, uint32_t n,
+                                            const char *const *labels, const uint64_t *users,
+                                            hf_error *err)
+{
+    return post_children(s, parent, n, labels, users, NULL, err);
 }
 
 hf_status hf_online_post_children(hf_online *s, uint32_t parent, uint32_t n,
@@ -808,13 +837,16 @@ hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, co
     if (!s || !event || s->running == NONE || s->learn_plan || n > s->ev_lim - s->n_ev ||
         n > s->room - s->pending)
         return step_slow(s, n, labels, users, event, user, err);
-    uint32_t hi = s->n_ev;
-    if (n > 0 && !match_children(s, hi, n, labels, users))
-        return step_slow(s, n, labels, users, event, user, err);
+    if (n > 0 && !match_children(s, s->n_ev, n, labels, users)) { /* the first run, say */
+        hf_status st = post_children_out(s, s->running, n, labels, users, err);
+        if (st)
+            return st;
+        n = 0; /* posted and counted */
+    }
     uint32_t posted = s->cur.posted + n, pending = s->pending + n, v;
     if (pending == 0)
         return step_slow(s, 0, labels, users, event, user, err);
-    hi += n;
+    uint32_t hi = s->n_ev + n;
     s->n_ev = hi;
     if (s->dfs_run) {
         if (posted > 0) {

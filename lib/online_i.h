@@ -89,7 +89,9 @@ struct hf_online {
     size_t n_over, over_cap;
     uint32_t *ohash; /* open addressing over indices into over (NONE: empty), a power of 2 */
     size_t ohash_cap;
-    hf_i_strtab lab; /* interned labels: each distinct label once, numbered by first use */
+    hf_i_strtab lab;       /* interned labels: each distinct label once, numbered by first use */
+    const char *lc_ptr[8]; /* label strings the caller passed lately and their ids: a caller */
+    uint32_t lc_id[8];     /* passes the same few strings again and again (lib/online.c) */
 
     /* runs: schedules of node ids, one after another */
     uint32_t *sched;
