@@ -117,47 +117,26 @@ static double run_stack(const forest *f)
     return t;
 }
 
-/* The per-child arrays a harness that knows its handlers' children hands to hf_online_step:
- * each child's label and user value (its event id) by its place in the children lists. Made
- * outside the timed region, as the children lists are. */
-typedef struct batch {
-    const char **labels, **root_labels;
-    uint64_t *users, *root_users;
-} batch;
-
 static const char *names[] = {"click", "load", "timer", "xhr"};
 
-static batch make_batch(const forest *f)
+/* The largest number of children of an event, or of roots. */
+static uint32_t max_children(const forest *f)
 {
-    batch b = {malloc(f->n * sizeof *b.labels), malloc(f->nroots * sizeof *b.root_labels),
-               malloc(f->n * sizeof *b.users), malloc(f->nroots * sizeof *b.root_users)};
-    if (!b.labels || !b.root_labels || !b.users || !b.root_users)
-        bench_die(prog, "malloc", HF_ENOMEM, NULL);
-    for (uint32_t k = 0; k < f->off[f->n]; k++) {
-        b.labels[k] = names[k & 3];
-        b.users[k] = f->kids[k];
-    }
-    for (uint32_t i = 0; i < f->nroots; i++) {
-        b.root_labels[i] = names[i & 3];
-        b.root_users[i] = f->roots[i];
-    }
-    return b;
-}
-
-static void free_batch(batch *b)
-{
-    free(b->labels);
-    free(b->root_labels);
-    free(b->users);
-    free(b->root_users);
+    uint32_t m = f->nroots;
+    for (uint32_t v = 0; v < f->n; v++)
+        m = f->off[v + 1] - f->off[v] > m ? f->off[v + 1] - f->off[v] : m;
+    return m;
 }
 
 /* Runs of the same program under hf_online: seconds of each run (post + next + end_run). With
- * @p b NULL the harness posts one child at a time (hf_online_post_user, hf_online_next); else it
- * makes one hf_online_step call per event, which posts the event's children and returns the next
- * event. */
-static void run_online(const forest *f, const batch *b, hf_online_strategy st, unsigned d,
-                       bool labels, int runs, double *secs)
+ * @p step false the harness posts one child at a time (hf_online_post_user, hf_online_next, the
+ * event's value kept with it); else it makes one hf_online_step call per event, which posts the
+ * event's children and returns the next event. The step harness does what a FIFO does for the
+ * same handlers: it copies each child's value into an array of its own (indexed by the event
+ * handle, which counts the events posted), and it fills each event's labels in a small buffer
+ * as the one-at-a-time harness computes them, so it reads no array the others do not. */
+static void run_online(const forest *f, bool step, hf_online_strategy st, unsigned d, bool labels,
+                       int runs, double *secs)
 {
     hf_online_options o;
     hf_online_options_init(&o);
@@ -168,22 +147,35 @@ static void run_online(const forest *f, const batch *b, hf_online_strategy st, u
     hf_status rc = hf_online_new(NULL, &o, &s, &err);
     if (rc)
         bench_die(prog, "hf_online_new", rc, &err);
+    const char **lab = malloc(((size_t)max_children(f) + 1) * sizeof *lab);
+    if (!lab)
+        bench_die(prog, "malloc", HF_ENOMEM, NULL);
     for (int r = 0; r < runs; r++) {
+        uint32_t *val = step ? malloc(f->n * sizeof *val) : NULL; /* the FIFO's queue, as it */
+        if (step && !val)
+            bench_die(prog, "malloc", HF_ENOMEM, NULL);
         double t0 = cpu_now();
         uint64_t sum = 0;
         if ((rc = hf_online_begin_run(s, &err)) != HF_OK)
             bench_die(prog, "begin_run", rc, &err);
-        if (b) {
-            uint32_t e;
-            uint64_t v;
-            if ((rc = hf_online_step(s, f->nroots, labels ? b->root_labels : NULL, b->root_users,
-                                     &e, &v, &err)))
+        if (step) {
+            uint32_t e, posted = 0;
+            for (uint32_t i = 0; i < f->nroots; i++) {
+                val[posted++] = f->roots[i];
+                lab[i] = names[i & 3];
+            }
+            if ((rc = hf_online_step(s, f->nroots, labels ? lab : NULL, NULL, &e, NULL, &err)))
                 bench_die(prog, "step", rc, &err);
             while (e != HF_NO_EVENT) {
+                uint32_t v = val[e];
                 sum += v;
                 uint32_t k0 = f->off[v], k1 = f->off[v + 1];
-                if ((rc = hf_online_step(s, k1 - k0, labels ? b->labels + k0 : NULL, b->users + k0,
-                                         &e, &v, &err)))
+                for (uint32_t k = k0; k < k1; k++) {
+                    val[posted++] = f->kids[k];
+                    if (labels)
+                        lab[k - k0] = names[k & 3];
+                }
+                if ((rc = hf_online_step(s, k1 - k0, labels ? lab : NULL, NULL, &e, NULL, &err)))
                     bench_die(prog, "step", rc, &err);
             }
         } else {
@@ -209,7 +201,9 @@ static void run_online(const forest *f, const batch *b, hf_online_strategy st, u
             bench_die(prog, "end_run", rc, &err);
         secs[r] = cpu_now() - t0;
         sink = sum;
+        free(val);
     }
+    free(lab);
     hf_online_free(s);
 }
 
@@ -238,7 +232,6 @@ int main(int argc, char **argv)
         if (only && strcmp(only, shapes[i].name) != 0)
             continue;
         forest f = make_forest(n, shapes[i].roots, shapes[i].kind, 42 + i);
-        batch b = make_batch(&f);
         double fifo = 1e9, lifo = 1e9;
         for (int k = 0; k < 3; k++) {
             double t = run_fifo(&f);
@@ -254,8 +247,8 @@ int main(int argc, char **argv)
                 for (int k = 0; k < 3; k++)
                     for (int path = 0; path < 2; path++) {
                         double secs[2];
-                        run_online(&f, path ? &b : NULL, strategies[j].st, strategies[j].d, labels,
-                                   2, secs);
+                        run_online(&f, path == 1, strategies[j].st, strategies[j].d, labels, 2,
+                                   secs);
                         for (int r = 0; r < 2; r++)
                             best[path][r] = secs[r] < best[path][r] ? secs[r] : best[path][r];
                     }
@@ -272,7 +265,6 @@ int main(int argc, char **argv)
                     printf("\n");
                 }
             }
-        free_batch(&b);
         free(f.off);
         free(f.kids);
         free(f.roots);
