@@ -10,9 +10,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define NOINLINE    __attribute__((noinline))
+#define INLINE      inline __attribute__((always_inline))
 #else
 #define PREFETCH(p) ((void)(p))
 #define NOINLINE
+#define INLINE inline
 #endif
 
 /* ---- session ---- */
@@ -422,7 +424,7 @@ static NOINLINE hf_status post_children_slow(hf_online *s, uint32_t parent, uint
  * running event that match their ranks in its union node's block (later runs), then children that
  * extend that block with labels already seen or none (the first run); the rest in
  * post_children_slow, after which an error takes back what the loop posted. */
-static inline hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
+static INLINE hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
                                       const char *const *labels, const uint64_t *users,
                                       uint32_t *first, hf_error *err)
 {

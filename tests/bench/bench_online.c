@@ -131,10 +131,9 @@ static uint32_t max_children(const forest *f)
 /* Runs of the same program under hf_online: seconds of each run (post + next + end_run). With
  * @p step false the harness posts one child at a time (hf_online_post_user, hf_online_next, the
  * event's value kept with it); else it makes one hf_online_step call per event, which posts the
- * event's children and returns the next event. The step harness does what a FIFO does for the
- * same handlers: it copies each child's value into an array of its own (indexed by the event
- * handle, which counts the events posted), and it fills each event's labels in a small buffer
- * as the one-at-a-time harness computes them, so it reads no array the others do not. */
+ * event's children and returns the next event. The step harness fills each event's labels and
+ * values in small buffers as the one-at-a-time harness computes them for its calls, so it reads
+ * no array the others do not, and the value travels with the event as there. */
 static void run_online(const forest *f, bool step, hf_online_strategy st, unsigned d, bool labels,
                        int runs, double *secs)
 {
@@ -147,35 +146,34 @@ static void run_online(const forest *f, bool step, hf_online_strategy st, unsign
     hf_status rc = hf_online_new(NULL, &o, &s, &err);
     if (rc)
         bench_die(prog, "hf_online_new", rc, &err);
-    const char **lab = malloc(((size_t)max_children(f) + 1) * sizeof *lab);
-    if (!lab)
+    size_t mc = (size_t)max_children(f) + 1;
+    const char **lab = malloc(mc * sizeof *lab);
+    uint64_t *val = malloc(mc * sizeof *val);
+    if (!lab || !val)
         bench_die(prog, "malloc", HF_ENOMEM, NULL);
     for (int r = 0; r < runs; r++) {
-        uint32_t *val = step ? malloc(f->n * sizeof *val) : NULL; /* the FIFO's queue, as it */
-        if (step && !val)
-            bench_die(prog, "malloc", HF_ENOMEM, NULL);
         double t0 = cpu_now();
         uint64_t sum = 0;
         if ((rc = hf_online_begin_run(s, &err)) != HF_OK)
             bench_die(prog, "begin_run", rc, &err);
         if (step) {
-            uint32_t e, posted = 0;
+            uint32_t e;
+            uint64_t v;
             for (uint32_t i = 0; i < f->nroots; i++) {
-                val[posted++] = f->roots[i];
+                val[i] = f->roots[i];
                 lab[i] = names[i & 3];
             }
-            if ((rc = hf_online_step(s, f->nroots, labels ? lab : NULL, NULL, &e, NULL, &err)))
+            if ((rc = hf_online_step(s, f->nroots, labels ? lab : NULL, val, &e, &v, &err)))
                 bench_die(prog, "step", rc, &err);
             while (e != HF_NO_EVENT) {
-                uint32_t v = val[e];
                 sum += v;
                 uint32_t k0 = f->off[v], k1 = f->off[v + 1];
                 for (uint32_t k = k0; k < k1; k++) {
-                    val[posted++] = f->kids[k];
+                    val[k - k0] = f->kids[k];
                     if (labels)
                         lab[k - k0] = names[k & 3];
                 }
-                if ((rc = hf_online_step(s, k1 - k0, labels ? lab : NULL, NULL, &e, NULL, &err)))
+                if ((rc = hf_online_step(s, k1 - k0, labels ? lab : NULL, val, &e, &v, &err)))
                     bench_die(prog, "step", rc, &err);
             }
         } else {
@@ -201,9 +199,9 @@ static void run_online(const forest *f, bool step, hf_online_strategy st, unsign
             bench_die(prog, "end_run", rc, &err);
         secs[r] = cpu_now() - t0;
         sink = sum;
-        free(val);
     }
     free(lab);
+    free(val);
     hf_online_free(s);
 }
 
