@@ -10,9 +10,11 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
 #define NOINLINE    __attribute__((noinline))
+#define INLINE      inline __attribute__((always_inline))
 #else
 #define PREFETCH(p) ((void)(p))
 #define NOINLINE
+#define INLINE inline
 #endif
 
 /* ---- session ---- */
@@ -233,11 +235,11 @@ uint32_t hf_online_pending(const hf_online *s) { return s && s->open ? s->pendin
 
 /* ---- posting ---- */
 
-/* Room for one more event of the run in every structure next() and end_run() use, so that they
+/* Room for @p k more events of the run in every structure next() and end_run() use, so that they
  * never allocate. */
-static hf_status reserve_event_slow(hf_online *s)
+static hf_status reserve_event_slow(hf_online *s, uint32_t k)
 {
-    size_t need = (size_t)s->n_ev + 1, pend = (size_t)s->pending + 1;
+    size_t need = (size_t)s->n_ev + k, pend = (size_t)s->pending + k;
     hf_ctx *ctx = s->ctx;
     if (HF_I_GROW(ctx, s->ev, &s->ev_cap, need) ||
         HF_I_GROW(ctx, s->sched, &s->sched_cap, s->sched_len + need))
@@ -350,7 +352,7 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
         if (s->n_ev >= HF_MAX_EVENTS)
             return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run",
                              HF_MAX_EVENTS);
-        if (reserve_event_slow(s))
+        if (reserve_event_slow(s, 1))
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     }
     if (node == NONE) {
@@ -388,6 +390,27 @@ static inline bool str_eq(const char *a, const char *b)
     return false;
 }
 
+/* The id of @p label (not NULL), NOLABEL when it is not interned. The strings the caller passed
+ * lately are tried first (two slots chosen by the address), their bytes compared with the
+ * interned label's, so a buffer the caller reuses for another label does no harm; a label a
+ * harness passes again costs a short compare instead of a hash of it. */
+static inline uint32_t label_lookup(hf_online *s, const char *label)
+{
+    size_t k = (size_t)(((uint64_t)(uintptr_t)label * 0x9e3779b97f4a7c15u) >> 61), k2 = (k + 1) & 7;
+    if (s->lc_ptr[k] == label && str_eq(hf_i_strtab_str(&s->lab, s->lc_id[k]), label))
+        return s->lc_id[k];
+    if (s->lc_ptr[k2] == label && str_eq(hf_i_strtab_str(&s->lab, s->lc_id[k2]), label))
+        return s->lc_id[k2];
+    uint32_t id = hf_i_online_label_find(s, label);
+    if (id != NOLABEL) { /* the first slot, unless it is taken and the second is free */
+        if (s->lc_ptr[k] && !s->lc_ptr[k2])
+            k = k2;
+        s->lc_ptr[k] = label;
+        s->lc_id[k] = id;
+    }
+    return id;
+}
+
 /* The usual cases on their own, so that they stay short: a child of the running event, in a run
  * without a plan, with room, that matches the child of its rank in its union node's block (later
  * runs), or that is new and extends that block with a label already seen or none (the first
@@ -416,7 +439,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
               hf_i_online_block_child(s, s->cur.node, s->cur.kids, rank - 1) != node - 1)) ||
             s->n_over > 0 || node >= s->nodes_cap || node >= HF_MAX_EVENTS)
             return post_slow(s, parent, label, user, event, err);
-        uint32_t lid = label ? hf_i_online_label_find(s, label) : NOLABEL;
+        uint32_t lid = label ? label_lookup(s, label) : NOLABEL;
         if (label && lid == NOLABEL) /* a new label: interned by the general case */
             return post_slow(s, parent, label, user, event, err);
         s->nodes[node] = (unode){s->cur.node, NONE, lid};
@@ -432,6 +455,146 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
     if (event)
         *event = id;
     return HF_OK;
+}
+
+/* ---- posting an event's children in one call ---- */
+
+/* Post the current parent's next child, whose union node is @p node (room reserved). */
+static inline void post_known(hf_online *s, uint32_t parent, uint32_t node, uint64_t user)
+{
+    uint32_t id = s->n_ev++;
+    s->ev[id] = (revent){user, node, s->nodes[node].kids};
+    if (s->learn_plan) { /* as post_slow */
+        if (node < s->plan_n && s->plan_pos[node] != NONE)
+            s->keys[id] = 2 * s->plan_pos[node];
+        else if (parent != NONE)
+            s->keys[id] = s->cur.key | 1;
+        else
+            s->keys[id] = 2 * s->plan_n + 1;
+    }
+    s->cur.posted++;
+    s->pending++;
+}
+
+/* The children the usual path of post_children could not post, every case: all of them are
+ * posted, or (an error) none. */
+static NOINLINE hf_status post_children_slow(hf_online *s, uint32_t parent, uint32_t n,
+                                             const char *const *labels, const uint64_t *users,
+                                             hf_error *err)
+{
+    hf_status st = hf_i_online_prepare_children(s, n, labels, err);
+    if (st)
+        return st;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *label = labels ? labels[i] : NULL;
+        uint32_t node = hf_i_online_child_find(s, s->cur.posted, label);
+        /* prepared: making the node allocates nothing and cannot fail */
+        if (node == NONE &&
+            (st = hf_i_online_create_node(s, label, label ? strlen(label) : 0, &node, err)))
+            return st;
+        post_known(s, parent, node, users ? users[i] : 0);
+    }
+    return HF_OK;
+}
+
+/* hf_online_post_children. The usual cases in one loop, as hf_online_post_user's: children of the
+ * running event that match their ranks in its union node's block (later runs), then children that
+ * extend that block with labels already seen or none (the first run); the rest in
+ * post_children_slow, after which an error takes back what the loop posted. */
+static INLINE hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
+                                      const char *const *labels, const uint64_t *users,
+                                      uint32_t *first, hf_error *err)
+{
+    if (parent != s->running || (parent == NONE && s->started) || !s->open)
+        return post_refuse(s, parent, err);
+    if (n > s->ev_lim - s->n_ev || n > s->room - s->pending) {
+        if (n > HF_MAX_EVENTS - s->n_ev)
+            return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in one run",
+                             HF_MAX_EVENTS);
+        if (reserve_event_slow(s, n))
+            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    uint32_t i = 0, ev0 = s->n_ev, nodes0 = s->n_nodes, kids0 = s->cur.kids;
+    bool created0 = s->created;
+    if (parent != NONE && !s->learn_plan) {
+        uint32_t pnode = s->cur.node, kids = s->cur.kids, rank = s->cur.posted;
+        revent *ev = s->ev + ev0;
+        if (kids != NONE)
+            for (; i < n; i++) {
+                uint32_t node = kids + rank + i;
+                if (node >= s->n_nodes)
+                    break;
+                const unode *u = &s->nodes[node];
+                const char *label = labels ? labels[i] : NULL;
+                if (u->parent != pnode || (u->label & OVER))
+                    break;
+                if (u->label == NOLABEL
+                        ? label != NULL
+                        : !label || !str_eq(hf_i_strtab_str(&s->lab, u->label), label))
+                    break;
+                ev[i] = (revent){users ? users[i] : 0, node, u->kids};
+            }
+        if (i < n && s->n_over == 0 &&
+            (kids == NONE
+                 ? rank + i == 0
+                 : rank + i > 0 && kids + rank + i == s->n_nodes &&
+                       hf_i_online_block_child(s, pnode, kids, rank + i - 1) == s->n_nodes - 1))
+            for (; i < n; i++) {
+                uint32_t node = s->n_nodes;
+                const char *label = labels ? labels[i] : NULL;
+                if (node >= s->nodes_cap || node >= HF_MAX_EVENTS)
+                    break;
+                uint32_t lid = label ? label_lookup(s, label) : NOLABEL;
+                if (label && lid == NOLABEL) /* a new label: interned by the general case */
+                    break;
+                s->nodes[node] = (unode){pnode, NONE, lid};
+                if (kids == NONE)
+                    kids = s->cur.kids = s->nodes[pnode].kids = node;
+                s->n_nodes = node + 1;
+                s->created = true;
+                ev[i] = (revent){users ? users[i] : 0, node, NONE};
+            }
+        s->n_ev += i;
+        s->pending += i;
+        s->cur.posted = rank + i;
+    }
+    if (first)
+        *first = ev0;
+    if (i == n)
+        return HF_OK;
+    hf_status st = post_children_slow(s, parent, n - i, labels ? labels + i : NULL,
+                                      users ? users + i : NULL, err);
+    if (st) { /* nothing posted: the loop's children and the block nodes it made taken back */
+        uint32_t k = s->n_ev - ev0;
+        s->n_ev = ev0;
+        s->pending -= k;
+        s->cur.posted -= k;
+        if (s->n_nodes > nodes0) {
+            if (kids0 == NONE)
+                (s->cur.node == NONE ? &s->root : &s->nodes[s->cur.node])->kids = NONE;
+            s->cur.kids = kids0;
+            s->n_nodes = nodes0;
+            s->created = created0;
+        }
+    }
+    return st;
+}
+
+/* post_children out of line, for hf_online_step's cases beyond its own loop. */
+static NOINLINE hf_status post_children_out(hf_online *s, uint32_t parent, uint32_t n,
+                                            const char *const *labels, const uint64_t *users,
+                                            hf_error *err)
+{
+    return post_children(s, parent, n, labels, users, NULL, err);
+}
+
+hf_status hf_online_post_children(hf_online *s, uint32_t parent, uint32_t n,
+                                  const char *const *labels, const uint64_t *users, uint32_t *first,
+                                  hf_error *err)
+{
+    if (!s)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
+    return post_children(s, parent, n, labels, users, first, err);
 }
 
 /* ---- learn: a heap of pending events by (key, newest first) ---- */
@@ -661,7 +824,7 @@ static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err
 
 /* Depth-first and double-tree runs on their own. Depth first: the running event's children
  * (posted since the last call) are one range of the stack, and the first of them runs at once. */
-hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
 {
     if (!s || !event || !s->open || s->pending == 0 || s->learn_plan)
         return next_slow(s, event, err);
@@ -687,6 +850,123 @@ hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
     s->started = true;
     run_event(s, v);
     *event = v;
+    return HF_OK;
+}
+
+hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err)
+{
+    return next_event(s, event, err);
+}
+
+/* hf_online_step, every case. */
+static NOINLINE hf_status step_slow(hf_online *s, uint32_t n, const char *const *labels,
+                                    const uint64_t *users, uint32_t *event, uint64_t *user,
+                                    hf_error *err)
+{
+    if (!s || !event)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session or no place to store the event");
+    if (n > 0) {
+        hf_status st = post_children(s, s->running, n, labels, users, NULL, err);
+        if (st)
+            return st;
+    }
+    if (s->open && s->pending == 0) { /* the run is over: the running event is done */
+        s->running = NONE;
+        s->started = true;
+        *event = NONE;
+        if (user)
+            *user = 0;
+        return HF_OK;
+    }
+    hf_status st = next_event(s, event, err);
+    if (!st && user)
+        *user = s->ev[*event].user;
+    return st;
+}
+
+/* Write the running event's next @p n children, as the children of its union node's block at
+ * their ranks, into the run records from @p ev0 on, without counting them: false (and nothing
+ * counted) when one of them is not its block's. */
+static inline bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const char *const *labels,
+                                  const uint64_t *users)
+{
+    uint32_t pnode = s->cur.node, first = s->cur.kids + s->cur.posted, nn = s->n_nodes;
+    if (s->cur.kids == NONE || first > nn || n > nn - first)
+        return false;
+    const unode *u = s->nodes + first;
+    revent *ev = s->ev + ev0;
+    if (!labels) { /* unlabelled children: the loop the usual event loop runs, on its own */
+        for (uint32_t i = 0; i < n; i++) {
+            if (u[i].parent != pnode || u[i].label != NOLABEL)
+                return false;
+            ev[i] = (revent){users ? users[i] : 0, first + i, u[i].kids};
+        }
+        return true;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lid = u[i].label;
+        const char *label = labels[i];
+        if (u[i].parent != pnode ||
+            (label ? lid >= NOLABEL || !str_eq(hf_i_strtab_str(&s->lab, lid), label)
+                   : lid != NOLABEL))
+            return false;
+        ev[i] = (revent){users ? users[i] : 0, first + i, u[i].kids};
+    }
+    return true;
+}
+
+/* The usual case on its own: a running event whose children match their union node's block, in a
+ * depth-first or double-tree run with room for them. */
+hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, const uint64_t *users,
+                         uint32_t *event, uint64_t *user, hf_error *err)
+{
+    /* a running event means an open run */
+    if (!s || !event || s->running == NONE || s->learn_plan || n > s->ev_lim - s->n_ev ||
+        n > s->room - s->pending)
+        return step_slow(s, n, labels, users, event, user, err);
+    if (n > 0 && !match_children(s, s->n_ev, n, labels, users)) { /* the first run, say */
+        hf_status st = post_children_out(s, s->running, n, labels, users, err);
+        if (st)
+            return st;
+        n = 0; /* posted and counted */
+    }
+    uint32_t posted = s->cur.posted + n, pending = s->pending + n, v;
+    if (pending == 0)
+        return step_slow(s, 0, labels, users, event, user, err);
+    uint32_t hi = s->n_ev + n;
+    s->n_ev = hi;
+    if (s->dfs_run) {
+        if (posted > 0) {
+            uint32_t lo = hi - posted;
+            if (posted >= 2) {
+                s->branched = true;
+                s->stack[s->sp++] = s->right ? lo : lo + 1;
+                s->stack[s->sp++] = s->right ? hi - 1 : hi;
+            }
+            v = s->right ? hi - 1 : lo;
+        } else {
+            uint32_t *top = &s->stack[s->sp - 2];
+            v = s->right ? --top[1] : top[0]++;
+            if (top[0] == top[1])
+                s->sp -= 2;
+        }
+    } else { /* doubletree */
+        s->pending = pending;
+        s->cur.posted = posted;
+        take_children(s);
+        if ((v = dt_pop(s)) == NONE) /* cannot happen: every pending event is on a stack */
+            return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
+    }
+    const revent *e = &s->ev[v];
+    s->running = v;
+    s->sched[s->sched_len + (hi - pending)] = e->node;
+    s->pending = pending - 1;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
     return HF_OK;
 }
 

@@ -91,7 +91,9 @@ struct hf_online {
     size_t n_over, over_cap;
     uint32_t *ohash; /* open addressing over indices into over (NONE: empty), a power of 2 */
     size_t ohash_cap;
-    hf_i_strtab lab; /* interned labels: each distinct label once, numbered by first use */
+    hf_i_strtab lab;       /* interned labels: each distinct label once, numbered by first use */
+    const char *lc_ptr[8]; /* label strings the caller passed lately and their ids: a caller */
+    uint32_t lc_id[8];     /* passes the same few strings again and again (lib/online.c) */
 
     /* runs: schedules of node ids, one after another */
     uint32_t *sched;
@@ -202,6 +204,15 @@ static inline uint32_t hf_i_online_block_child(const hf_online *s, uint32_t pnod
 uint32_t hf_i_online_label_find(const hf_online *s, const char *label);
 /* The overflow child of @p parent with this rank and label id, NONE if there is none. */
 uint32_t hf_i_online_over_find(const hf_online *s, uint32_t parent, uint32_t rank, uint32_t label);
+/* The union node of the current parent's child of rank @p rank with @p label, NONE if there is
+ * none yet. */
+uint32_t hf_i_online_child_find(const hf_online *s, uint32_t rank, const char *label);
+/* Before the current parent's children of ranks cur.posted .. cur.posted + n - 1 (labels[i], or
+ * none when @p labels is NULL) are posted: check the labels of those that need a new union node,
+ * intern them, and make room for the new nodes, so that hf_i_online_create_node cannot fail for
+ * them. On an error the union forest is as it was (interned labels aside, which no node uses). */
+hf_status hf_i_online_prepare_children(hf_online *s, uint32_t n, const char *const *labels,
+                                       hf_error *err);
 /* Make the union node of the current parent's child of rank cur.posted and this label (llen
  * bytes) in *out: in the parent's block when it extends it, else an overflow child. */
 hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,

@@ -63,13 +63,15 @@ static void ohash_put(const uover *over, uint32_t *tab, size_t cap, uint32_t k)
     tab[i] = k;
 }
 
-/* Room for one more overflow child. */
-static hf_status over_reserve(hf_online *s)
+/* Room for @p more overflow children. */
+static hf_status over_reserve(hf_online *s, size_t more)
 {
-    if (HF_I_GROW(s->ctx, s->over, &s->over_cap, s->n_over + 1))
+    if (HF_I_GROW(s->ctx, s->over, &s->over_cap, s->n_over + more))
         return HF_ENOMEM;
-    if (2 * (s->n_over + 1) > s->ohash_cap) {
+    if (2 * (s->n_over + more) > s->ohash_cap) {
         size_t cap = s->ohash_cap ? 2 * s->ohash_cap : 16;
+        while (2 * (s->n_over + more) > cap)
+            cap *= 2;
         uint32_t *tab = hf_i_alloc_array(s->ctx, cap, sizeof *tab);
         if (!tab)
             return HF_ENOMEM;
@@ -99,6 +101,46 @@ uint32_t hf_i_online_rank(const hf_online *s, uint32_t node)
     return lo < s->n_over && s->over[lo].node == node ? s->over[lo].rank : 0;
 }
 
+uint32_t hf_i_online_child_find(const hf_online *s, uint32_t rank, const char *label)
+{
+    uint32_t c = hf_i_online_block_child(s, s->cur.node, s->cur.kids, rank);
+    if (c != NONE && hf_i_online_label_is(s, s->nodes[c].label, label))
+        return c;
+    if (s->n_over > 0) { /* a label that is not interned is no overflow child's */
+        uint32_t lid = hf_i_online_label_find(s, label);
+        if (!label || lid != NOLABEL)
+            return hf_i_online_over_find(s, s->cur.node, rank, lid);
+    }
+    return NONE;
+}
+
+hf_status hf_i_online_prepare_children(hf_online *s, uint32_t n, const char *const *labels,
+                                       hf_error *err)
+{
+    size_t make = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *label = labels ? labels[i] : NULL;
+        if (hf_i_online_child_find(s, s->cur.posted + i, label) != NONE)
+            continue;
+        size_t llen = label ? strlen(label) : 0;
+        uint32_t lid;
+        if (llen > HF_MAX_NAME)
+            return hf_i_fail(err, HF_EINVAL, 0, 0,
+                             "label of child %" PRIu32 " longer than %u bytes", i, HF_MAX_NAME);
+        if (label && label_intern(s, label, llen, &lid)) /* an unused label is harmless */
+            return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+        make++;
+    }
+    if (make > (size_t)HF_MAX_EVENTS - s->n_nodes)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
+                         HF_MAX_EVENTS);
+    /* each new node is a block node or an overflow child: room for both */
+    if (make > 0 && (HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + make) ||
+                     over_reserve(s, make)))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    return HF_OK;
+}
+
 /* Make the union node of the current parent's child of rank cur.posted and this label. */
 hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, uint32_t *out,
                                   hf_error *err)
@@ -114,7 +156,8 @@ hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, 
                      : rank > 0 && p->kids + rank == node &&
                            hf_i_online_block_child(s, pnode, p->kids, rank - 1) == node - 1;
     if ((label && label_intern(s, label, llen, &lid)) ||
-        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s)))
+        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) ||
+        (!block && over_reserve(s, 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
     s->nodes[node] = (unode){pnode, NONE, block ? lid : lid | OVER};

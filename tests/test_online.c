@@ -1147,3 +1147,258 @@ Test(online, union_forest_matches_events_by_parent_rank_and_label)
         hf_online_free(s);
     }
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Children posted in one call (hf_online_post_children, hf_online_step)                       */
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ull;
+    return x ^ (x >> 29);
+}
+
+/* The program of the lockstep test: the children of union node @p node (HF_NO_EVENT: the roots)
+ * in run @p run, their number returned and their labels in @p labs. Most events post the same
+ * children in every run; some change their number or labels from run to run, so that later runs
+ * post children beyond their parent's first block and other labels at a rank of it. */
+static uint32_t lock_children(uint64_t seed, uint32_t node, unsigned run, uint32_t depth,
+                              uint32_t events, uint32_t max_events, const char **labs)
+{
+    static const char *names[] = {NULL, "a", "b", "tick"};
+    uint64_t h = mix(seed ^ mix((uint64_t)node + 1));
+    if (h % 5 == 0) /* this event's children change with the run */
+        h = mix(h ^ run);
+    uint32_t m = (uint32_t)(h >> 8) % 5 + (node == HF_NO_EVENT);
+    if (depth > 6 || events + m > max_events)
+        m = 0;
+    for (uint32_t k = 0; k < m; k++)
+        labs[k] = names[mix(h + k) % 4];
+    return m;
+}
+
+/* A session that posts one child at a time (ref) and one that posts each event's children in
+ * one call, in one of four ways chosen at random (bat): hf_online_step; hf_online_post_children
+ * then hf_online_next; some children one at a time, the rest in one call, then hf_online_next;
+ * all one at a time, then hf_online_step with none. Both play the same program in lockstep:
+ * every event, user value, run result, schedule and union node must be the same. With @p chaos,
+ * bat's allocations fail at random: a refused call must change nothing (events, pending,
+ * nodes) and is retried. */
+static size_t lock_failures; /* refused calls of check_lockstep's bat session */
+
+static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uint32_t max_events,
+                           tu_chaos *chaos, hf_ctx *ctx)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = d;
+    o.strategy = st;
+    o.max_runs = 12;
+    hf_online *ref, *bat;
+    cr_assert_eq(hf_online_new(NULL, &o, &ref, NULL), HF_OK);
+    cr_assert_eq(hf_online_new(ctx, &o, &bat, NULL), HF_OK);
+    uint64_t rng = seed;
+    hf_online_run_result rr, rb;
+    unsigned run = 0;
+    uint32_t *node_of = malloc(max_events * sizeof *node_of);
+    uint32_t *depth = malloc(max_events * sizeof *depth);
+    cr_assert(node_of && depth);
+    hf_error err;
+    /* bat's call, retried after an injected failure that changed nothing */
+#define BAT(call)                                                                                  \
+    do {                                                                                           \
+        if (chaos)                                                                                 \
+            chaos->left = tu_below(&rng, 3) == 0 ? (long)tu_below(&rng, 3) : -1,                   \
+            chaos->once = true;                                                                    \
+        uint32_t ev_ = hf_online_run_events(bat), pe_ = hf_online_pending(bat),                    \
+                 no_ = hf_online_nodes(bat);                                                       \
+        hf_status rc_ = (call);                                                                    \
+        if (chaos)                                                                                 \
+            chaos->left = -1;                                                                      \
+        if (rc_ == HF_ENOMEM) {                                                                    \
+            lock_failures++;                                                                       \
+            cr_assert_eq(hf_online_run_events(bat), ev_);                                          \
+            cr_assert_eq(hf_online_pending(bat), pe_);                                             \
+            cr_assert_eq(hf_online_nodes(bat), no_);                                               \
+            rc_ = (call);                                                                          \
+        }                                                                                          \
+        cr_assert_eq(rc_, HF_OK, "%s", err.text);                                                  \
+    } while (0)
+    do {
+        cr_assert_eq(hf_online_begin_run(ref, NULL), HF_OK);
+        BAT(hf_online_begin_run(bat, &err));
+        uint32_t parent = HF_NO_EVENT, n_ev = 0, eb = HF_NO_EVENT;
+        for (;;) {
+            const char *labs[8];
+            uint64_t users[8];
+            uint32_t pn = parent == HF_NO_EVENT ? HF_NO_EVENT : node_of[parent];
+            uint32_t pd = parent == HF_NO_EVENT ? 0 : depth[parent] + 1;
+            uint32_t m = lock_children(seed, pn, run, pd, n_ev, max_events, labs);
+            bool unlabelled = true;
+            for (uint32_t k = 0; k < m; k++) {
+                users[k] = mix(seed + n_ev + k);
+                unlabelled = unlabelled && !labs[k];
+                uint32_t e;
+                cr_assert_eq(hf_online_post_user(ref, parent, labs[k], users[k], &e, NULL), HF_OK);
+                cr_assert_eq(e, n_ev + k);
+                node_of[e] = hf_online_event_node(ref, e);
+                depth[e] = pd;
+            }
+            const char *const *lp = unlabelled && tu_below(&rng, 2) ? NULL : labs;
+            uint32_t way = (uint32_t)tu_below(&rng, 4),
+                     single = m ? (uint32_t)tu_below(&rng, m + 1) : 0;
+            uint64_t ub = 0;
+            if (way == 0) {
+                BAT(hf_online_step(bat, m, lp, users, &eb, &ub, &err));
+            } else {
+                if (way == 2 || way == 3)
+                    for (uint32_t k = 0; k < (way == 3 ? m : single); k++)
+                        BAT(hf_online_post_user(bat, parent, labs[k], users[k], NULL, &err));
+                uint32_t rest = way == 3 ? 0 : way == 2 ? m - single : m, first = 0;
+                if (way != 3) {
+                    BAT(hf_online_post_children(bat, parent, rest, lp ? lp + (m - rest) : NULL,
+                                                users + (m - rest), &first, &err));
+                    cr_assert_eq(first, n_ev + (m - rest));
+                }
+                if (way == 3) {
+                    BAT(hf_online_step(bat, 0, NULL, NULL, &eb, &ub, &err));
+                } else if (hf_online_pending(bat) > 0) {
+                    BAT(hf_online_next(bat, &eb, &err));
+                    ub = hf_online_event_user(bat, eb);
+                } else {
+                    eb = HF_NO_EVENT;
+                }
+            }
+            n_ev += m;
+            cr_assert_eq(hf_online_run_events(bat), n_ev);
+            if (hf_online_pending(ref) == 0) {
+                cr_assert_eq(eb, HF_NO_EVENT);
+                break;
+            }
+            cr_assert_eq(hf_online_next(ref, &parent, NULL), HF_OK);
+            cr_assert_eq(eb, parent, "run %u", run);
+            cr_assert_eq(ub, hf_online_event_user(ref, parent));
+            cr_assert_eq(hf_online_event_node(bat, eb), node_of[parent]);
+        }
+        hf_status sr = hf_online_end_run(ref, &rr, NULL);
+        if (chaos) /* end_run allocates for learn only, and this test plays dfs and doubletree */
+            chaos->left = -1;
+        hf_status sb = hf_online_end_run(bat, &rb, &err);
+        cr_assert_eq(sr, HF_OK);
+        cr_assert_eq(sb, HF_OK, "%s", err.text);
+        cr_assert_eq(rr.more, rb.more);
+        cr_assert_eq(rr.bound, rb.bound);
+        cr_assert_eq(rr.events, rb.events);
+        cr_assert_eq(rr.nodes, rb.nodes);
+        cr_assert_eq(rr.changed, rb.changed);
+        cr_assert_eq(rr.tuples, rb.tuples);
+        cr_assert_eq(rr.tuples_hit, rb.tuples_hit);
+        run++;
+    } while (rr.more);
+#undef BAT
+    cr_assert_eq(hf_online_runs(bat), hf_online_runs(ref));
+    for (size_t r = 0; r < hf_online_runs(ref); r++) {
+        uint32_t la, lb;
+        const uint32_t *a = hf_online_schedule(ref, r, &la), *b = hf_online_schedule(bat, r, &lb);
+        cr_assert_eq(la, lb);
+        cr_assert(la == 0 || memcmp(a, b, la * sizeof *a) == 0, "run %zu", r + 1);
+    }
+    cr_assert_eq(hf_online_nodes(bat), hf_online_nodes(ref));
+    for (uint32_t v = 0; v < hf_online_nodes(ref); v++) {
+        cr_assert_eq(hf_online_node_parent(bat, v), hf_online_node_parent(ref, v));
+        const char *a = hf_online_node_label(ref, v), *b = hf_online_node_label(bat, v);
+        cr_assert((!a && !b) || (a && b && strcmp(a, b) == 0), "node %u", v);
+    }
+    free(node_of);
+    free(depth);
+    hf_online_free(ref);
+    hf_online_free(bat);
+}
+
+Test(online, children_posted_in_one_call_play_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 2, 300}, {HF_ONLINE_DOUBLETREE, 3, 300},
+                 {HF_ONLINE_LEARN, 2, 20},       {HF_ONLINE_LEARN, 3, 9},
+                 {HF_ONLINE_LEARN, 4, 6}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 30); seed++)
+            check_lockstep(cases[c].st, cases[c].d, seed * 7919 + c, cases[c].max_events, NULL,
+                           NULL);
+}
+
+Test(online, children_posted_in_one_call_under_failing_allocations)
+{
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    for (uint64_t seed = 1; seed <= 30; seed++) {
+        long live = chaos.live;
+        check_lockstep(seed % 2 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 2 ? 2 : 3, seed, 200,
+                       &chaos, ctx);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, 10);
+    hf_ctx_free(ctx);
+}
+
+Test(online, children_posted_in_one_call_misuse_is_refused)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    hf_error err;
+    uint32_t e = 0, first = 0;
+    uint64_t user = 1;
+    const char *labs[3] = {"a", NULL, "c"};
+    err.text[0] = '\0';
+    cr_assert_eq(hf_online_post_children(NULL, HF_NO_EVENT, 1, NULL, NULL, NULL, &err), HF_EINVAL);
+    cr_assert_neq(err.text[0], '\0');
+    err.text[0] = '\0';
+    cr_assert_eq(hf_online_post_children(s, HF_NO_EVENT, 1, NULL, NULL, NULL, &err), HF_ESTATE);
+    cr_assert(strstr(err.text, "begin_run"), "%s", err.text);
+    cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+    cr_assert_eq(hf_online_step(s, 1, NULL, NULL, NULL, NULL, &err), HF_EINVAL);
+    cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+    /* a label too long: refused, and no child of the call posted */
+    char *lng = malloc(HF_MAX_NAME + 2);
+    memset(lng, 'x', HF_MAX_NAME + 1);
+    lng[HF_MAX_NAME + 1] = '\0';
+    const char *bad[3] = {"a", "b", lng};
+    cr_assert_eq(hf_online_post_children(s, HF_NO_EVENT, 3, bad, NULL, &first, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "longer"), "%s", err.text);
+    cr_assert_eq(hf_online_run_events(s), 0);
+    cr_assert_eq(hf_online_nodes(s), 0);
+    cr_assert_eq(hf_online_pending(s), 0);
+    cr_assert_eq(hf_online_post_children(s, HF_NO_EVENT, 3, labs, NULL, &first, &err), HF_OK);
+    cr_assert_eq(first, 0);
+    cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, &user, &err), HF_OK);
+    cr_assert_eq(e, 0);
+    cr_assert_eq(user, 0);
+    /* roots after the first next; a pending parent; an unknown one */
+    cr_assert_eq(hf_online_post_children(s, HF_NO_EVENT, 1, NULL, NULL, NULL, &err), HF_ESTATE);
+    cr_assert_eq(hf_online_post_children(s, 2, 1, NULL, NULL, NULL, &err), HF_ESTATE);
+    cr_assert(strstr(err.text, "has not run"), "%s", err.text);
+    cr_assert_eq(hf_online_post_children(s, 9, 1, NULL, NULL, NULL, &err), HF_EINVAL);
+    /* a too long label after children that matched or were made by the call: none posted */
+    cr_assert_eq(hf_online_post_children(s, 0, 3, bad, NULL, NULL, &err), HF_EINVAL);
+    cr_assert_eq(hf_online_run_events(s), 3);
+    cr_assert_eq(hf_online_nodes(s), 3);
+    cr_assert_eq(hf_online_step(s, 2, bad, NULL, &e, NULL, &err), HF_OK);
+    cr_assert_eq(e, 3);
+    /* the parent that finished */
+    cr_assert_eq(hf_online_post_children(s, 0, 1, NULL, NULL, NULL, &err), HF_ESTATE);
+    cr_assert(strstr(err.text, "finished"), "%s", err.text);
+    while (e != HF_NO_EVENT)
+        cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, &user, &err), HF_OK);
+    cr_assert_eq(user, 0);
+    /* the run is over: no running event to post under */
+    cr_assert_eq(hf_online_step(s, 1, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+    cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, NULL, &err), HF_OK);
+    cr_assert_eq(e, HF_NO_EVENT);
+    cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_OK);
+    cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+    free(lng);
+    hf_online_free(s);
+}

@@ -92,6 +92,32 @@ HF_API HF_NODISCARD hf_status hf_online_post(hf_online *s, uint32_t parent, cons
 HF_API HF_NODISCARD hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label,
                                                   uint64_t user, uint32_t *event, hf_error *err);
 
+/** Post the @p n children of @p parent in one call: the same as n calls of hf_online_post_user
+ * with labels[i] (@p labels may be NULL: no child labelled; an entry may be NULL) and users[i]
+ * (@p users may be NULL: 0 for each), in that order, so the children get the consecutive handles
+ * `*first`, `*first` + 1, ... (@p first may be NULL). A harness may mix it with hf_online_post and
+ * hf_online_post_user for the same parent (ranks continue from the children posted before).
+ * Errors as hf_online_post, checked for every child before any is posted: on an error nothing is
+ * posted. @p n = 0 posts nothing. Amortised O(n + the labels' lengths), with the usual cases (a
+ * later run posting the children an earlier run posted at the same place, or the first run
+ * posting new children with labels seen before or none) in one loop. */
+HF_API HF_NODISCARD hf_status hf_online_post_children(hf_online *s, uint32_t parent, uint32_t n,
+                                                      const char *const *labels,
+                                                      const uint64_t *users, uint32_t *first,
+                                                      hf_error *err);
+
+/** One step of a run's loop in one call: post the @p n children of the running event (the roots
+ * before the run's first next) as hf_online_post_children, then choose the next event as
+ * hf_online_next, storing it in `*event` and its user value in `*user` (may be NULL). When no
+ * event is pending, the run is over: `*event` is HF_NO_EVENT (and `*user` 0), the running event
+ * becomes done, and the status is HF_OK; end the run with hf_online_end_run. A run's loop is then
+ * `step(roots); while (event != HF_NO_EVENT) { run it; step(its children); }`. Errors: those of
+ * hf_online_post_children (nothing is posted and the running event stays running) and of
+ * hf_online_next; HF_EINVAL for a NULL session or @p event. */
+HF_API HF_NODISCARD hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels,
+                                             const uint64_t *users, uint32_t *event, uint64_t *user,
+                                             hf_error *err);
+
 /** Number of posted events of the open run that have not been returned by hf_online_next (0 when
  * no run is open). */
 HF_API uint32_t hf_online_pending(const hf_online *s);
