@@ -63,12 +63,18 @@ bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
 const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix);
 size_t hf_i_coverage_row_words(const hf_i_coverage *c);
 /* Also keep the set by columns, kept in step by every later add (d >= 2; a no-op otherwise or
- * when already on): twice the memory, and each newly hit tuple costs one more bit clear.
+ * when already on): twice the memory plus a count of open tuples per row and per column (the
+ * adds skip empty rows; at d = 3 they visit only the rows left open, see
+ * hf_i_coverage_adjacent), and each newly hit tuple costs one more bit clear.
  * HF_ENOMEM leaves the bookkeeping as it was. Time O(m^(d-1) * m / 64 + remaining tuples). */
 hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err);
 /* With columns on: the column of @p tail (local ids a_2..a_d): bit a is set iff (a, tail) is
  * admissible and not hit yet. hf_i_coverage_row_words words. */
 const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail);
+/* With columns on and d = 3: bit a is set iff some open tuple has a and x next to each other,
+ * (x, a, *), (a, x, *), (*, x, a) or (*, a, x): the rows and columns of (x, a) and (a, x) are
+ * empty otherwise. hf_i_coverage_row_words words. */
+const hf_word *hf_i_coverage_adjacent(const hf_i_coverage *c, uint32_t x);
 
 /* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
  * stream's first prefix that is d-hitting. */

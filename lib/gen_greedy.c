@@ -96,8 +96,14 @@ static void gains_sweep(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
     size_t W = g->W;
     memset(g->pre, 0, W * sizeof *g->pre);
     int64_t *X = g->acc, *Y = g->acc + g->m;
+    const hf_word *adj = hf_i_coverage_adjacent(g->cov, x);
     for (uint32_t i = 0; i < k; i++) {
         uint32_t a = seq[i], xa[2] = {x, a}, ax[2] = {a, x};
+        if (!hf_i_bit_test(adj, a)) { /* the four sets below are empty */
+            X[i] = Y[i] = 0;
+            hf_i_bit_set(g->pre, a);
+            continue;
+        }
         const hf_word *rxa = hf_i_coverage_row(g->cov, xa), *rax = hf_i_coverage_row(g->cov, ax);
         const hf_word *cxa = hf_i_coverage_col(g->cov, xa), *cax = hf_i_coverage_col(g->cov, ax);
         int64_t xs = 0, ys = 0;
