@@ -1,5 +1,6 @@
 /* Incremental coverage bookkeeping shared by methods random and greedy: a bitset of the
  * admissible d-tuples not hit yet, updated one schedule at a time; and their seeded PRNG. */
+#include <pthread.h>
 #include <string.h>
 
 #include "coverage.h"
@@ -26,6 +27,11 @@ struct hf_i_coverage {
      * to x in some open tuple: (x, a, *), (a, x, *), (*, x, a) or (*, a, x) (adj, likewise). */
     uint32_t *rcnt, *ccnt;
     hf_word *second, *adj;
+    /* d = 3: pairs (a, b) whose row or column may have emptied during an add, as bit a of set
+     * b (m sets of W words; only b's walk writes set b); adj is updated from them afterwards */
+    hf_word *dirty;
+    unsigned threads; /* threads of a d = 3 add (1 unless set) */
+    hf_word *tpre;    /* threads * W: each thread's set of events before its position */
 };
 
 /* ---- coverage ---- */
@@ -44,6 +50,8 @@ void hf_i_coverage_free(hf_i_coverage *c)
     hf_i_free(c->ctx, c->ccnt);
     hf_i_free(c->ctx, c->second);
     hf_i_free(c->ctx, c->adj);
+    hf_i_free(c->ctx, c->dirty);
+    hf_i_free(c->ctx, c->tpre);
     hf_i_free(c->ctx, c);
 }
 
@@ -245,13 +253,12 @@ static void clear_cols(hf_i_coverage *c, size_t idx, size_t w, hf_word hit)
         hit &= hit - 1;
         size_t col = mid * c->m + last;
         c->cols[col * c->W + first / 64] &= ~bit;
-        if (--c->ccnt[col] == 0 && c->adj)
-            adj_check(c, (uint32_t)mid, (uint32_t)last);
+        if (--c->ccnt[col] == 0 && c->dirty)
+            hf_i_bit_set(c->dirty + mid * c->W, last);
     }
     if (c->rcnt[idx] == 0 && c->second) {
-        uint32_t a = (uint32_t)first, b = (uint32_t)mid;
-        hf_i_bit_clear(c->second + (size_t)b * c->W, a);
-        adj_check(c, a, b);
+        hf_i_bit_clear(c->second + mid * c->W, first);
+        hf_i_bit_set(c->dirty + mid * c->W, first);
     }
 }
 
@@ -287,15 +294,20 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
 
 /* walk at d = 3 with the columns on: for each second entry b (position j), only the events a
  * before it whose row (a, b) is not empty. Taking b in the outer loop keeps the column clears
- * of one step within b's columns. */
-static uint64_t walk3(hf_i_coverage *c, bool mark)
+ * of one step within b's columns. Positions j = first, first + step, ...: everything the step
+ * of b writes (rows (*, b), columns (b, *), their counts, sets b of second and dirty) belongs
+ * to b alone, so threads with different `first` never write the same word. */
+static uint64_t walk3(hf_i_coverage *c, bool mark, uint32_t first, uint32_t step, hf_word *pre)
 {
     size_t W = c->W;
     uint64_t total = 0;
-    hf_word *pre = c->suf + (size_t)c->m * W; /* scratch beyond the suffixes of seq */
     memset(pre, 0, W * sizeof *pre);
     for (uint32_t j = 0; j + 1 < c->len; j++) {
         uint32_t b = c->seq[j];
+        if (j % step != first) {
+            hf_i_bit_set(pre, b);
+            continue;
+        }
         const hf_word *after = c->suf + (size_t)(j + 1) * W, *sec = c->second + (size_t)b * W;
         for (size_t v = 0; v < W; v++)
             for (hf_word as = pre[v] & sec[v]; as; as &= as - 1) {
@@ -317,6 +329,69 @@ static uint64_t walk3(hf_i_coverage *c, bool mark)
     return total;
 }
 
+typedef struct walk_job {
+    hf_i_coverage *c;
+    uint32_t first;
+    uint64_t total;
+} walk_job;
+
+static void *walk_thread(void *arg)
+{
+    walk_job *j = arg;
+    j->total = walk3(j->c, true, j->first, j->c->threads, j->c->tpre + (size_t)j->first * j->c->W);
+    return NULL;
+}
+
+/* walk3 marking, on c->threads threads (a thread that cannot start leaves its share to the
+ * calling one), then the adjacency of the pairs marked dirty. The same sets whatever the number
+ * of threads. */
+static uint64_t add3(hf_i_coverage *c)
+{
+    walk_job jobs[HF_I_COVERAGE_MAX_THREADS];
+    pthread_t tid[HF_I_COVERAGE_MAX_THREADS];
+    bool started[HF_I_COVERAGE_MAX_THREADS] = {false};
+    unsigned t_count = c->threads;
+    for (unsigned t = 0; t < t_count; t++)
+        jobs[t] = (walk_job){c, t, 0};
+    for (unsigned t = 1; t < t_count; t++)
+        started[t] = pthread_create(&tid[t], NULL, walk_thread, &jobs[t]) == 0;
+    walk_thread(&jobs[0]);
+    uint64_t total = jobs[0].total;
+    for (unsigned t = 1; t < t_count; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            walk_thread(&jobs[t]);
+        total += jobs[t].total;
+    }
+    size_t W = c->W;
+    for (uint32_t b = 0; b < c->m; b++)
+        for (size_t v = 0; v < W; v++) {
+            hf_word *dw = c->dirty + (size_t)b * W + v;
+            for (hf_word q = *dw; q; q &= q - 1)
+                adj_check(c, b, (uint32_t)(v * 64 + hf_i_ctz(q)));
+            *dw = 0;
+        }
+    return total;
+}
+
+hf_status hf_i_coverage_threads(hf_i_coverage *c, unsigned threads, hf_error *err)
+{
+    if (!c->second)
+        return HF_OK;
+    if (threads == 0)
+        threads = 1;
+    if (threads > HF_I_COVERAGE_MAX_THREADS)
+        threads = HF_I_COVERAGE_MAX_THREADS;
+    hf_word *tpre = hf_i_alloc_array(c->ctx, (size_t)threads * (c->W ? c->W : 1), sizeof *tpre);
+    if (!tpre)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    hf_i_free(c->ctx, c->tpre);
+    c->tpre = tpre;
+    c->threads = threads;
+    return HF_OK;
+}
+
 /* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq. */
 static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
 {
@@ -327,7 +402,9 @@ static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
         memcpy(c->suf + (size_t)i * W, c->suf + (size_t)(i + 1) * W, W * sizeof *c->suf);
         hf_i_bit_set(c->suf + (size_t)i * W, c->seq[i]);
     }
-    uint64_t got = c->second ? walk3(c, mark) : walk(c, 0, 0, 0, mark);
+    uint64_t got = !c->second        ? walk(c, 0, 0, 0, mark)
+                   : mark && c->tpre ? add3(c)
+                                     : walk3(c, mark, 0, 1, c->suf + (size_t)(c->m + 1) * W);
     if (mark)
         c->remaining -= got;
     return got;
@@ -394,14 +471,20 @@ hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)
     if (c->d == 3) {
         c->second = hf_i_calloc(c->ctx, m * W, sizeof *c->second);
         c->adj = hf_i_calloc(c->ctx, m * W, sizeof *c->adj);
+        c->dirty = hf_i_calloc(c->ctx, m * W, sizeof *c->dirty);
+        c->tpre = hf_i_alloc_array(c->ctx, W, sizeof *c->tpre);
+        c->threads = 1;
     }
-    if (!c->cols || !c->rcnt || !c->ccnt || (c->d == 3 && (!c->second || !c->adj))) {
+    if (!c->cols || !c->rcnt || !c->ccnt ||
+        (c->d == 3 && (!c->second || !c->adj || !c->dirty || !c->tpre))) {
         hf_i_free(c->ctx, c->cols);
         hf_i_free(c->ctx, c->rcnt);
         hf_i_free(c->ctx, c->ccnt);
         hf_i_free(c->ctx, c->second);
         hf_i_free(c->ctx, c->adj);
-        c->cols = c->second = c->adj = NULL;
+        hf_i_free(c->ctx, c->dirty);
+        hf_i_free(c->ctx, c->tpre);
+        c->cols = c->second = c->adj = c->dirty = c->tpre = NULL;
         c->rcnt = c->ccnt = NULL;
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     }
