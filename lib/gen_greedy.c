@@ -26,9 +26,10 @@
  * Cost: about 2 m^2 * m/64 word operations per candidate at d = 3 (C(m, d) * d lookups
  * otherwise), CAND_WORK per round; the local search at most its budget plus one recount of
  * the family per repair. Memory: lib/coverage.c's m^d bits (twice that at d = 3), the
- * schedules, and the local search's tables above. At d = 3, 1000 events: about 250 MB, and
- * about two minutes on one core. Same seed, same family everywhere: all choices come from the
- * seeded PRNG and all budgets count operations. */
+ * schedules, and the local search's tables above. At d = 3, 1000 events: about 260 MB, and
+ * about two minutes on one core (random DAGs: most of it in the first hundred rounds). Same seed,
+ * same family everywhere: all choices come from the seeded PRNG and all budgets count operations.
+ */
 #include <string.h>
 #include <unistd.h>
 
