@@ -1,5 +1,6 @@
 /* Incremental coverage bookkeeping shared by methods random and greedy: a bitset of the
  * admissible d-tuples not hit yet, updated one schedule at a time; and their seeded PRNG. */
+#include <pthread.h>
 #include <string.h>
 
 #include "coverage.h"
@@ -16,10 +17,21 @@ struct hf_i_coverage {
     hf_word *bits;    /* rows * W: admissible and not hit yet */
     uint64_t remaining;
     uint32_t *seq;    /* m: scratch, the schedule's focus events in order (local ids) */
-    hf_word *suf;     /* (m + 1) * W: scratch, suf[k] = the set seq[k..m-1] */
+    hf_word *suf;     /* (m + 2) * W: scratch, suf[k] = the set seq[k..m-1]; one more set */
     hf_word *cols;    /* rows * W or NULL: the same set by (a_2..a_d), bits over a_1 */
     size_t tail_rows; /* m^(d-2): rows per value of a_1 */
     uint32_t len;     /* entries of seq being scanned: m, or fewer for a partial schedule */
+    /* With columns on: the open tuples of each row and of each column (rows entries each), so
+     * that empty ones are skipped; at d = 3 also, for each event b, the events a whose row
+     * (a, b) is not empty (second, m sets of W words), and for each event x the events a next
+     * to x in some open tuple: (x, a, *), (a, x, *), (*, x, a) or (*, a, x) (adj, likewise). */
+    uint32_t *rcnt, *ccnt;
+    hf_word *second, *adj;
+    /* d = 3: pairs (a, b) whose row or column may have emptied during an add, as bit a of set
+     * b (m sets of W words; only b's walk writes set b); adj is updated from them afterwards */
+    hf_word *dirty;
+    unsigned threads; /* threads of a d = 3 add (1 unless set) */
+    hf_word *tpre;    /* threads * W: each thread's set of events before its position */
 };
 
 /* ---- coverage ---- */
@@ -34,6 +46,12 @@ void hf_i_coverage_free(hf_i_coverage *c)
     hf_i_free(c->ctx, c->seq);
     hf_i_free(c->ctx, c->suf);
     hf_i_free(c->ctx, c->cols);
+    hf_i_free(c->ctx, c->rcnt);
+    hf_i_free(c->ctx, c->ccnt);
+    hf_i_free(c->ctx, c->second);
+    hf_i_free(c->ctx, c->adj);
+    hf_i_free(c->ctx, c->dirty);
+    hf_i_free(c->ctx, c->tpre);
     hf_i_free(c->ctx, c);
 }
 
@@ -168,7 +186,7 @@ hf_status hf_i_coverage_new(const hf_poset *p, unsigned d, const uint32_t *focus
     c->global = hf_i_alloc_array(ctx, m, sizeof *c->global);
     c->bits = hf_i_calloc(ctx, c->rows * c->W, sizeof *c->bits);
     c->seq = hf_i_alloc_array(ctx, m, sizeof *c->seq);
-    c->suf = hf_i_alloc_array(ctx, (size_t)(m + 1) * c->W, sizeof *c->suf);
+    c->suf = hf_i_alloc_array(ctx, (size_t)(m + 2) * c->W, sizeof *c->suf);
     hf_word *below = hf_i_calloc(ctx, (size_t)m * c->W, sizeof *below);
     hf_word *allowed = hf_i_calloc(ctx, (size_t)c->d * c->W, sizeof *allowed);
     if (!c->global || !c->bits || !c->seq || !c->suf || !below || !allowed) {
@@ -212,15 +230,35 @@ const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix)
     return c->bits + idx * c->W;
 }
 
-/* Keep the column copy in step: the tuples (prefix idx, bits of word w of its row) are hit. */
+/* d = 3: events p and q are no longer next to each other in an open tuple once the rows and
+ * columns of (p, q) and (q, p) are all empty. */
+static void adj_check(hf_i_coverage *c, uint32_t p, uint32_t q)
+{
+    size_t pq = (size_t)p * c->m + q, qp = (size_t)q * c->m + p;
+    if (c->rcnt[pq] || c->rcnt[qp] || c->ccnt[pq] || c->ccnt[qp])
+        return;
+    hf_i_bit_clear(c->adj + (size_t)p * c->W, q);
+    hf_i_bit_clear(c->adj + (size_t)q * c->W, p);
+}
+
+/* Keep the column copy and the counts in step: the tuples (prefix idx, bits of word w of its
+ * row) are hit. */
 static void clear_cols(hf_i_coverage *c, size_t idx, size_t w, hf_word hit)
 {
     size_t first = idx / c->tail_rows, mid = idx % c->tail_rows;
     hf_word bit = (hf_word)1 << (first % 64);
+    c->rcnt[idx] -= hf_i_popcount(hit);
     while (hit) {
         size_t last = w * 64 + hf_i_ctz(hit);
         hit &= hit - 1;
-        c->cols[(mid * c->m + last) * c->W + first / 64] &= ~bit;
+        size_t col = mid * c->m + last;
+        c->cols[col * c->W + first / 64] &= ~bit;
+        if (--c->ccnt[col] == 0 && c->dirty)
+            hf_i_bit_set(c->dirty + mid * c->W, last);
+    }
+    if (c->rcnt[idx] == 0 && c->second) {
+        hf_i_bit_clear(c->second + mid * c->W, first);
+        hf_i_bit_set(c->dirty + mid * c->W, first);
     }
 }
 
@@ -231,6 +269,8 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
     size_t W = c->W;
     uint64_t total = 0;
     if (depth + 1 == c->d) {
+        if (c->rcnt && !c->rcnt[idx])
+            return 0;
         hf_word *row = c->bits + idx * W;
         const hf_word *after = c->suf + (size_t)start * W;
         for (size_t w = 0; w < W; w++) {
@@ -252,6 +292,106 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
     return total;
 }
 
+/* walk at d = 3 with the columns on: for each second entry b (position j), only the events a
+ * before it whose row (a, b) is not empty. Taking b in the outer loop keeps the column clears
+ * of one step within b's columns. Positions j = first, first + step, ...: everything the step
+ * of b writes (rows (*, b), columns (b, *), their counts, sets b of second and dirty) belongs
+ * to b alone, so threads with different `first` never write the same word. */
+static uint64_t walk3(hf_i_coverage *c, bool mark, uint32_t first, uint32_t step, hf_word *pre)
+{
+    size_t W = c->W;
+    uint64_t total = 0;
+    memset(pre, 0, W * sizeof *pre);
+    for (uint32_t j = 0; j + 1 < c->len; j++) {
+        uint32_t b = c->seq[j];
+        if (j % step != first) {
+            hf_i_bit_set(pre, b);
+            continue;
+        }
+        const hf_word *after = c->suf + (size_t)(j + 1) * W, *sec = c->second + (size_t)b * W;
+        for (size_t v = 0; v < W; v++)
+            for (hf_word as = pre[v] & sec[v]; as; as &= as - 1) {
+                size_t a = v * 64 + hf_i_ctz(as), idx = a * c->m + b;
+                hf_word *row = c->bits + idx * W;
+                for (size_t w = 0; w < W; w++) {
+                    hf_word hit = row[w] & after[w];
+                    if (hit) {
+                        total += hf_i_popcount(hit);
+                        if (mark) {
+                            row[w] &= ~hit;
+                            clear_cols(c, idx, w, hit);
+                        }
+                    }
+                }
+            }
+        hf_i_bit_set(pre, b);
+    }
+    return total;
+}
+
+typedef struct walk_job {
+    hf_i_coverage *c;
+    uint32_t first;
+    uint64_t total;
+} walk_job;
+
+static void *walk_thread(void *arg)
+{
+    walk_job *j = arg;
+    j->total = walk3(j->c, true, j->first, j->c->threads, j->c->tpre + (size_t)j->first * j->c->W);
+    return NULL;
+}
+
+/* walk3 marking, on c->threads threads (a thread that cannot start leaves its share to the
+ * calling one), then the adjacency of the pairs marked dirty. The same sets whatever the number
+ * of threads. */
+static uint64_t add3(hf_i_coverage *c)
+{
+    walk_job jobs[HF_I_COVERAGE_MAX_THREADS];
+    pthread_t tid[HF_I_COVERAGE_MAX_THREADS];
+    bool started[HF_I_COVERAGE_MAX_THREADS] = {false};
+    unsigned t_count = c->threads;
+    for (unsigned t = 0; t < t_count; t++)
+        jobs[t] = (walk_job){c, t, 0};
+    for (unsigned t = 1; t < t_count; t++)
+        started[t] = pthread_create(&tid[t], NULL, walk_thread, &jobs[t]) == 0;
+    walk_thread(&jobs[0]);
+    uint64_t total = jobs[0].total;
+    for (unsigned t = 1; t < t_count; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            walk_thread(&jobs[t]);
+        total += jobs[t].total;
+    }
+    size_t W = c->W;
+    for (uint32_t b = 0; b < c->m; b++)
+        for (size_t v = 0; v < W; v++) {
+            hf_word *dw = c->dirty + (size_t)b * W + v;
+            for (hf_word q = *dw; q; q &= q - 1)
+                adj_check(c, b, (uint32_t)(v * 64 + hf_i_ctz(q)));
+            *dw = 0;
+        }
+    return total;
+}
+
+hf_status hf_i_coverage_threads(hf_i_coverage *c, unsigned threads, hf_error *err)
+{
+    if (!c->second)
+        return HF_OK;
+    if (threads == 0)
+        threads = 1;
+    if (threads > HF_I_COVERAGE_MAX_THREADS)
+        threads = HF_I_COVERAGE_MAX_THREADS;
+    hf_word *tpre = hf_i_alloc_array(c->ctx, (size_t)threads * (c->W ? c->W : 1), sizeof *tpre);
+    if (!tpre)
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    hf_i_free(c->ctx, c->tpre);
+    c->tpre = tpre;
+    c->threads = threads;
+    return HF_OK;
+}
+
 /* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq. */
 static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
 {
@@ -262,7 +402,9 @@ static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
         memcpy(c->suf + (size_t)i * W, c->suf + (size_t)(i + 1) * W, W * sizeof *c->suf);
         hf_i_bit_set(c->suf + (size_t)i * W, c->seq[i]);
     }
-    uint64_t got = walk(c, 0, 0, 0, mark);
+    uint64_t got = !c->second        ? walk(c, 0, 0, 0, mark)
+                   : mark && c->tpre ? add3(c)
+                                     : walk3(c, mark, 0, 1, c->suf + (size_t)(c->m + 1) * W);
     if (mark)
         c->remaining -= got;
     return got;
@@ -322,20 +464,60 @@ hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)
 {
     if (c->cols || c->d < 2)
         return HF_OK;
-    c->cols = hf_i_calloc(c->ctx, c->rows * c->W, sizeof *c->cols);
-    if (!c->cols)
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    c->tail_rows = c->rows / c->m;
-    for (size_t r = 0; r < c->rows; r++) {
-        size_t first = r / c->tail_rows, mid = r % c->tail_rows;
-        const hf_word *row = c->bits + r * c->W;
-        for (size_t w = 0; w < c->W; w++)
-            for (hf_word bits = row[w]; bits; bits &= bits - 1) {
-                size_t last = w * 64 + hf_i_ctz(bits);
-                hf_i_bit_set(c->cols + (mid * c->m + last) * c->W, first);
-            }
+    size_t W = c->W, m = c->m;
+    c->cols = hf_i_calloc(c->ctx, c->rows * W, sizeof *c->cols);
+    c->rcnt = hf_i_calloc(c->ctx, c->rows, sizeof *c->rcnt);
+    c->ccnt = hf_i_calloc(c->ctx, c->rows, sizeof *c->ccnt);
+    if (c->d == 3) {
+        c->second = hf_i_calloc(c->ctx, m * W, sizeof *c->second);
+        c->adj = hf_i_calloc(c->ctx, m * W, sizeof *c->adj);
+        c->dirty = hf_i_calloc(c->ctx, m * W, sizeof *c->dirty);
+        c->tpre = hf_i_alloc_array(c->ctx, W, sizeof *c->tpre);
+        c->threads = 1;
     }
+    if (!c->cols || !c->rcnt || !c->ccnt ||
+        (c->d == 3 && (!c->second || !c->adj || !c->dirty || !c->tpre))) {
+        hf_i_free(c->ctx, c->cols);
+        hf_i_free(c->ctx, c->rcnt);
+        hf_i_free(c->ctx, c->ccnt);
+        hf_i_free(c->ctx, c->second);
+        hf_i_free(c->ctx, c->adj);
+        hf_i_free(c->ctx, c->dirty);
+        hf_i_free(c->ctx, c->tpre);
+        c->cols = c->second = c->adj = c->dirty = c->tpre = NULL;
+        c->rcnt = c->ccnt = NULL;
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    c->tail_rows = c->rows / m;
+    /* by the middle entries first: the bits set for one value of them stay within its m
+     * columns */
+    for (size_t mid = 0; mid < c->tail_rows; mid++)
+        for (size_t first = 0; first < m; first++) {
+            size_t r = first * c->tail_rows + mid;
+            const hf_word *row = c->bits + r * W;
+            for (size_t w = 0; w < W; w++)
+                for (hf_word bits = row[w]; bits; bits &= bits - 1) {
+                    size_t last = w * 64 + hf_i_ctz(bits);
+                    hf_i_bit_set(c->cols + (mid * m + last) * W, first);
+                    c->rcnt[r]++;
+                    c->ccnt[mid * m + last]++;
+                }
+        }
+    if (c->d == 3)
+        for (size_t a = 0; a < m; a++)
+            for (size_t b = 0; b < m; b++) {
+                if (c->rcnt[a * m + b])
+                    hf_i_bit_set(c->second + b * W, a);
+                if (c->rcnt[a * m + b] || c->rcnt[b * m + a] || c->ccnt[a * m + b] ||
+                    c->ccnt[b * m + a])
+                    hf_i_bit_set(c->adj + a * W, b);
+            }
     return HF_OK;
+}
+
+const hf_word *hf_i_coverage_adjacent(const hf_i_coverage *c, uint32_t x)
+{
+    return c->adj + (size_t)x * c->W;
 }
 
 const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail)

@@ -63,12 +63,23 @@ bool hf_i_coverage_first(const hf_i_coverage *c, uint32_t *tuple);
 const hf_word *hf_i_coverage_row(const hf_i_coverage *c, const uint32_t *prefix);
 size_t hf_i_coverage_row_words(const hf_i_coverage *c);
 /* Also keep the set by columns, kept in step by every later add (d >= 2; a no-op otherwise or
- * when already on): twice the memory, and each newly hit tuple costs one more bit clear.
+ * when already on): twice the memory plus a count of open tuples per row and per column (the
+ * adds skip empty rows; at d = 3 they visit only the rows left open, see
+ * hf_i_coverage_adjacent), and each newly hit tuple costs one more bit clear.
  * HF_ENOMEM leaves the bookkeeping as it was. Time O(m^(d-1) * m / 64 + remaining tuples). */
 hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err);
 /* With columns on: the column of @p tail (local ids a_2..a_d): bit a is set iff (a, tail) is
  * admissible and not hit yet. hf_i_coverage_row_words words. */
 const hf_word *hf_i_coverage_col(const hf_i_coverage *c, const uint32_t *tail);
+/* With columns on and d = 3: the adds mark on @p threads threads (0 counts as 1; at most
+ * HF_I_COVERAGE_MAX_THREADS), the same sets for any number; a no-op otherwise. HF_ENOMEM leaves
+ * the number as it was. */
+#define HF_I_COVERAGE_MAX_THREADS 16u
+hf_status hf_i_coverage_threads(hf_i_coverage *c, unsigned threads, hf_error *err);
+/* With columns on and d = 3: bit a is set iff some open tuple has a and x next to each other,
+ * (x, a, *), (a, x, *), (*, x, a) or (*, a, x): the rows and columns of (x, a) and (a, x) are
+ * empty otherwise. hf_i_coverage_row_words words. */
+const hf_word *hf_i_coverage_adjacent(const hf_i_coverage *c, uint32_t x);
 
 /* Method random: uniform random linear extensions (see lib/gen_random.c), streamed until the
  * stream's first prefix that is d-hitting. */
@@ -81,12 +92,16 @@ extern const hf_i_method hf_i_method_greedy;
  * m^d <= dense_cells, and beyond works on the schedules after those leaving at most
  * tail_tuples tuples open (the method uses 2^24 and 2^21); plain_moves: evaluate the moves of
  * the dense search at d = 3 by enumerating their tuples instead of by bitsets (the same family
- * either way, which tests check). Same contract as generate; when
+ * either way, which tests check); threads: see below. Same contract as generate; when
  * @p emitted is non-NULL it receives the number of schedules (sink.put may then be NULL). */
 typedef struct hf_i_greedy_limits {
     uint64_t dense_cells;
     uint64_t tail_tuples;
     bool plain_moves;
+    /* threads marking each chosen schedule's tuples at d = 3 (hf_i_coverage_threads): 0 (the
+     * method's choice) one per processor online, at most GREEDY_MAX_THREADS, from
+     * GREEDY_THREADS_MIN_M focus events on, else one. The family never depends on it. */
+    unsigned threads;
 } hf_i_greedy_limits;
 hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
                           const hf_i_greedy_limits *lim, hf_sink sink, uint64_t *emitted,

@@ -32,6 +32,10 @@
 #define LS_ATTEMPT_MIN       ((uint64_t)1 << 14)
 #define LS_FAILS             2u
 #define LS_TENURE            8u
+/* Threads of the method's own choice (hf_i_greedy_limits.threads 0): one per processor online,
+ * at most GREEDY_MAX_THREADS, on orders of GREEDY_THREADS_MIN_M focus events or more (d = 3). */
+#define GREEDY_MAX_THREADS   4u
+#define GREEDY_THREADS_MIN_M 256u
 /* predict() runs the whole generation: refuse beyond these sizes. */
 #define PREDICT_MAX_N_D2 5000u
 #define PREDICT_MAX_N_D3 300u
@@ -54,6 +58,7 @@ typedef struct greedy {
     uint32_t *rows;        /* count * m local ids: the family */
     size_t count, cap;
     bool plain_moves; /* hf_i_greedy_limits.plain_moves */
+    bool popcnt;      /* the processor counts bits in one instruction */
 } greedy;
 
 static inline bool less(const greedy *g, uint32_t a, uint32_t b)

@@ -206,6 +206,23 @@ Test(coverage, columns_and_local_sequences)
                 cr_assert_eq(open, hf_i_bit_test(hf_i_coverage_col(a, t + 1), t[0]),
                              "iter %u code %" PRIu64, iter, code);
             }
+            if (dd != 3)
+                continue;
+            /* d = 3: x and y are adjacent iff some open tuple has them next to each other */
+            for (uint32_t x = 0; x < m; x++)
+                for (uint32_t y = 0; y < m; y++) {
+                    bool next = false;
+                    for (uint32_t z = 0; z < m && !next; z++) {
+                        uint32_t t1[3] = {x, y, z}, t2[3] = {y, x, z}, t3[3] = {z, x, y},
+                                 t4[3] = {z, y, x};
+                        if (z == x || z == y || x == y)
+                            continue;
+                        next = hf_i_coverage_open(a, t1) || hf_i_coverage_open(a, t2) ||
+                               hf_i_coverage_open(a, t3) || hf_i_coverage_open(a, t4);
+                    }
+                    cr_assert_eq(next, hf_i_bit_test(hf_i_coverage_adjacent(a, x), y),
+                                 "iter %u adjacency of %u and %u", iter, x, y);
+                }
         }
         free(lt);
         hf_i_coverage_free(a);
