@@ -36,6 +36,20 @@ struct hf_i_coverage {
 
 /* ---- coverage ---- */
 
+/* Free the column copy and the open-tuple bookkeeping of d = 3 (all NULL after). */
+static void drop_columns(hf_i_coverage *c)
+{
+    hf_i_free(c->ctx, c->cols);
+    hf_i_free(c->ctx, c->rcnt);
+    hf_i_free(c->ctx, c->ccnt);
+    hf_i_free(c->ctx, c->second);
+    hf_i_free(c->ctx, c->adj);
+    hf_i_free(c->ctx, c->dirty);
+    hf_i_free(c->ctx, c->tpre);
+    c->cols = c->second = c->adj = c->dirty = c->tpre = NULL;
+    c->rcnt = c->ccnt = NULL;
+}
+
 void hf_i_coverage_free(hf_i_coverage *c)
 {
     if (!c)
@@ -45,13 +59,7 @@ void hf_i_coverage_free(hf_i_coverage *c)
     hf_i_free(c->ctx, c->bits);
     hf_i_free(c->ctx, c->seq);
     hf_i_free(c->ctx, c->suf);
-    hf_i_free(c->ctx, c->cols);
-    hf_i_free(c->ctx, c->rcnt);
-    hf_i_free(c->ctx, c->ccnt);
-    hf_i_free(c->ctx, c->second);
-    hf_i_free(c->ctx, c->adj);
-    hf_i_free(c->ctx, c->dirty);
-    hf_i_free(c->ctx, c->tpre);
+    drop_columns(c);
     hf_i_free(c->ctx, c);
 }
 
@@ -477,15 +485,7 @@ hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)
     }
     if (!c->cols || !c->rcnt || !c->ccnt ||
         (c->d == 3 && (!c->second || !c->adj || !c->dirty || !c->tpre))) {
-        hf_i_free(c->ctx, c->cols);
-        hf_i_free(c->ctx, c->rcnt);
-        hf_i_free(c->ctx, c->ccnt);
-        hf_i_free(c->ctx, c->second);
-        hf_i_free(c->ctx, c->adj);
-        hf_i_free(c->ctx, c->dirty);
-        hf_i_free(c->ctx, c->tpre);
-        c->cols = c->second = c->adj = c->dirty = c->tpre = NULL;
-        c->rcnt = c->ccnt = NULL;
+        drop_columns(c);
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     }
     c->tail_rows = c->rows / m;

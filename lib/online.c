@@ -822,6 +822,26 @@ static NOINLINE hf_status next_slow(hf_online *s, uint32_t *event, hf_error *err
     return HF_OK;
 }
 
+/* Depth first: the next event after `posted` children were posted (events hi - posted .. hi - 1,
+ * one range of the stack), or else the next one of the range on top of the stack. */
+static inline uint32_t dfs_pick(hf_online *s, uint32_t hi, uint32_t posted)
+{
+    if (posted > 0) {
+        uint32_t lo = hi - posted;
+        if (posted >= 2) {
+            s->branched = true;
+            s->stack[s->sp++] = s->right ? lo : lo + 1;
+            s->stack[s->sp++] = s->right ? hi - 1 : hi;
+        }
+        return s->right ? hi - 1 : lo;
+    }
+    uint32_t *top = &s->stack[s->sp - 2];
+    uint32_t v = s->right ? --top[1] : top[0]++;
+    if (top[0] == top[1])
+        s->sp -= 2;
+    return v;
+}
+
 /* Depth-first and double-tree runs on their own. Depth first: the running event's children
  * (posted since the last call) are one range of the stack, and the first of them runs at once. */
 static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
@@ -833,19 +853,8 @@ static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
         take_children(s);
         if ((v = dt_pop(s)) == NONE)
             return next_slow(s, event, err);
-    } else if (posted > 0) {
-        uint32_t hi = s->n_ev, lo = hi - posted;
-        if (posted >= 2) {
-            s->branched = true;
-            s->stack[s->sp++] = s->right ? lo : lo + 1;
-            s->stack[s->sp++] = s->right ? hi - 1 : hi;
-        }
-        v = s->right ? hi - 1 : lo;
     } else {
-        uint32_t *top = &s->stack[s->sp - 2];
-        v = s->right ? --top[1] : top[0]++;
-        if (top[0] == top[1])
-            s->sp -= 2;
+        v = dfs_pick(s, s->n_ev, posted);
     }
     s->started = true;
     run_event(s, v);
@@ -936,20 +945,7 @@ hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, co
     uint32_t hi = s->n_ev + n;
     s->n_ev = hi;
     if (s->dfs_run) {
-        if (posted > 0) {
-            uint32_t lo = hi - posted;
-            if (posted >= 2) {
-                s->branched = true;
-                s->stack[s->sp++] = s->right ? lo : lo + 1;
-                s->stack[s->sp++] = s->right ? hi - 1 : hi;
-            }
-            v = s->right ? hi - 1 : lo;
-        } else {
-            uint32_t *top = &s->stack[s->sp - 2];
-            v = s->right ? --top[1] : top[0]++;
-            if (top[0] == top[1])
-                s->sp -= 2;
-        }
+        v = dfs_pick(s, hi, posted);
     } else { /* doubletree */
         s->pending = pending;
         s->cur.posted = posted;
