@@ -26,6 +26,7 @@
 
 #include "io_dot_i.h"
 #include "io_dot_lex.h"
+#include "poset_finish_i.h"
 #include "strtab.h"
 
 /* ---------------------------------------------------------------------------------------- */
@@ -65,13 +66,14 @@ typedef struct reader {
     hf_ctx *ctx;
     hf_i_dot_lexer lx;
     hf_poset_builder *b;
+    const hf_i_strtab *names; /* the builder's */
     uint32_t n;
     /* the current ID, NUL-terminated (room for hf_i_dot_quoted_value's contract); when it is
      * one token whose bytes are the name's, where they are in the input */
     char text[2 * HF_MAX_NAME + 2];
     size_t text_len;
     /* the current ID's bytes (text_len of them): a bare token's in the input, not copied, text
-     * otherwise (see text_cstr) */
+     * otherwise */
     const char *name;
     bool in_input;
     size_t input_at;
@@ -92,16 +94,19 @@ typedef struct reader {
     unsigned tick;
     /* Events by name hash, made once names seen before mostly escape the guesses (random
      * references), while every event's name is in the input as is (tab_off once one is not): a
-     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout,
-     * a second scanner running ahead of the reader, prefetches the slots of the names to come.
-     * The builder's table is still told of every event, but no longer asked about names seen
-     * before. */
+     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout
+     * prefetches the slots of the names to come. The builder's table is still told of every
+     * event, but no longer asked about names seen before. */
     struct slot {
         uint32_t at, key, id; /* key: slot_key of the name */
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
+    /* The scout: a second scanner running ahead of the reader, from the start, which hashes the
+     * names to come and prefetches their slots in the builder's table (where a new name is
+     * added, and where a name seen before is found while the reader's table is not made), and
+     * in the reader's table once it is made. */
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
@@ -284,7 +289,8 @@ static hf_status tab_resize(reader *r, size_t size)
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes and, SCOUT_LAG names later, the bytes of the name those slots point to. */
+ * passes (the builder's, and the reader's when made) and, in the reader's table, SCOUT_LAG names
+ * later, the bytes of the name those slots point to. */
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
@@ -304,6 +310,9 @@ static void scout(reader *r)
             continue;
         size_t len = sc->end - sc->start;
         uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
+        hf_i_strtab_prefetch(r->names, h);
+        if (!r->tab)
+            continue;
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
         uint32_t *lag = r->lag[r->lag_at];
@@ -322,11 +331,11 @@ static void scout(reader *r)
     }
 }
 
-/* The next token into r->lx: the scout's when it runs (so that the reader and the scout never
- * part), read here otherwise. */
+/* The next token into r->lx: the scout's while it runs (so that the reader and the scout never
+ * part), read here once it stopped (at the end, or at a token outside the subset). */
 static void next(reader *r)
 {
-    if (r->ring_tail == r->ring_head && r->tab)
+    if (r->ring_tail == r->ring_head)
         scout(r);
     if (r->ring_tail < r->ring_head) {
         const struct scouted *t = &r->ring[r->ring_tail++ % SCOUT_RING];
@@ -341,17 +350,6 @@ static void next(reader *r)
         hf_i_dot_lex(&r->lx);
         r->tok_hashed = false;
     }
-}
-
-/* The current ID as a string: copied into text when it is still in the input. */
-static const char *text_cstr(reader *r)
-{
-    if (r->name != r->text) {
-        memcpy(r->text, r->name, r->text_len);
-        r->text[r->text_len] = '\0';
-        r->name = r->text;
-    }
-    return r->text;
 }
 
 /* Whether event v (< n) is named by the current ID. */
@@ -393,7 +391,9 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return HF_OK;
             }
     }
-    hf_status st = hf_poset_builder_add_event(r->b, text_cstr(r), id_out);
+    if (!r->tab)
+        h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
+    hf_status st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
         if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
@@ -403,8 +403,6 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
             if ((st = tab_resize(r, size)))
                 return st;
             r->tab_count = r->n;
-            r->scout = r->lx;
-            r->scout.tok = TK_ID; /* (not at its end) */
         }
         return HF_OK;
     }
@@ -666,7 +664,11 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     r->ctx = ctx;
     r->lx = (hf_i_dot_lexer){.s = data, .len = len};
+    r->scout = r->lx;
+    r->scout.tok = TK_ID; /* (not at its end) */
     hf_status st = hf_poset_builder_new(ctx, &r->b);
+    if (!st)
+        r->names = hf_i_poset_builder_names(r->b);
     if (!st)
         st = read_graph(r, out, err);
     hf_poset_builder_free(r->b);

@@ -73,8 +73,18 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     size_t len = strlen(name);
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
+    return hf_i_poset_builder_add_hashed(b, name, len, hf_i_strtab_hash(name, len), id);
+}
+
+hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *name, size_t len,
+                                        uint64_t h, uint32_t *id)
+{
+    if (b->finished)
+        return HF_ESTATE;
+    if (len > HF_MAX_NAME)
+        return HF_ETOOLARGE;
     size_t slot;
-    uint32_t found = hf_i_strtab_find(&b->names, name, len, &slot);
+    uint32_t found = hf_i_strtab_find_hashed(&b->names, name, len, h, &slot);
     if (found != HF_NO_EVENT) {
         if (id)
             *id = found;
@@ -85,7 +95,7 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     /* both allocate before changing anything, so that a failure leaves the builder unchanged */
     hf_status st;
     if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)) ||
-        (st = hf_i_strtab_add(b->ctx, &b->names, name, len, slot)))
+        (st = hf_i_strtab_add_hashed(b->ctx, &b->names, name, len, h, slot)))
         return st;
     b->flags[b->n] = 0;
     if (id)
@@ -93,6 +103,26 @@ hf_status hf_poset_builder_add_event(hf_poset_builder *b, const char *name, uint
     b->n++;
     return HF_OK;
 }
+
+hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t events, size_t edges,
+                                     size_t name_bytes)
+{
+    if (b->finished)
+        return HF_ESTATE;
+    events = events < HF_MAX_EVENTS ? events : HF_MAX_EVENTS;
+    if (edges > SIZE_MAX / 2)
+        return HF_ENOMEM;
+    hf_status st;
+    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, events)) ||
+        (st = HF_I_GROW(b->ctx, b->edges, &b->edge_cap, 2 * edges)) ||
+        (st = hf_i_strtab_reserve(b->ctx, &b->names, events, name_bytes)))
+        return st;
+    return HF_OK;
+}
+
+const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b) { return &b->names; }
+
+size_t hf_i_poset_builder_edge_count(const hf_poset_builder *b) { return b->edge_count; }
 
 hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uint32_t *id)
 {

@@ -1,5 +1,6 @@
 /* What lib/poset.c (the builder, and hf_poset_builder_finish, which runs the steps in turn)
- * shares with lib/poset_finish.c (the steps). Internal. */
+ * shares with lib/poset_finish.c (the steps), and the builder's calls for readers of large
+ * inputs (lib/io_dot_fast.c). Internal. */
 #ifndef HITFAM_POSET_FINISH_I_H
 #define HITFAM_POSET_FINISH_I_H
 
@@ -22,5 +23,21 @@ hf_status hf_i_poset_reduce(hf_poset *p, hf_error *err);
 
 /* Depth, subtree sizes and DFS intervals of a forest (dual: an in-forest, the tree reversed). */
 hf_status hf_i_poset_forest_views(hf_poset *p, bool dual);
+
+/* hf_poset_builder_add_event for the name s[0..n) (no NUL byte in it) whose hf_i_strtab_hash
+ * is h: a reader that hashed the name already does not hash it again. */
+hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *s, size_t n, uint64_t h,
+                                        uint32_t *id);
+
+/* Room for `events` events in all, `edges` "before" pairs and `name_bytes` bytes of names (one
+ * NUL each included), allocated now: a reader that can tell its input's size ahead spares the
+ * growing. A hint: more or fewer may be added. HF_ENOMEM leaves the builder as it was. */
+hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t events, size_t edges,
+                                     size_t name_bytes);
+
+/* The builder's table of event names (index = id), for hf_i_strtab_prefetch; and how many "before"
+ * pairs it holds. */
+const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b);
+size_t hf_i_poset_builder_edge_count(const hf_poset_builder *b);
 
 #endif /* HITFAM_POSET_FINISH_I_H */

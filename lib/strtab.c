@@ -1,5 +1,6 @@
 /* Interned strings (lib/strtab.h): one copy of each, an index by first addition, and an
- * open-addressing table with linear probing that doubles when half full. */
+ * open-addressing table with linear probing that doubles when half full, its slots keeping
+ * hash bits beside the index. */
 #include <string.h>
 
 #include "strtab.h"
@@ -48,37 +49,56 @@ uint64_t hf_i_strtab_hash(const char *s, size_t n)
     return h ^ (h >> 33);
 }
 
+/* A slot: the string's index, and the low half of its hash (which also places it, tables having
+ * at most 2^32 slots). */
+static inline uint64_t slot_of(uint32_t k, uint64_t h) { return (uint64_t)(uint32_t)h << 32 | k; }
+
 uint32_t hf_i_strtab_find(const hf_i_strtab *t, const char *s, size_t n, size_t *slot)
+{
+    return t->slots ? hf_i_strtab_find_hashed(t, s, n, hf_i_strtab_hash(s, n), slot) : HF_NO_EVENT;
+}
+
+uint32_t hf_i_strtab_find_hashed(const hf_i_strtab *t, const char *s, size_t n, uint64_t h,
+                                 size_t *slot)
 {
     if (!t->slots)
         return HF_NO_EVENT;
-    size_t i = (size_t)hf_i_strtab_hash(s, n) & t->mask;
+    uint32_t tag = (uint32_t)h;
+    size_t i = (size_t)h & t->mask;
+    uint32_t k;
     for (;; i = (i + 1) & t->mask) {
-        uint32_t k = t->slots[i];
+        uint64_t e = t->slots[i];
+        k = (uint32_t)e;
         if (k == HF_NO_EVENT)
             break;
-        const char *v = t->data + t->off[k];
-        if (strncmp(v, s, n) == 0 && v[n] == '\0')
+        if ((uint32_t)(e >> 32) != tag)
+            continue;
+        /* string k ends where string k + 1 starts, or where the data does */
+        size_t at = t->off[k], end = k + 1 < t->count ? t->off[k + 1] : t->data_len;
+        if (end - at == n + 1 && memcmp(t->data + at, s, n) == 0)
             break;
     }
     if (slot)
         *slot = i;
-    return t->slots[i];
+    return k;
 }
 
-/* Replace the slots by `size` of them (a power of two), every string placed again. */
+/* Replace the slots by `size` of them (a power of two, at most 2^32), every string placed again
+ * by the hash bits its slot keeps. */
 static hf_status rehash(hf_ctx *ctx, hf_i_strtab *t, size_t size)
 {
-    uint32_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
+    uint64_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
     if (!slots)
         return HF_ENOMEM;
     memset(slots, 0xff, size * sizeof *slots);
-    for (uint32_t k = 0; k < t->count; k++) {
-        const char *v = t->data + t->off[k];
-        size_t i = (size_t)hf_i_strtab_hash(v, strlen(v)) & (size - 1);
-        while (slots[i] != HF_NO_EVENT)
+    for (size_t j = 0; t->slots && j <= t->mask; j++) {
+        uint64_t e = t->slots[j];
+        if ((uint32_t)e == HF_NO_EVENT)
+            continue;
+        size_t i = (size_t)(e >> 32) & (size - 1);
+        while ((uint32_t)slots[i] != HF_NO_EVENT)
             i = (i + 1) & (size - 1);
-        slots[i] = k;
+        slots[i] = e;
     }
     hf_i_free(ctx, t->slots);
     t->slots = slots;
@@ -86,34 +106,73 @@ static hf_status rehash(hf_ctx *ctx, hf_i_strtab *t, size_t size)
     return HF_OK;
 }
 
+/* The table size (a power of two, at least 16) that keeps `count` strings at most half full;
+ * 0 past 2^32 slots. */
+static size_t size_for(size_t count)
+{
+    size_t size = 16;
+    while (size < 2 * count) {
+        if ((uint64_t)size >= (uint64_t)1 << 32 || size > SIZE_MAX / 2)
+            return 0;
+        size *= 2;
+    }
+    return size;
+}
+
+hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count, size_t bytes)
+{
+    size_t size = size_for(count);
+    if (!size || count > SIZE_MAX / 2)
+        return HF_ENOMEM;
+    hf_status st;
+    if ((st = HF_I_GROW(ctx, t->data, &t->data_cap, bytes)) ||
+        (st = HF_I_GROW(ctx, t->off, &t->off_cap, count)))
+        return st;
+    if (!t->slots || size > t->mask + 1)
+        return rehash(ctx, t, size);
+    return HF_OK;
+}
+
 hf_status hf_i_strtab_add(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, size_t slot)
 {
+    return hf_i_strtab_add_hashed(ctx, t, s, n, hf_i_strtab_hash(s, n), slot);
+}
+
+hf_status hf_i_strtab_add_hashed(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint64_t h,
+                                 size_t slot)
+{
     hf_status st;
+    if (t->count >= UINT32_MAX - 1)
+        return HF_ENOMEM; /* indices stop short of HF_NO_EVENT */
     if ((st = HF_I_GROW(ctx, t->data, &t->data_cap, t->data_len + n + 1)) ||
         (st = HF_I_GROW(ctx, t->off, &t->off_cap, (size_t)t->count + 1)))
         return st;
     if (!t->slots || 2 * ((size_t)t->count + 1) > t->mask + 1) {
-        if ((st = rehash(ctx, t, t->slots ? 2 * (t->mask + 1) : 16)))
+        size_t size = size_for((size_t)t->count + 1);
+        if (!size)
+            return HF_ENOMEM;
+        if ((st = rehash(ctx, t, size)))
             return st;
-        hf_i_strtab_find(t, s, n, &slot);
+        hf_i_strtab_find_hashed(t, s, n, h, &slot);
     }
     memcpy(t->data + t->data_len, s, n);
     t->data[t->data_len + n] = '\0';
     t->off[t->count] = t->data_len;
     t->data_len += n + 1;
-    t->slots[slot] = t->count++;
+    t->slots[slot] = slot_of(t->count++, h);
     return HF_OK;
 }
 
 hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index)
 {
     size_t slot = 0;
-    uint32_t k = hf_i_strtab_find(t, s, n, &slot);
+    uint64_t h = hf_i_strtab_hash(s, n);
+    uint32_t k = hf_i_strtab_find_hashed(t, s, n, h, &slot);
     if (k != HF_NO_EVENT) {
         *index = k;
         return HF_OK;
     }
-    hf_status st = hf_i_strtab_add(ctx, t, s, n, slot);
+    hf_status st = hf_i_strtab_add_hashed(ctx, t, s, n, h, slot);
     if (!st)
         *index = t->count - 1;
     return st;

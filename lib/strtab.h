@@ -7,15 +7,17 @@
 #include "internal.h"
 
 /* All zero is an empty table. String k is NUL-terminated at data + off[k]; slots (mask + 1 of
- * them, a power of two, at most half full) hold indices, HF_NO_EVENT where empty, and stay
- * NULL until the first string is added. */
+ * them, a power of two, at most half full) hold an index in their low 32 bits (HF_NO_EVENT
+ * where empty) and the low 32 bits of the string's hash in their high ones, so that a probe
+ * reads the bytes of a string only when their hashes agree, and a resize reads no string; they
+ * stay NULL until the first string is added. */
 typedef struct hf_i_strtab {
     char *data;
     size_t data_len, data_cap;
     size_t *off;
     size_t off_cap;
     uint32_t count;
-    uint32_t *slots;
+    uint64_t *slots;
     size_t mask;
 } hf_i_strtab;
 
@@ -31,6 +33,31 @@ uint32_t hf_i_strtab_find(const hf_i_strtab *t, const char *s, size_t n, size_t 
 /* Add s[0..n), which hf_i_strtab_find just did not find at *slot, as index t->count. Every
  * allocation comes first: HF_ENOMEM leaves the table as it was. */
 hf_status hf_i_strtab_add(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, size_t slot);
+
+/* hf_i_strtab_find and hf_i_strtab_add for a caller that has the hash h of s[0..n) already
+ * (hf_i_strtab_hash). */
+uint32_t hf_i_strtab_find_hashed(const hf_i_strtab *t, const char *s, size_t n, uint64_t h,
+                                 size_t *slot);
+hf_status hf_i_strtab_add_hashed(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint64_t h,
+                                 size_t slot);
+
+/* Ask for the slot where a string of hash h would be looked up first, ahead of the lookup: a
+ * caller reading names from a text prefetches those it is about to look up. */
+static inline void hf_i_strtab_prefetch(const hf_i_strtab *t, uint64_t h)
+{
+#if defined(__GNUC__)
+    if (t->slots)
+        __builtin_prefetch(&t->slots[(size_t)h & t->mask]);
+#else
+    (void)t;
+    (void)h;
+#endif
+}
+
+/* Room for `count` strings in all and `bytes` bytes of them (NULs included), allocated now so
+ * that adding them grows nothing (a hint: more may be added, fewer need be). HF_ENOMEM leaves
+ * the table as it was. */
+hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count, size_t bytes);
 
 /* The index of s[0..n) in *index, added when new. */
 hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index);
