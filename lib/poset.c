@@ -344,8 +344,23 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         hf_i_poset_max_degrees(p, &max_in, &max_out);
     }
 
-    /* height: longest chain, in events */
-    {
+    if (max_in <= 1)
+        p->shape |= HF_SHAPE_FOREST;
+    if (max_out <= 1)
+        p->shape |= HF_SHAPE_INFOREST;
+    if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)) {
+        hf_i_free(ctx, p->closure);
+        p->closure = NULL;
+        p->closure_words = 0;
+        if ((st = hf_i_poset_forest_views(p, !(p->shape & HF_SHAPE_FOREST)))) {
+            hf_i_fail(err, st, 0, 0, "out of memory");
+            goto fail;
+        }
+        /* a longest chain is a path from a root of the forest (or in-forest) */
+        for (uint32_t v = 0; v < n; v++)
+            p->height = p->depth[v] + 1 > p->height ? p->depth[v] + 1 : p->height;
+    } else {
+        /* height: longest chain, in events */
         uint32_t *len = hf_i_calloc(ctx, n, sizeof *len);
         if (!len) {
             st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
@@ -364,26 +379,12 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
     uint32_t minimal = 0;
     for (uint32_t v = 0; v < n; v++)
         minimal += p->pred_off[v] == p->pred_off[v + 1];
-    if (max_in <= 1)
-        p->shape |= HF_SHAPE_FOREST;
-    if (max_out <= 1)
-        p->shape |= HF_SHAPE_INFOREST;
     if (max_in <= 1 && minimal == 1)
         p->shape |= HF_SHAPE_TREE;
     if (p->height == n)
         p->shape |= HF_SHAPE_CHAIN;
     if (p->edge_count == 0)
         p->shape |= HF_SHAPE_ANTICHAIN;
-
-    if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST)) {
-        hf_i_free(ctx, p->closure);
-        p->closure = NULL;
-        p->closure_words = 0;
-        if ((st = hf_i_poset_forest_views(p, !(p->shape & HF_SHAPE_FOREST)))) {
-            hf_i_fail(err, st, 0, 0, "out of memory");
-            goto fail;
-        }
-    }
 
     /* focus events */
     for (uint32_t v = 0; v < n; v++)

@@ -29,38 +29,42 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Compressed rows from a list of pairs (src, dst): rows sorted by dst, duplicates removed. */
+/* Compressed rows from a list of pairs (src, dst): rows sorted by dst, duplicates removed. The
+ * counts go one place further on (off[v + 2]), so that their prefix sums are the rows' starts
+ * one place on (off[v + 1]), which filling moves to the rows' ends: no cursor array. A row that
+ * is in order already (pairs given by source in order, as readers of ordered text give them) is
+ * not sorted again. */
 static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size_t count,
                             bool reverse, size_t **off_out, uint32_t **adj_out, size_t *kept)
 {
-    size_t *off = hf_i_calloc(ctx, (size_t)n + 1, sizeof *off);
+    size_t *off = hf_i_calloc(ctx, (size_t)n + 2, sizeof *off);
     uint32_t *adj = hf_i_alloc_array(ctx, count, sizeof *adj);
-    size_t *fill = hf_i_alloc_array(ctx, n, sizeof *fill);
-    if (!off || !adj || !fill) {
+    if (!off || !adj) {
         hf_i_free(ctx, off);
         hf_i_free(ctx, adj);
-        hf_i_free(ctx, fill);
         return HF_ENOMEM;
     }
     for (size_t i = 0; i < count; i++)
-        off[pairs[2 * i + reverse] + 1]++;
+        off[pairs[2 * i + reverse] + 2]++;
     for (uint32_t v = 0; v < n; v++)
-        off[v + 1] += off[v];
-    memcpy(fill, off, n * sizeof *fill);
+        off[v + 2] += off[v + 1];
     for (size_t i = 0; i < count; i++)
-        adj[fill[pairs[2 * i + reverse]]++] = pairs[2 * i + !reverse];
-    /* sort and deduplicate each row in place, compacting */
+        adj[off[pairs[2 * i + reverse] + 1]++] = pairs[2 * i + !reverse];
+    /* sort (where out of order) and deduplicate each row in place, compacting */
     size_t w = 0;
     for (uint32_t v = 0; v < n; v++) {
         size_t lo = off[v], hi = off[v + 1];
-        qsort(adj + lo, hi - lo, sizeof *adj, cmp_u32);
+        for (size_t i = lo + 1; i < hi; i++)
+            if (adj[i] < adj[i - 1]) {
+                qsort(adj + lo, hi - lo, sizeof *adj, cmp_u32);
+                break;
+            }
         off[v] = w;
         for (size_t i = lo; i < hi; i++)
             if (i == lo || adj[i] != adj[i - 1])
                 adj[w++] = adj[i];
     }
     off[n] = w;
-    hf_i_free(ctx, fill);
     *off_out = off;
     *adj_out = adj;
     *kept = w;
@@ -193,6 +197,16 @@ hf_status hf_i_poset_topo_sort(hf_poset *p, hf_error *err)
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
     }
+    /* Every edge going to a larger id (as readers of text written in order give them): the ids
+     * in order are the smallest topological order, each event being free when its turn comes. */
+    bool forward = true;
+    for (uint32_t v = 0; v < n && forward; v++)
+        forward = p->pred_off[v] == p->pred_off[v + 1] || p->pred[p->pred_off[v + 1] - 1] < v;
+    if (forward) {
+        for (uint32_t v = 0; v < n; v++)
+            p->topo[v] = p->rank[v] = v;
+        goto out;
+    }
     size_t hl = 0, k = 0;
     for (uint32_t v = 0; v < n; v++) {
         indeg[v] = (uint32_t)(p->pred_off[v + 1] - p->pred_off[v]);
@@ -263,6 +277,43 @@ hf_status hf_i_poset_reduce(hf_poset *p, hf_error *err)
     return HF_OK;
 }
 
+/* The views of a forest (parents are Hasse predecessors) in three passes over the topological
+ * order, no stack: there the roots come in id order, and so do the children of each event (they
+ * all become free when it is placed, and the smallest free event is placed first), which is the
+ * order of the DFS. Depths top-down; subtree sizes bottom-up; then each event's DFS entry time is
+ * its parent's next free time, which moves on by the event's subtree (tout holds those times
+ * until the last pass). */
+static void forest_views_down(hf_poset *p)
+{
+    uint32_t n = p->n, clock = 0;
+    const uint32_t *topo = p->topo, *parent = p->parent;
+    for (uint32_t v = 0; v < n; v++)
+        p->subtree[v] = 1;
+    for (uint32_t t = n; t-- > 0;) {
+        uint32_t v = topo[t];
+        if (parent[v] != HF_NO_EVENT)
+            p->subtree[parent[v]] += p->subtree[v];
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t v = topo[t], u = parent[v];
+        uint32_t at;
+        if (u == HF_NO_EVENT) {
+            p->depth[v] = 0;
+            at = clock;
+            clock += p->subtree[v];
+        } else {
+            p->depth[v] = p->depth[u] + 1;
+            at = p->tout[u];
+            p->tout[u] += p->subtree[v];
+        }
+        p->tin[v] = at;
+        p->tout[v] = at + 1;
+        p->dfs_order[at] = v;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        p->tout[v] = p->tin[v] + p->subtree[v] - 1;
+}
+
 /* Forest views: depth, subtree sizes and DFS intervals on the forest whose parent links are the
  * Hasse predecessors (or, for an in-forest, the Hasse successors). */
 hf_status hf_i_poset_forest_views(hf_poset *p, bool dual)
@@ -279,19 +330,26 @@ hf_status hf_i_poset_forest_views(hf_poset *p, bool dual)
     p->tin = hf_i_alloc_array(ctx, n, sizeof *p->tin);
     p->tout = hf_i_alloc_array(ctx, n, sizeof *p->tout);
     p->dfs_order = hf_i_alloc_array(ctx, n, sizeof *p->dfs_order);
+    if (!p->depth || !p->subtree || !p->tin || !p->tout || !p->dfs_order)
+        return HF_ENOMEM;
+    if (!dual) {
+        p->parent = hf_i_alloc_array(ctx, n, sizeof *p->parent);
+        if (!p->parent)
+            return HF_ENOMEM;
+        for (uint32_t v = 0; v < n; v++)
+            p->parent[v] = up_off[v] < up_off[v + 1] ? up[up_off[v]] : HF_NO_EVENT;
+        forest_views_down(p);
+        return HF_OK;
+    }
+    /* an in-forest: the topological order does not give the reversed tree's children in id
+     * order, so a DFS walks it */
     size_t *next = hf_i_alloc_array(ctx, n, sizeof *next);
     uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
-    if (!dual)
-        p->parent = hf_i_alloc_array(ctx, n, sizeof *p->parent);
-    if (!p->depth || !p->subtree || !p->tin || !p->tout || !p->dfs_order || !next || !stack ||
-        (!dual && !p->parent)) {
+    if (!next || !stack) {
         hf_i_free(ctx, next);
         hf_i_free(ctx, stack);
         return HF_ENOMEM;
     }
-    if (!dual)
-        for (uint32_t v = 0; v < n; v++)
-            p->parent[v] = up_off[v] < up_off[v + 1] ? up[up_off[v]] : HF_NO_EVENT;
     /* iterative DFS: roots and children in id order */
     uint32_t clock = 0;
     for (uint32_t r = 0; r < n; r++) {

@@ -21,7 +21,8 @@ hf_status hf_i_poset_topo_sort(hf_poset *p, hf_error *err);
  * order. Time O(e * n / 64), memory n * n bits. */
 hf_status hf_i_poset_reduce(hf_poset *p, hf_error *err);
 
-/* Depth, subtree sizes and DFS intervals of a forest (dual: an in-forest, the tree reversed). */
+/* Depth, subtree sizes and DFS intervals of a forest (dual: an in-forest, the tree reversed);
+ * a forest's come from p->topo. */
 hf_status hf_i_poset_forest_views(hf_poset *p, bool dual);
 
 /* hf_poset_builder_add_event for the name s[0..n) (no NUL byte in it) whose hf_i_strtab_hash

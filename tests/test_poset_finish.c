@@ -1,0 +1,322 @@
+/* Tests of the poset's finishing steps (lib/poset_finish.c) against references computed here:
+ * Hasse rows from pairs given in any order and with repeats, the smallest topological order with
+ * ids in order or shuffled, height, and the forest views (DFS entry and exit times, preorder,
+ * depths, subtree sizes, parents); and the builder's calls for readers (reserve, hashed add). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "poset_finish_i.h"
+#include "util.h"
+
+TU_SUITE(poset_finish);
+
+/* The order on n events named "v<id>" of the pairs e[0..m), given to the builder in a random
+ * order, about one in four twice. */
+static hf_poset *build(uint32_t n, const uint32_t (*e)[2], size_t m, uint64_t *rng)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+    char name[32];
+    for (uint32_t v = 0; v < n; v++) {
+        snprintf(name, sizeof name, "v%u", v);
+        cr_assert_eq(hf_poset_builder_add_event(b, name, NULL), HF_OK);
+    }
+    uint32_t *perm = tu_random_perm((uint32_t)m, rng);
+    for (size_t k = 0; k < m; k++) {
+        const uint32_t *pair = e[perm[k]];
+        for (int twice = tu_below(rng, 4) == 0; twice >= 0; twice--)
+            cr_assert_eq(hf_poset_builder_add_order(b, pair[0], pair[1]), HF_OK);
+    }
+    free(perm);
+    hf_poset *p = NULL;
+    hf_error err;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
+    hf_poset_builder_free(b);
+    return p;
+}
+
+/* p's rows in both directions equal to the covers of the 0/1 matrix cover (sorted, no repeats). */
+static void check_rows(const hf_poset *p, const unsigned char *cover)
+{
+    uint32_t n = p->n;
+    size_t edges = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        size_t s = p->succ_off[v], r = p->pred_off[v];
+        for (uint32_t u = 0; u < n; u++) {
+            if (cover[(size_t)v * n + u]) {
+                cr_assert_lt(s, p->succ_off[v + 1], "row %u ends early", v);
+                cr_assert_eq(p->succ[s++], u, "succ row of %u", v);
+                edges++;
+            }
+            if (cover[(size_t)u * n + v]) {
+                cr_assert_lt(r, p->pred_off[v + 1], "pred row of %u ends early", v);
+                cr_assert_eq(p->pred[r++], u, "pred row of %u", v);
+            }
+        }
+        cr_assert_eq(s, p->succ_off[v + 1], "succ row of %u too long", v);
+        cr_assert_eq(r, p->pred_off[v + 1], "pred row of %u too long", v);
+    }
+    cr_assert_eq(p->edge_count, edges);
+}
+
+/* The smallest topological order by choosing, n times, the smallest event all of whose
+ * predecessors are placed; then rank, and the height as the longest path. */
+static void check_topo(const hf_poset *p, const unsigned char *cover)
+{
+    uint32_t n = p->n;
+    bool *placed = calloc(n + 1, 1);
+    uint32_t *len = calloc(n + 1, sizeof *len), height = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t want = HF_NO_EVENT;
+        for (uint32_t v = 0; v < n && want == HF_NO_EVENT; v++) {
+            bool free_now = !placed[v];
+            for (uint32_t u = 0; u < n && free_now; u++)
+                free_now = !cover[(size_t)u * n + v] || placed[u];
+            if (free_now)
+                want = v;
+        }
+        cr_assert_eq(p->topo[t], want, "topo[%u]", t);
+        cr_assert_eq(p->rank[want], t);
+        placed[want] = true;
+        len[want] = 1;
+        for (uint32_t u = 0; u < n; u++)
+            if (cover[(size_t)u * n + want] && len[u] + 1 > len[want])
+                len[want] = len[u] + 1;
+        height = len[want] > height ? len[want] : height;
+    }
+    cr_assert_eq(p->height, height);
+    free(placed);
+    free(len);
+}
+
+/* The forest views against a DFS over the parent array `up` (HF_NO_EVENT for a
+ * root), roots and children in id order. */
+static void check_views(const hf_poset *p, const uint32_t *up, bool dual)
+{
+    uint32_t n = p->n;
+    cr_assert_eq(p->dual, dual);
+    cr_assert_not_null(p->tin);
+    uint32_t *tin = malloc((n + 1) * sizeof *tin), *sub = calloc(n + 1, sizeof *sub);
+    uint32_t *depth = calloc(n + 1, sizeof *depth), *order = malloc((n + 1) * sizeof *order);
+    /* preorder: roots in id order, each event followed by its children's subtrees in id order
+     * (children found by a scan: n is small) */
+    uint32_t clock = 0;
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    for (uint32_t r = 0; r < n; r++) {
+        if (up[r] != HF_NO_EVENT)
+            continue;
+        size_t sp = 0;
+        stack[sp++] = r;
+        while (sp) {
+            uint32_t v = stack[--sp];
+            tin[v] = clock;
+            order[clock++] = v;
+            depth[v] = up[v] == HF_NO_EVENT ? 0 : depth[up[v]] + 1;
+            for (uint32_t c = n; c-- > 0;) /* pushed in reverse: popped in id order */
+                if (up[c] == v)
+                    stack[sp++] = c;
+        }
+    }
+    cr_assert_eq(clock, n);
+    for (uint32_t v = 0; v < n; v++)
+        for (uint32_t u = v; u != HF_NO_EVENT; u = up[u])
+            sub[u]++;
+    for (uint32_t v = 0; v < n; v++) {
+        cr_assert_eq(p->tin[v], tin[v], "tin[%u]", v);
+        cr_assert_eq(p->tout[v], tin[v] + sub[v] - 1, "tout[%u]", v);
+        cr_assert_eq(p->subtree[v], sub[v], "subtree[%u]", v);
+        cr_assert_eq(p->depth[v], depth[v], "depth[%u]", v);
+        cr_assert_eq(p->dfs_order[v], order[v], "dfs_order[%u]", v);
+        if (!dual)
+            cr_assert_eq(p->parent[v], up[v], "parent[%u]", v);
+    }
+    free(tin);
+    free(sub);
+    free(depth);
+    free(order);
+    free(stack);
+}
+
+/* Random forests (parents among earlier events), as they are (every edge to a larger id) and
+ * with ids shuffled, each also reversed (an in-forest). */
+Test(poset_finish, forests_in_id_order_or_not)
+{
+    uint64_t rng = 16;
+    for (int iter = 0; iter < 400; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 300 ? 40 : 400);
+        uint32_t roots = 1 + tu_below(&rng, 3);
+        bool shuffled = iter % 2, in = iter % 4 >= 2;
+        uint32_t *perm = tu_random_perm(n, &rng);
+        uint32_t *up = malloc(n * sizeof *up);
+        uint32_t(*e)[2] = malloc(n * sizeof *e);
+        unsigned char *cover = calloc((size_t)n * n, 1);
+        size_t m = 0;
+        for (uint32_t i = 0; i < n; i++)
+            up[i] = HF_NO_EVENT;
+        for (uint32_t i = roots; i < n; i++) {
+            uint32_t par = tu_below(&rng, i);
+            uint32_t a = shuffled ? perm[par] : par, c = shuffled ? perm[i] : i;
+            up[c] = a;
+            e[m][in] = a;
+            e[m][!in] = c;
+            cover[(size_t)e[m][0] * n + e[m][1]] = 1;
+            m++;
+        }
+        hf_poset *p = build(n, (const uint32_t(*)[2])e, m, &rng);
+        check_rows(p, cover);
+        check_topo(p, cover);
+        /* a chain or an antichain is both; the views are then the forest's */
+        bool forest = !in || hf_poset_shape(p) & HF_SHAPE_FOREST;
+        cr_assert_eq(!!(hf_poset_shape(p) & (in ? HF_SHAPE_INFOREST : HF_SHAPE_FOREST)), true);
+        if (forest == !in)
+            check_views(p, up, in);
+        hf_poset_free(p);
+        free(perm);
+        free(up);
+        free(e);
+        free(cover);
+    }
+}
+
+/* Random DAGs with edges to larger ids only, and shuffled: rows, order and height (the
+ * transitive edges are dropped by the reduction, which the reference does by brute force). */
+Test(poset_finish, dags_in_id_order_or_not)
+{
+    uint64_t rng = 17;
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t n = 1 + tu_below(&rng, 30);
+        bool shuffled = iter % 2;
+        uint32_t *perm = tu_random_perm(n, &rng);
+        uint32_t(*e)[2] = malloc(((size_t)n * n + 1) * sizeof *e);
+        unsigned char *lt = calloc((size_t)n * n, 1), *cover = calloc((size_t)n * n, 1);
+        size_t m = 0;
+        for (uint32_t i = 0; i < n; i++)
+            for (uint32_t j = i + 1; j < n; j++)
+                if (tu_below(&rng, 4) == 0) {
+                    uint32_t a = shuffled ? perm[i] : i, c = shuffled ? perm[j] : j;
+                    e[m][0] = a;
+                    e[m][1] = c;
+                    lt[(size_t)a * n + c] = 1;
+                    m++;
+                }
+        /* closure, in the order of the ranks i < j (perm maps rank to id) */
+        for (uint32_t k = 0; k < n; k++)
+            for (uint32_t i = 0; i < n; i++)
+                for (uint32_t j = 0; j < n; j++)
+                    if (lt[(size_t)i * n + k] && lt[(size_t)k * n + j])
+                        lt[(size_t)i * n + j] = 1;
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t c = 0; c < n; c++) {
+                bool cv = lt[(size_t)a * n + c];
+                for (uint32_t k = 0; k < n && cv; k++)
+                    cv = !(lt[(size_t)a * n + k] && lt[(size_t)k * n + c]);
+                cover[(size_t)a * n + c] = cv;
+            }
+        hf_poset *p = build(n, (const uint32_t(*)[2])e, m, &rng);
+        check_rows(p, cover);
+        check_topo(p, cover);
+        hf_poset_free(p);
+        free(perm);
+        free(e);
+        free(lt);
+        free(cover);
+    }
+}
+
+/* The builder's calls for readers: a reservation (too small, too large, or none) and names
+ * given with their hash make the same order as the public calls; a repeated name is found. */
+Test(poset_finish, reserve_and_hashed_names_change_nothing)
+{
+    const size_t hints[][3] = {{0, 0, 0}, {3, 1, 4}, {5000, 9000, 60000}, {1, 0, 0}};
+    for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++) {
+        hf_poset_builder *b = NULL;
+        cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+        cr_assert_eq(hf_i_poset_builder_reserve(b, hints[k][0], hints[k][1], hints[k][2]), HF_OK);
+        char name[32];
+        for (uint32_t v = 0; v < 1000; v++) {
+            int len = snprintf(name, sizeof name, "e%u", v);
+            uint32_t id = 99;
+            cr_assert_eq(hf_i_poset_builder_add_hashed(b, name, (size_t)len,
+                                                       hf_i_strtab_hash(name, (size_t)len), &id),
+                         HF_OK);
+            cr_assert_eq(id, v);
+            if (v)
+                cr_assert_eq(hf_poset_builder_add_order(b, (v - 1) / 2, v), HF_OK);
+        }
+        cr_assert_eq(hf_i_poset_builder_edge_count(b), 999);
+        uint32_t id = 0;
+        cr_assert_eq(hf_i_poset_builder_add_hashed(b, "e777", 4, hf_i_strtab_hash("e777", 4), &id),
+                     HF_EDUPLICATE);
+        cr_assert_eq(id, 777);
+        cr_assert_eq(hf_poset_builder_add_event(b, "e12", &id), HF_EDUPLICATE);
+        cr_assert_eq(id, 12);
+        cr_assert_eq(hf_poset_builder_find(b, "e999", &id), HF_OK);
+        cr_assert_eq(id, 999);
+        cr_assert_eq(hf_poset_builder_find(b, "e1000", &id), HF_ENOTFOUND);
+        hf_poset *p = NULL;
+        cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+        hf_poset_builder_free(b);
+        cr_assert_eq(hf_poset_size(p), 1000);
+        cr_assert_eq(hf_poset_height(p), 10);
+        cr_assert(hf_poset_shape(p) & HF_SHAPE_TREE);
+        for (uint32_t v = 0; v < 1000; v++) {
+            snprintf(name, sizeof name, "e%u", v);
+            cr_assert_str_eq(hf_poset_name(p, v), name);
+            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK);
+            cr_assert_eq(id, v);
+        }
+        hf_poset_free(p);
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The interned-string table: a reservation keeps it empty, and two names whose hashes agree in
+ * the 32 bits a slot keeps (found here by sorting many) are still told apart by their bytes. */
+Test(poset_finish, strtab_reserve_and_equal_hash_bits)
+{
+    hf_i_strtab t = {0};
+    cr_assert_eq(hf_i_strtab_reserve(NULL, &t, 100, 10), HF_OK);
+    cr_assert_eq(hf_i_strtab_find(&t, "x", 1, NULL), HF_NO_EVENT, "a reserved table is empty");
+    enum { COUNT = 1 << 18 }; /* about 8 pairs expected among 2^35 */
+    uint64_t *keys = malloc(COUNT * sizeof *keys);
+    char s[32], s2[32];
+    for (uint32_t i = 0; i < COUNT; i++) {
+        int n = snprintf(s, sizeof s, "n%u", i);
+        keys[i] = (uint64_t)(uint32_t)hf_i_strtab_hash(s, (size_t)n) << 32 | i;
+    }
+    qsort(keys, COUNT, sizeof *keys, cmp_u64);
+    uint32_t a = 0, b = 0;
+    for (uint32_t i = 1; i < COUNT && a == b; i++)
+        if (keys[i] >> 32 == keys[i - 1] >> 32) {
+            a = (uint32_t)keys[i - 1];
+            b = (uint32_t)keys[i];
+        }
+    free(keys);
+    cr_assert_neq(a, b, "no two names among %u agree in 32 hash bits", COUNT);
+    int na = snprintf(s, sizeof s, "n%u", a), nb = snprintf(s2, sizeof s2, "n%u", b);
+    uint32_t k;
+    cr_assert_eq(hf_i_strtab_intern(NULL, &t, s, (size_t)na, &k), HF_OK);
+    cr_assert_eq(k, 0);
+    cr_assert_eq(hf_i_strtab_find(&t, s2, (size_t)nb, NULL), HF_NO_EVENT, "%s is not %s", s2, s);
+    cr_assert_eq(hf_i_strtab_intern(NULL, &t, s2, (size_t)nb, &k), HF_OK);
+    cr_assert_eq(k, 1);
+    cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)na, NULL), 0);
+    cr_assert_eq(hf_i_strtab_find(&t, s2, (size_t)nb, NULL), 1);
+    /* and after the table grew past its reservation */
+    for (uint32_t i = 0; i < 1000; i++) {
+        int n = snprintf(s, sizeof s, "m%u", i);
+        cr_assert_eq(hf_i_strtab_intern(NULL, &t, s, (size_t)n, &k), HF_OK);
+        cr_assert_eq(k, i + 2);
+    }
+    cr_assert_eq(hf_i_strtab_find(&t, s2, (size_t)nb, NULL), 1);
+    snprintf(s, sizeof s, "n%u", a);
+    cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)na, NULL), 0);
+    hf_i_strtab_free(NULL, &t);
+}
