@@ -105,8 +105,8 @@ typedef struct reader {
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     /* The scout: a second scanner running ahead of the reader, from the start, which hashes the
      * names to come and prefetches their slots in the builder's table (where a new name is
-     * added, and where a name seen before is found while the reader's table is not made), and
-     * in the reader's table once it is made. */
+     * added, and where a name seen before is found while the reader's table is not made); once
+     * the reader's table is made, its slots first (see lag). */
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
@@ -117,9 +117,14 @@ typedef struct reader {
         bool escaped, hashed;
     } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
-    /* the slots the scout prefetched lately, (index, key) pairs: once SCOUT_LAG names later
-     * the slot is in the cache and the name's bytes it points to are prefetched in turn */
-    uint32_t lag[SCOUT_LAG][2];
+    /* the slots of the reader's table the scout prefetched lately: once SCOUT_LAG names later
+     * the slot is in the cache, and tells whether the name was seen before: then the name's
+     * bytes it points to are prefetched in turn, else (a new name, most likely) the slot of
+     * the builder's table where it will be added */
+    struct lagging {
+        uint32_t slot, key;
+        uint64_t hash;
+    } lag[SCOUT_LAG];
     unsigned lag_len, lag_at;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
      * current node default */
@@ -289,8 +294,8 @@ static hf_status tab_resize(reader *r, size_t size)
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes (the builder's, and the reader's when made) and, in the reader's table, SCOUT_LAG names
- * later, the bytes of the name those slots point to. */
+ * passes: the builder's until the reader's table is made, then the reader's and, SCOUT_LAG names
+ * later, the bytes of the name each points to or, for a name it does not hold, the builder's. */
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
@@ -310,23 +315,25 @@ static void scout(reader *r)
             continue;
         size_t len = sc->end - sc->start;
         uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
-        hf_i_strtab_prefetch(r->names, h);
-        if (!r->tab)
+        if (!r->tab) {
+            hf_i_strtab_prefetch(r->names, h);
             continue;
+        }
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
-        uint32_t *lag = r->lag[r->lag_at];
+        struct lagging *lag = &r->lag[r->lag_at];
         if (r->lag_len == SCOUT_LAG) {
-            for (size_t j = lag[0]; r->tab[j].id != EMPTY_SLOT; j = (j + 1) & r->tab_mask)
-                if (r->tab[j].key == lag[1]) {
-                    PREFETCH(r->lx.s + r->tab[j].at);
-                    break;
-                }
+            size_t j = lag->slot;
+            while (r->tab[j].id != EMPTY_SLOT && r->tab[j].key != lag->key)
+                j = (j + 1) & r->tab_mask;
+            if (r->tab[j].id != EMPTY_SLOT)
+                PREFETCH(r->lx.s + r->tab[j].at);
+            else
+                hf_i_strtab_prefetch(r->names, lag->hash);
         } else {
             r->lag_len++;
         }
-        lag[0] = (uint32_t)i;
-        lag[1] = slot_key(h, len);
+        *lag = (struct lagging){(uint32_t)i, slot_key(h, len), h};
         r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
 }
