@@ -104,25 +104,7 @@ hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *name, s
     return HF_OK;
 }
 
-hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t events, size_t edges,
-                                     size_t name_bytes)
-{
-    if (b->finished)
-        return HF_ESTATE;
-    events = events < HF_MAX_EVENTS ? events : HF_MAX_EVENTS;
-    if (edges > SIZE_MAX / 2)
-        return HF_ENOMEM;
-    hf_status st;
-    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, events)) ||
-        (st = HF_I_GROW(b->ctx, b->edges, &b->edge_cap, 2 * edges)) ||
-        (st = hf_i_strtab_reserve(b->ctx, &b->names, events, name_bytes)))
-        return st;
-    return HF_OK;
-}
-
 const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b) { return &b->names; }
-
-size_t hf_i_poset_builder_edge_count(const hf_poset_builder *b) { return b->edge_count; }
 
 hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uint32_t *id)
 {

@@ -30,15 +30,7 @@ hf_status hf_i_poset_forest_views(hf_poset *p, bool dual);
 hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *s, size_t n, uint64_t h,
                                         uint32_t *id);
 
-/* Room for `events` events in all, `edges` "before" pairs and `name_bytes` bytes of names (one
- * NUL each included), allocated now: a reader that can tell its input's size ahead spares the
- * growing. A hint: more or fewer may be added. HF_ENOMEM leaves the builder as it was. */
-hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t events, size_t edges,
-                                     size_t name_bytes);
-
-/* The builder's table of event names (index = id), for hf_i_strtab_prefetch; and how many "before"
- * pairs it holds. */
+/* The builder's table of event names (index = id), for hf_i_strtab_prefetch. */
 const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b);
-size_t hf_i_poset_builder_edge_count(const hf_poset_builder *b);
 
 #endif /* HITFAM_POSET_FINISH_I_H */

@@ -119,20 +119,6 @@ static size_t size_for(size_t count)
     return size;
 }
 
-hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count, size_t bytes)
-{
-    size_t size = size_for(count);
-    if (!size || count > SIZE_MAX / 2)
-        return HF_ENOMEM;
-    hf_status st;
-    if ((st = HF_I_GROW(ctx, t->data, &t->data_cap, bytes)) ||
-        (st = HF_I_GROW(ctx, t->off, &t->off_cap, count)))
-        return st;
-    if (!t->slots || size > t->mask + 1)
-        return rehash(ctx, t, size);
-    return HF_OK;
-}
-
 hf_status hf_i_strtab_add(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, size_t slot)
 {
     return hf_i_strtab_add_hashed(ctx, t, s, n, hf_i_strtab_hash(s, n), slot);

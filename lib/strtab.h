@@ -54,11 +54,6 @@ static inline void hf_i_strtab_prefetch(const hf_i_strtab *t, uint64_t h)
 #endif
 }
 
-/* Room for `count` strings in all and `bytes` bytes of them (NULs included), allocated now so
- * that adding them grows nothing (a hint: more may be added, fewer need be). HF_ENOMEM leaves
- * the table as it was. */
-hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count, size_t bytes);
-
 /* The index of s[0..n) in *index, added when new. */
 hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index);
 

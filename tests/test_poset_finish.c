@@ -1,7 +1,7 @@
 /* Tests of the poset's finishing steps (lib/poset_finish.c) against references computed here:
  * Hasse rows from pairs given in any order and with repeats, the smallest topological order with
  * ids in order or shuffled, height, and the forest views (DFS entry and exit times, preorder,
- * depths, subtree sizes, parents); and the builder's calls for readers (reserve, hashed add). */
+ * depths, subtree sizes, parents); names added with their hash; the string table's hash bits. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,50 +225,45 @@ Test(poset_finish, dags_in_id_order_or_not)
     }
 }
 
-/* The builder's calls for readers: a reservation (too small, too large, or none) and names
- * given with their hash make the same order as the public calls; a repeated name is found. */
-Test(poset_finish, reserve_and_hashed_names_change_nothing)
+/* Names given to the builder with their hash make the same order as the public calls; a
+ * repeated name is found. */
+Test(poset_finish, hashed_names_change_nothing)
 {
-    const size_t hints[][3] = {{0, 0, 0}, {3, 1, 4}, {5000, 9000, 60000}, {1, 0, 0}};
-    for (size_t k = 0; k < sizeof hints / sizeof hints[0]; k++) {
-        hf_poset_builder *b = NULL;
-        cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
-        cr_assert_eq(hf_i_poset_builder_reserve(b, hints[k][0], hints[k][1], hints[k][2]), HF_OK);
-        char name[32];
-        for (uint32_t v = 0; v < 1000; v++) {
-            int len = snprintf(name, sizeof name, "e%u", v);
-            uint32_t id = 99;
-            cr_assert_eq(hf_i_poset_builder_add_hashed(b, name, (size_t)len,
-                                                       hf_i_strtab_hash(name, (size_t)len), &id),
-                         HF_OK);
-            cr_assert_eq(id, v);
-            if (v)
-                cr_assert_eq(hf_poset_builder_add_order(b, (v - 1) / 2, v), HF_OK);
-        }
-        cr_assert_eq(hf_i_poset_builder_edge_count(b), 999);
-        uint32_t id = 0;
-        cr_assert_eq(hf_i_poset_builder_add_hashed(b, "e777", 4, hf_i_strtab_hash("e777", 4), &id),
-                     HF_EDUPLICATE);
-        cr_assert_eq(id, 777);
-        cr_assert_eq(hf_poset_builder_add_event(b, "e12", &id), HF_EDUPLICATE);
-        cr_assert_eq(id, 12);
-        cr_assert_eq(hf_poset_builder_find(b, "e999", &id), HF_OK);
-        cr_assert_eq(id, 999);
-        cr_assert_eq(hf_poset_builder_find(b, "e1000", &id), HF_ENOTFOUND);
-        hf_poset *p = NULL;
-        cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
-        hf_poset_builder_free(b);
-        cr_assert_eq(hf_poset_size(p), 1000);
-        cr_assert_eq(hf_poset_height(p), 10);
-        cr_assert(hf_poset_shape(p) & HF_SHAPE_TREE);
-        for (uint32_t v = 0; v < 1000; v++) {
-            snprintf(name, sizeof name, "e%u", v);
-            cr_assert_str_eq(hf_poset_name(p, v), name);
-            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK);
-            cr_assert_eq(id, v);
-        }
-        hf_poset_free(p);
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+    char name[32];
+    for (uint32_t v = 0; v < 1000; v++) {
+        int len = snprintf(name, sizeof name, "e%u", v);
+        uint32_t id = 99;
+        cr_assert_eq(hf_i_poset_builder_add_hashed(b, name, (size_t)len,
+                                                   hf_i_strtab_hash(name, (size_t)len), &id),
+                     HF_OK);
+        cr_assert_eq(id, v);
+        if (v)
+            cr_assert_eq(hf_poset_builder_add_order(b, (v - 1) / 2, v), HF_OK);
     }
+    uint32_t id = 0;
+    cr_assert_eq(hf_i_poset_builder_add_hashed(b, "e777", 4, hf_i_strtab_hash("e777", 4), &id),
+                 HF_EDUPLICATE);
+    cr_assert_eq(id, 777);
+    cr_assert_eq(hf_poset_builder_add_event(b, "e12", &id), HF_EDUPLICATE);
+    cr_assert_eq(id, 12);
+    cr_assert_eq(hf_poset_builder_find(b, "e999", &id), HF_OK);
+    cr_assert_eq(id, 999);
+    cr_assert_eq(hf_poset_builder_find(b, "e1000", &id), HF_ENOTFOUND);
+    hf_poset *p = NULL;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    cr_assert_eq(hf_poset_size(p), 1000);
+    cr_assert_eq(hf_poset_height(p), 10);
+    cr_assert(hf_poset_shape(p) & HF_SHAPE_TREE);
+    for (uint32_t v = 0; v < 1000; v++) {
+        snprintf(name, sizeof name, "e%u", v);
+        cr_assert_str_eq(hf_poset_name(p, v), name);
+        cr_assert_eq(hf_poset_find(p, name, &id), HF_OK);
+        cr_assert_eq(id, v);
+    }
+    hf_poset_free(p);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -277,13 +272,11 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The interned-string table: a reservation keeps it empty, and two names whose hashes agree in
- * the 32 bits a slot keeps (found here by sorting many) are still told apart by their bytes. */
-Test(poset_finish, strtab_reserve_and_equal_hash_bits)
+/* The interned-string table: two names whose hashes agree in the 32 bits a slot keeps (found
+ * here by sorting many) are still told apart by their bytes, before and after the table grows. */
+Test(poset_finish, strtab_equal_hash_bits)
 {
     hf_i_strtab t = {0};
-    cr_assert_eq(hf_i_strtab_reserve(NULL, &t, 100, 10), HF_OK);
-    cr_assert_eq(hf_i_strtab_find(&t, "x", 1, NULL), HF_NO_EVENT, "a reserved table is empty");
     enum { COUNT = 1 << 18 }; /* about 8 pairs expected among 2^35 */
     uint64_t *keys = malloc(COUNT * sizeof *keys);
     char s[32], s2[32];
@@ -309,7 +302,7 @@ Test(poset_finish, strtab_reserve_and_equal_hash_bits)
     cr_assert_eq(k, 1);
     cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)na, NULL), 0);
     cr_assert_eq(hf_i_strtab_find(&t, s2, (size_t)nb, NULL), 1);
-    /* and after the table grew past its reservation */
+    /* and after the table grew */
     for (uint32_t i = 0; i < 1000; i++) {
         int n = snprintf(s, sizeof s, "m%u", i);
         cr_assert_eq(hf_i_strtab_intern(NULL, &t, s, (size_t)n, &k), HF_OK);
