@@ -654,6 +654,11 @@ static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
         return GIVE_UP; /* more after the graph, or no events */
     if ((st = labels(r)))
         return st;
+    /* the reader's own tables have served: the finishing's peak does without them */
+    hf_i_free(r->ctx, r->tab);
+    hf_i_free(r->ctx, r->place);
+    r->tab = NULL;
+    r->place = NULL;
     st = hf_poset_builder_finish(r->b, out, err);
     if (st && st != HF_ENOMEM)
         return GIVE_UP; /* a cycle or a size limit: the libcgraph path explains */
