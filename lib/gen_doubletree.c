@@ -117,7 +117,7 @@ static void plan_free(plan *pl)
         hf_i_free(ctx, pl->ord[i].rank);
         hf_i_free(ctx, pl->ord[i].val);
     }
-    hf_i_tree_free(pl->t);
+    hf_i_tree_release(pl->t);
     pl->t = NULL;
 }
 
@@ -130,7 +130,7 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, bool row
 {
     *pl = (plan){0};
     hf_i_tree_options topt = {HF_I_GADGET_WEIGHTED, opt->focus, opt->focus_count};
-    hf_status st = hf_i_tree_new(p, &topt, &pl->t, err);
+    hf_status st = hf_i_tree_shared(p, &topt, &pl->t, err);
     if (st)
         return st;
     const hf_i_tree *t = pl->t;

@@ -385,6 +385,13 @@ static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const c
     return hf_i_out_put(o, &end, 1);
 }
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+enum { RENDER_AHEAD = 16 };
+
 /* Token of event v with the separator sep after it, at dst (dst NULL: only counted). Returns
  * the length. */
 static size_t put_token(const hf_writer *w, uint32_t v, char sep, char *dst)
@@ -415,6 +422,10 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
     hf_ctx *ctx = w->p->ctx;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
+    /* every sequence holds every token once: their length in all, in one pass in id order */
+    size_t total = 0;
+    for (uint32_t v = 0; v < n && w->format != HF_FORMAT_BIN; v++)
+        total += put_token(w, v, sep, NULL);
     for (int s = 0; s < HF_I_ROW_SOURCES; s++) {
         const uint32_t *val = h->src[s];
         if (!val || !is_permutation(w, val, n)) {
@@ -433,9 +444,6 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
             w->render[s] = (char *)b;
             continue;
         }
-        size_t total = 0;
-        for (uint32_t i = 0; i < n; i++)
-            total += put_token(w, val[i], sep, NULL);
         size_t *at = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
         char *r = hf_i_malloc(ctx, total ? total : 1);
         w->render[s] = r;
@@ -444,8 +452,13 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
             renders_free(w);
             return false;
         }
+        /* the tokens are read in the sequence's order, scattered over the table: the ones a
+         * few steps ahead are fetched while these are copied */
         size_t k = 0;
         for (uint32_t i = 0; i < n; i++) {
+            if (i + RENDER_AHEAD < n)
+                PREFETCH(w->slot ? (const void *)(w->slot + (size_t)SLOT * val[i + RENDER_AHEAD])
+                                 : (const void *)(w->tok_off + val[i + RENDER_AHEAD]));
             at[i] = k;
             k += put_token(w, val[i], sep, r + k);
         }

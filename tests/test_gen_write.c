@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "family_rows_i.h"
+#include "forest.h"
 #include "hitfam/stream.h"
 #include "util.h"
 
@@ -201,5 +202,34 @@ Test(gen_write, described_rows_only_for_their_own_pointer)
     cr_assert_eq(hf_writer_close(w), HF_OK);
     fclose(out);
     free(buf);
+    hf_poset_free(p);
+}
+
+/* Within a scope the forest view of the same order and options is built once and kept until the
+ * scope ends; other options, or no scope, give trees of their own. */
+Test(gen_write, tree_scope_shares_one_view)
+{
+    uint64_t rng = 11;
+    hf_poset *p = tu_random_forest(50, 2, &rng);
+    hf_i_tree_options weighted = {HF_I_GADGET_WEIGHTED, NULL, 0};
+    hf_i_tree_options none = {HF_I_GADGET_NONE, NULL, 0};
+    hf_i_tree *a = NULL, *b = NULL, *c = NULL;
+    cr_assert_eq(hf_i_tree_shared(p, &weighted, &a, NULL), HF_OK);
+    cr_assert_eq(hf_i_tree_shared(p, &weighted, &b, NULL), HF_OK);
+    cr_assert_neq(a, b, "no scope: each call builds its own tree");
+    hf_i_tree_release(a);
+    hf_i_tree_release(b);
+    hf_i_tree_scope scope;
+    hf_i_tree_scope_begin(&scope);
+    cr_assert_eq(hf_i_tree_shared(p, &weighted, &a, NULL), HF_OK);
+    hf_i_tree_release(a); /* kept by the scope: still readable */
+    cr_assert_eq(hf_i_tree_shared(p, &weighted, &b, NULL), HF_OK);
+    cr_assert_eq(a, b);
+    cr_assert_eq(b->n_orig, 50);
+    cr_assert_eq(hf_i_tree_shared(p, &none, &c, NULL), HF_OK);
+    cr_assert_neq(c, a, "other options: another tree");
+    hf_i_tree_release(c);
+    hf_i_tree_release(b);
+    hf_i_tree_scope_end(&scope); /* frees the kept tree (the leak check would see it) */
     hf_poset_free(p);
 }
