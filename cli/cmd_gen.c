@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <hitfam/exact.h>
 
@@ -335,6 +338,14 @@ int cmd_gen(int argc, char **argv)
         die_usage("--patterns is an option of --method pattern");
     if (opt.conflicts && opt.method != HF_METHOD_EXACT && opt.method != HF_METHOD_AUTO)
         die_usage("--conflicts is an option of --method exact (and auto)");
+        /* gen allocates and frees arrays of n entries several times (the order, auto's predictions,
+         * the generation): kept in the heap for reuse, they are not faulted in afresh each time
+         * (with glibc's defaults, blocks from 128 KiB up are mapped and unmapped per allocation).
+         */
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
     const char *poset_path = argv[optind];
     hf_poset *p = read_poset(poset_path);
     uint32_t *focus = NULL;

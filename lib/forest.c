@@ -18,6 +18,50 @@ void hf_i_tree_free(hf_i_tree *t)
     hf_i_free(t->ctx, t);
 }
 
+static _Thread_local hf_i_tree_scope *scope_now;
+
+void hf_i_tree_scope_begin(hf_i_tree_scope *s)
+{
+    s->outer = scope_now;
+    s->kept = NULL;
+    scope_now = s;
+}
+
+void hf_i_tree_scope_end(hf_i_tree_scope *s)
+{
+    if (s->kept) {
+        s->kept->kept = false;
+        hf_i_tree_free(s->kept);
+        s->kept = NULL;
+    }
+    scope_now = s->outer;
+}
+
+hf_status hf_i_tree_shared(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tree **out,
+                           hf_error *err)
+{
+    hf_i_tree_options o = opt ? *opt : (hf_i_tree_options){HF_I_GADGET_NONE, NULL, 0};
+    hf_i_tree_scope *s = scope_now;
+    hf_i_tree *k = s ? s->kept : NULL;
+    if (k && k->poset == p && k->made.gadget == o.gadget && k->made.focus == o.focus &&
+        k->made.focus_count == o.focus_count) {
+        *out = k;
+        return HF_OK;
+    }
+    hf_status st = hf_i_tree_new(p, &o, out, err);
+    if (!st && s && !k) {
+        s->kept = *out;
+        (*out)->kept = true;
+    }
+    return st;
+}
+
+void hf_i_tree_release(hf_i_tree *t)
+{
+    if (t && !t->kept)
+        hf_i_tree_free(t);
+}
+
 /* The parent of v in tree space: its Hasse predecessor in a forest, successor in an in-forest. */
 static uint32_t up_of(const hf_poset *p, bool forest, uint32_t v)
 {
@@ -149,6 +193,7 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
     t->poset = p;
     t->n_orig = n;
     t->reversed = !forest;
+    t->made = *opt;
     /* Kept events get nodes 0..K-1 in id order; then the virtual root; then gadget nodes,
      * fewer than K of them. */
     size_t cap = 2 * (size_t)n + 2;

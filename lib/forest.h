@@ -39,6 +39,8 @@ typedef struct hf_i_tree {
     uint32_t *child_off; /* n + 1 offsets into child */
     uint32_t *child;
     uint32_t *orig;
+    hf_i_tree_options made; /* the options it was built with (hf_i_tree_shared) */
+    bool kept;              /* held by a hf_i_tree_scope: hf_i_tree_release leaves it */
 } hf_i_tree;
 
 /* Build the tree of a forest (preferred when the order is both) or an in-forest. A virtual root
@@ -47,6 +49,22 @@ typedef struct hf_i_tree {
 hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tree **out,
                         hf_error *err);
 void hf_i_tree_free(hf_i_tree *t);
+
+/* Trees shared within one generation (lib/gen.c opens a scope around hf_generate): auto
+ * predicts a method and then generates it, and both may use the same tree. Between begin and
+ * end, on this thread, hf_i_tree_shared returns the tree the scope keeps when it was built for
+ * the same order with the same options (focus compared by pointer), else a new one, which the
+ * scope keeps if it keeps none yet. Such a tree is read only; hf_i_tree_release frees a tree
+ * unless a scope keeps it, and the scope's end frees the kept one. Scopes nest. */
+typedef struct hf_i_tree_scope {
+    struct hf_i_tree_scope *outer;
+    hf_i_tree *kept;
+} hf_i_tree_scope;
+void hf_i_tree_scope_begin(hf_i_tree_scope *s);
+void hf_i_tree_scope_end(hf_i_tree_scope *s);
+hf_status hf_i_tree_shared(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tree **out,
+                           hf_error *err);
+void hf_i_tree_release(hf_i_tree *t);
 
 /* Map schedules of the tree back to the order: drop virtual nodes, translate ids, extend a
  * focus-restricted schedule to all events (each focus event preceded by its unscheduled

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "family_i.h"
+#include "forest.h"
 #include "gen.h"
 #include "hitfam/count.h"
 #include "poset_i.h"
@@ -618,7 +619,11 @@ hf_status hf_generate_ex(const hf_poset *p, const hf_gen_options *opt, hf_gen_be
                          void *begin_user, hf_sink sink, hf_gen_info *info, hf_error *err)
 {
     hf_gen_info gi = {HF_METHOD_AUTO, false, 0};
+    /* a tree method's prediction and its generation share their forest view */
+    hf_i_tree_scope scope;
+    hf_i_tree_scope_begin(&scope);
     hf_status st = generate(p, opt, begin, begin_user, sink, begin || info, &gi, err);
+    hf_i_tree_scope_end(&scope);
     if (info)
         *info = gi;
     return st;
@@ -628,7 +633,10 @@ hf_status hf_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink
                       hf_error *err)
 {
     hf_gen_info gi = {HF_METHOD_AUTO, false, 0};
+    hf_i_tree_scope scope;
+    hf_i_tree_scope_begin(&scope);
     hf_status st = generate(p, opt, NULL, NULL, sink, false, &gi, err);
+    hf_i_tree_scope_end(&scope);
     /* the method is reported once it is chosen, even if generating it then failed */
     if (used && (st == HF_OK || gi.method != HF_METHOD_AUTO))
         *used = gi.method;

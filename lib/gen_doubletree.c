@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "family_rows_i.h"
 #include "forest.h"
 #include "gen.h"
 #include "poset_i.h"
@@ -93,6 +94,11 @@ typedef struct plan {
     uint32_t *depth_off; /* k + 2 offsets into by_depth */
     preorder ord[2];     /* children 0 then 1 (l), 1 then 0 (r) */
     uint32_t len;        /* values in a row */
+    /* Rows described to the family writer as ranges of the two preorders' values
+     * (lib/family_rows_i.h): when the values are the order's events in the order a row lists
+     * them (no focus restriction, not an in-forest); src_id names them, 0 otherwise. */
+    uint64_t src_id;
+    size_t max_ranges; /* ranges of a row at most */
 } plan;
 
 static void plan_free(plan *pl)
@@ -111,7 +117,7 @@ static void plan_free(plan *pl)
         hf_i_free(ctx, pl->ord[i].rank);
         hf_i_free(ctx, pl->ord[i].val);
     }
-    hf_i_tree_free(pl->t);
+    hf_i_tree_release(pl->t);
     pl->t = NULL;
 }
 
@@ -124,7 +130,7 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, bool row
 {
     *pl = (plan){0};
     hf_i_tree_options topt = {HF_I_GADGET_WEIGHTED, opt->focus, opt->focus_count};
-    hf_status st = hf_i_tree_new(p, &topt, &pl->t, err);
+    hf_status st = hf_i_tree_shared(p, &topt, &pl->t, err);
     if (st)
         return st;
     const hf_i_tree *t = pl->t;
@@ -242,6 +248,15 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
         if (keep || t->orig[u] != HF_NO_EVENT)
             r->val[r->rank[r->pos[u]]] = keep ? u : t->orig[u];
     pl->len = m;
+    if (!keep && !t->reversed && m == t->n_orig) {
+        uint32_t widest = 0;
+        for (uint32_t D = 0; D <= k; D++)
+            widest = pl->depth_off[D + 1] - pl->depth_off[D] > widest
+                         ? pl->depth_off[D + 1] - pl->depth_off[D]
+                         : widest;
+        pl->src_id = hf_i_row_source_id();
+        pl->max_ranges = 3 * (size_t)widest + 2; /* build_row notes at most this many */
+    }
     return HF_OK;
 }
 
@@ -348,14 +363,37 @@ static inline uint32_t put(const preorder *o, uint32_t a, uint32_t b, uint32_t *
     return len + count;
 }
 
+/* The ranges of a row being built: values rank[a] .. rank[b] - 1 of preorder src, joined to the
+ * previous range when they continue it. NULL ranges: not recorded. */
+typedef struct range_list {
+    hf_i_row_range *r;
+    size_t count;
+} range_list;
+
+static inline void note(range_list *rl, uint32_t src, const preorder *o, uint32_t a, uint32_t b)
+{
+    if (!rl || !rl->r)
+        return;
+    uint32_t from = o->rank[a], to = o->rank[b];
+    if (from == to)
+        return;
+    hf_i_row_range *last = rl->count ? &rl->r[rl->count - 1] : NULL;
+    if (last && last->src == src && last->b == from)
+        last->b = to;
+    else
+        rl->r[rl->count++] = (hf_i_row_range){src, from, to};
+}
+
 /* Row (v, D) (see the comment at the top) into row, pl->len values. F is the preorder T of the
  * tree (l in the upper group, r in the lower) with each node u of depth D followed by the
  * traversal X (l or r) of its first child, and without the rest of u's subtree: runs of T
  * between the nodes of depth D, and one range of X per node. S is one range of X per node of
  * depth D. The nodes of depth D, in l order, are the reverse of their r order (two of them split
  * at their lowest common ancestor). O(n) copied, O(nodes of depth D) steps; no recursion. */
-static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row)
+static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, range_list *rl)
 {
+    if (rl)
+        rl->count = 0;
     const hf_i_tree *t = pl->t;
     bool lower = v >= VAR_C, right = v & 1;
     uint32_t first = v == VAR_B || v == VAR_C; /* index of the child traversed in F */
@@ -370,22 +408,28 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row)
             uint32_t c = t->child[lo + first], a = pos_in(X, c);
             if (X == T && a == p + 1) { /* u's first child's subtree follows it in T */
                 len = put(T, next, a + pl->size[c], row, len);
+                note(rl, lower, T, next, a + pl->size[c]);
             } else {
                 len = put(T, next, p + 1, row, len);
+                note(rl, lower, T, next, p + 1);
                 len = put(X, a, a + pl->size[c], row, len);
+                note(rl, right, X, a, a + pl->size[c]);
             }
         } else {
             len = put(T, next, p + 1, row, len);
+            note(rl, lower, T, next, p + 1);
         }
         next = p + pl->size[u];
     }
     len = put(T, next, t->n, row, len);
+    note(rl, lower, T, next, t->n);
     for (uint32_t j = count; j-- > 0;) {
         uint32_t u = at[lower ? count - 1 - j : j];
         uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
         if (1 - first < cnt) {
             uint32_t c = t->child[lo + 1 - first], a = pos_in(X, c);
             len = put(X, a, a + pl->size[c], row, len);
+            note(rl, right, X, a, a + pl->size[c]);
         }
     }
     (void)len; /* pl->len: every value once (the tests compare with the walk of the tree) */
@@ -393,10 +437,24 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row)
 
 /* Hands a built row to the sink: through the emitter when a focus set restricted the tree,
  * else directly (read backwards for an in-forest). */
-static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, hf_sink sink)
+static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const range_list *rl,
+                          hf_sink sink)
 {
     if (em)
         return hf_i_emit(em, row, sink);
+    if (rl && rl->r) { /* described to the family writer (lib/family_rows_i.h) */
+        hf_i_row_hint h = {.row = row,
+                           .n = pl->len,
+                           .id = pl->src_id,
+                           .src = {pl->ord[0].val, pl->ord[1].val},
+                           .ranges = rl->r,
+                           .count = rl->count};
+        const hf_i_row_hint *before = hf_i_row_hint_now;
+        hf_i_row_hint_now = &h;
+        hf_status st = sink.put(sink.user, row, pl->len);
+        hf_i_row_hint_now = before;
+        return st;
+    }
     if (pl->t->reversed)
         for (uint32_t i = 0, j = pl->len; i + 1 < j; i++, j--) {
             uint32_t x = row[i];
@@ -420,6 +478,7 @@ typedef struct ahead {
     const row_label *rows;
     size_t count;
     uint32_t *buf[2];
+    range_list *rl; /* two, one per buffer */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t built, used; /* rows built by the worker, rows whose buffer the caller gave back */
@@ -437,7 +496,7 @@ static void *ahead_work(void *arg)
         pthread_mutex_unlock(&a->mu);
         if (stop)
             break;
-        build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2]);
+        build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2], &a->rl[i % 2]);
         pthread_mutex_lock(&a->mu);
         a->built = i + 1;
         pthread_cond_broadcast(&a->cv);
@@ -449,9 +508,9 @@ static void *ahead_work(void *arg)
 /* The rows through the sink, built on a second thread. false: the thread could not be started
  * (nothing was emitted). */
 static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint32_t *buf[2],
-                       hf_i_emitter *em, hf_sink sink, hf_status *st)
+                       range_list rl[2], hf_i_emitter *em, hf_sink sink, hf_status *st)
 {
-    ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}};
+    ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}, .rl = rl};
     if (pthread_mutex_init(&a.mu, NULL))
         return false;
     if (pthread_cond_init(&a.cv, NULL)) {
@@ -465,7 +524,7 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
         while (a.built <= i)
             pthread_cond_wait(&a.cv, &a.mu);
         pthread_mutex_unlock(&a.mu);
-        *st = emit_row(pl, em, buf[i % 2], sink);
+        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], sink);
         pthread_mutex_lock(&a.mu);
         a.used = i + 1;
         a.stop = *st != HF_OK;
@@ -491,6 +550,7 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         return st;
     hf_ctx *ctx = pl.t->ctx;
     hf_i_emitter *em = NULL;
+    range_list rl[2] = {{NULL, 0}, {NULL, 0}};
     bool threaded = opt->threads >= 2;
     size_t len = pl.len ? pl.len : 1;
     uint32_t *buf[2] = {hf_i_alloc_array(ctx, len, sizeof(uint32_t)),
@@ -519,13 +579,18 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         if (want == HF_I_ROW_TAKE)
             rows[count++] = (row_label){(uint8_t)v, D};
     }
-    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, em, sink, &st))
+    /* the rows' ranges, for the family writer; without them (no memory) rows go as values */
+    for (int i = 0; i < (threaded ? 2 : 1) && pl.src_id; i++)
+        rl[i].r = hf_i_alloc_array(ctx, pl.max_ranges, sizeof *rl[i].r);
+    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, rl, em, sink, &st))
         goto out;
     for (size_t i = 0; i < count && !st; i++) {
-        build_row(&pl, rows[i].v, rows[i].D, buf[0]);
-        st = emit_row(&pl, em, buf[0], sink);
+        build_row(&pl, rows[i].v, rows[i].D, buf[0], &rl[0]);
+        st = emit_row(&pl, em, buf[0], &rl[0], sink);
     }
 out:
+    hf_i_free(ctx, rl[0].r);
+    hf_i_free(ctx, rl[1].r);
     hf_i_free(ctx, buf[0]);
     hf_i_free(ctx, buf[1]);
     hf_i_free(ctx, rows);

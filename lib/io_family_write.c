@@ -1,9 +1,11 @@
 /* The family writers: text, ids, JSON and bin, row by row to a stream (hf_writer, a sink for
  * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c). */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "family_i.h"
+#include "family_rows_i.h"
 #include "io_family_ids.h"
 #include "names.h"
 #include "poset_i.h"
@@ -31,7 +33,22 @@ struct hf_writer {
      * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
      * are then freed. NULL otherwise. */
     char *slot;
+    /* The renders of the sequences of the row descriptions (lib/family_rows_i.h) named by
+     * render_id (0: none yet): render[s] holds the tokens of sequence s in order, each with the
+     * format's separator (bin: each index in its width), render_at[s][i] where value i's token
+     * starts (n + 1 offsets; NULL for bin, where it is i times the width). */
+    uint64_t render_id;
+    char *render[HF_I_ROW_SOURCES];
+    size_t *render_at[HF_I_ROW_SOURCES];
 };
+
+_Thread_local const hf_i_row_hint *hf_i_row_hint_now;
+
+uint64_t hf_i_row_source_id(void)
+{
+    static _Atomic uint64_t last;
+    return ++last;
+}
 
 enum { SLOT = 16 };
 
@@ -240,9 +257,21 @@ static hf_status make_tokens(hf_writer *w)
     return HF_OK;
 }
 
+static void renders_free(hf_writer *w)
+{
+    for (int i = 0; i < HF_I_ROW_SOURCES; i++) {
+        hf_i_free(w->p->ctx, w->render[i]);
+        hf_i_free(w->p->ctx, w->render_at[i]);
+        w->render[i] = NULL;
+        w->render_at[i] = NULL;
+    }
+    w->render_id = 0;
+}
+
 static void writer_free(hf_writer *w)
 {
     hf_ctx *ctx = w->p->ctx;
+    renders_free(w);
     hf_i_out_free(ctx, &w->o);
     hf_i_free(ctx, w->tok);
     hf_i_free(ctx, w->tok_off);
@@ -356,6 +385,146 @@ static bool write_token_row(hf_writer *w, const uint32_t *s, uint32_t n, const c
     return hf_i_out_put(o, &end, 1);
 }
 
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+enum { RENDER_AHEAD = 16 };
+
+/* Token of event v with the separator sep after it, at dst (dst NULL: only counted). Returns
+ * the length. */
+static size_t put_token(const hf_writer *w, uint32_t v, char sep, char *dst)
+{
+    if (w->slot) { /* the slot holds the separator of the format */
+        const char *t = w->slot + (size_t)SLOT * v;
+        size_t l = (unsigned char)t[SLOT - 1];
+        if (dst)
+            memcpy(dst, t, l);
+        return l;
+    }
+    size_t a = w->tok_off[v], l = w->tok_off[v + 1] - a;
+    if (dst) {
+        memcpy(dst, w->tok + a, l);
+        dst[l] = sep;
+    }
+    return l + 1;
+}
+
+/* The renders of h's sequences (struct hf_writer), made when h names others than the last.
+ * false when a sequence is not a permutation of the events or memory ran out: the row is then
+ * written token by token. */
+static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
+{
+    if (h->id == w->render_id)
+        return true;
+    renders_free(w);
+    hf_ctx *ctx = w->p->ctx;
+    uint32_t n = w->p->n;
+    unsigned width = hf_i_bin_width(n);
+    /* every sequence holds every token once: their length in all, in one pass in id order */
+    size_t total = 0;
+    for (uint32_t v = 0; v < n && w->format != HF_FORMAT_BIN; v++)
+        total += put_token(w, v, sep, NULL);
+    for (int s = 0; s < HF_I_ROW_SOURCES; s++) {
+        const uint32_t *val = h->src[s];
+        if (!val || !is_permutation(w, val, n)) {
+            renders_free(w);
+            return false;
+        }
+        if (w->format == HF_FORMAT_BIN) {
+            unsigned char *b = hf_i_alloc_array(ctx, n, width);
+            if (!b) {
+                renders_free(w);
+                return false;
+            }
+            for (uint32_t i = 0; i < n; i++)
+                for (unsigned k = 0; k < width; k++)
+                    b[(size_t)i * width + k] = (unsigned char)(val[i] >> (8 * k));
+            w->render[s] = (char *)b;
+            continue;
+        }
+        size_t *at = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
+        char *r = hf_i_malloc(ctx, total ? total : 1);
+        w->render[s] = r;
+        w->render_at[s] = at;
+        if (!at || !r) {
+            renders_free(w);
+            return false;
+        }
+        /* the tokens are read in the sequence's order, scattered over the table: the ones a
+         * few steps ahead are fetched while these are copied */
+        size_t k = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (i + RENDER_AHEAD < n)
+                PREFETCH(w->slot ? (const void *)(w->slot + (size_t)SLOT * val[i + RENDER_AHEAD])
+                                 : (const void *)(w->tok_off + val[i + RENDER_AHEAD]));
+            at[i] = k;
+            k += put_token(w, val[i], sep, r + k);
+        }
+        at[n] = k;
+    }
+    w->render_id = h->id;
+    return true;
+}
+
+/* Whether h describes the row s of n values: its ranges in bounds and n values in all. */
+static bool hint_fits(const hf_i_row_hint *h, const uint32_t *s, uint32_t n)
+{
+    if (h->row != s || h->n != n || n == 0)
+        return false;
+    uint64_t total = 0;
+    for (size_t i = 0; i < h->count; i++) {
+        const hf_i_row_range *r = &h->ranges[i];
+        if (r->src >= HF_I_ROW_SOURCES || r->a > r->b || r->b > n)
+            return false;
+        total += r->b - r->a;
+    }
+    return total == n;
+}
+
+/* Copies of this many bytes or more go from a render to the stream directly. */
+enum { DIRECT = 1 << 16 };
+
+static bool put_bytes(hf_i_out *o, const char *b, size_t len)
+{
+    if (len < DIRECT)
+        return hf_i_out_put(o, b, len);
+    if (!hf_i_out_flush(o))
+        return false;
+    if (o->summed)
+        hf_i_sum_add(&o->sum, b, len);
+    if (fwrite(b, 1, len, o->stream) != len) {
+        o->failed = true;
+        return false;
+    }
+    return true;
+}
+
+/* The row that h describes, from the renders: prefix, the ranges' bytes, and end in place of
+ * the last separator (no end: bin, which has no separators). */
+static bool write_ranges(hf_writer *w, const hf_i_row_hint *h, const char *prefix, char end)
+{
+    hf_i_out *o = &w->o;
+    size_t plen = strlen(prefix);
+    if (plen && !hf_i_out_put(o, prefix, plen))
+        return false;
+    unsigned width = hf_i_bin_width(w->p->n);
+    size_t last = h->count; /* the last range that holds values */
+    while (last > 0 && h->ranges[last - 1].a == h->ranges[last - 1].b)
+        last--;
+    for (size_t i = 0; i < last; i++) {
+        const hf_i_row_range *r = &h->ranges[i];
+        const size_t *at = w->render_at[r->src];
+        size_t a = at ? at[r->a] : (size_t)r->a * width, b = at ? at[r->b] : (size_t)r->b * width;
+        if (i + 1 == last && end)
+            b--; /* the last separator */
+        if (b > a && !put_bytes(o, w->render[r->src] + a, b - a))
+            return false;
+    }
+    return !end || hf_i_out_put(o, &end, 1);
+}
+
 static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
 {
     hf_writer *w = user;
@@ -363,6 +532,19 @@ static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
         return HF_EINVAL;
     if (w->failed)
         return HF_EIO;
+    /* a row of the library's own, described by ranges (lib/family_rows_i.h) */
+    const hf_i_row_hint *h = hf_i_row_hint_now;
+    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
+    if (h && n == w->p->n && hint_fits(h, s, n) && make_renders(w, h, sep)) {
+        const char *prefix = w->format != HF_FORMAT_JSON ? "" : w->count == 0 ? "\n[" : ",\n[";
+        char end = w->format == HF_FORMAT_BIN ? '\0' : w->format == HF_FORMAT_JSON ? ']' : '\n';
+        if (!write_ranges(w, h, prefix, end) || ferror(w->out)) {
+            w->failed = true;
+            return HF_EIO;
+        }
+        w->count++;
+        return HF_OK;
+    }
     if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
     bool ok;
