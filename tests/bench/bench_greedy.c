@@ -16,6 +16,57 @@
 
 #define die(what, st, err) bench_die("bench_greedy", what, st, err)
 
+/* BENCH_GREEDY_EVERY=N prints, every N schedules greedy chooses, their number and the processor
+ * time so far (stderr); BENCH_GREEDY_STOP=N stops greedy after N schedules (the case then
+ * prints its progress only). Both for the DAG cases, to time rounds without a whole run. */
+static hf_ctx *progress_ctx;
+static uint64_t progress_every, progress_stop;
+static double cpu_now(void);
+
+static bool on_progress(const hf_progress *pr, void *user)
+{
+    (void)user;
+    if (strcmp(pr->task, "greedy"))
+        return true;
+    if (progress_every && pr->done % progress_every == 0)
+        fprintf(stderr, "greedy: %" PRIu64 " schedules, cpu %.2f s\n", pr->done, cpu_now());
+    return !progress_stop || pr->done < progress_stop;
+}
+
+static void progress_setup(void)
+{
+    const char *e = getenv("BENCH_GREEDY_EVERY"), *s = getenv("BENCH_GREEDY_STOP");
+    progress_every = e ? strtoull(e, NULL, 10) : 0;
+    progress_stop = s ? strtoull(s, NULL, 10) : 0;
+    if (!progress_every && !progress_stop)
+        return;
+    if (hf_ctx_new(NULL, NULL, NULL, &progress_ctx) ||
+        hf_ctx_set_progress(progress_ctx, on_progress, NULL))
+        die("context", HF_ENOMEM, NULL);
+}
+
+/* bench_from_pairs with the progress context */
+static hf_poset *from_pairs_ctx(uint32_t n, const uint32_t *pairs, size_t m)
+{
+    hf_poset_builder *b;
+    hf_status st = hf_poset_builder_new(progress_ctx, &b);
+    char name[16];
+    for (uint32_t i = 0; i < n && !st; i++) {
+        snprintf(name, sizeof name, "%u", (unsigned)i);
+        st = hf_poset_builder_add_event(b, name, NULL);
+    }
+    for (size_t i = 0; i < m && !st; i++)
+        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
+    hf_poset *p = NULL;
+    hf_error err = {0};
+    if (!st)
+        st = hf_poset_builder_finish(b, &p, &err);
+    hf_poset_builder_free(b);
+    if (st)
+        die("building an order", st, &err);
+    return p;
+}
+
 /* An antichain (edges = 0) or a random DAG: for i < j in a random permutation of the events,
  * an edge with probability avg_deg / n. */
 static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
@@ -49,7 +100,8 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
                 }
         free(perm);
     }
-    hf_poset *p = bench_from_pairs("bench_greedy", n, pairs, m);
+    hf_poset *p =
+        progress_ctx ? from_pairs_ctx(n, pairs, m) : bench_from_pairs("bench_greedy", n, pairs, m);
     free(pairs);
     return p;
 }
@@ -98,6 +150,11 @@ static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t coun
         die("family", st, NULL);
     double t0 = bench_now(), c0 = cpu_now();
     if ((st = hf_generate(p, &opt, hf_family_sink(f), NULL, &err))) {
+        if (st == HF_EABORTED && progress_stop) {
+            fprintf(stderr, "bench_greedy: stopped after %" PRIu64 " schedules, cpu %.2f s\n",
+                    progress_stop, cpu_now() - c0);
+            exit(0);
+        }
         if (method == HF_METHOD_GREEDY)
             die("generate", st, &err);
         fprintf(stderr, "bench_greedy: %s\n", err.text);
@@ -314,6 +371,7 @@ int main(int argc, char **argv)
            "verified, seconds, peak MiB)\n");
     printf("%-10s %6s %2s %9s  %-10s %-8s %9s %9s\n", "case", "n", "d", "size", "best", "hitting",
            "seconds", "peak MiB");
+    progress_setup();
     if (wanted(argc, argv, "small"))
         for (uint32_t n = 4; n <= 16; n++)
             antichain_case(n, 3, best3[n - 4]);
