@@ -109,6 +109,9 @@ static void gains_direct(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
  * exact only when lo = 0 and hi = k; on a tall order most events have a few allowed slots).
  * Each position's X_i and Y_i depend on it alone, so a long sweep is split into contiguous
  * parts, one per thread (see sweep_pool), with the same sums for any number of parts. */
+/* Positions ahead whose strided sets the sweep prefetches. */
+#define SWEEP_AHEAD 8u
+
 static SWEEP_INLINE void sweep_part_body(const greedy *g, const uint32_t *seq, uint32_t x,
                                          uint32_t from, uint32_t to, hf_word *pre)
 {
@@ -120,6 +123,18 @@ static SWEEP_INLINE void sweep_part_body(const greedy *g, const uint32_t *seq, u
     const hf_word *adj = hf_i_coverage_adjacent(g->cov, x);
     for (uint32_t i = from; i < to; i++) {
         uint32_t a = seq[i], xa[2] = {x, a}, ax[2] = {a, x};
+#if defined(__GNUC__)
+        /* the sets of (a, x) lie m sets apart from one position to the next: ask for those of a
+         * later position early */
+        if (i + SWEEP_AHEAD < to && hf_i_bit_test(adj, seq[i + SWEEP_AHEAD])) {
+            uint32_t b = seq[i + SWEEP_AHEAD], bx[2] = {b, x}, xb[2] = {x, b};
+            const hf_word *sets[4] = {hf_i_coverage_row(g->cov, bx), hf_i_coverage_col(g->cov, bx),
+                                      hf_i_coverage_row(g->cov, xb), hf_i_coverage_col(g->cov, xb)};
+            for (unsigned s = 0; s < 4; s++)
+                for (size_t w = 0; w < W; w += 8)
+                    __builtin_prefetch(sets[s] + w);
+        }
+#endif
         if (!hf_i_bit_test(adj, a)) { /* the four sets below are empty */
             X[i] = Y[i] = 0;
             hf_i_bit_set(pre, a);
