@@ -119,9 +119,27 @@ static void set_pos(greedy *g, ls *L, uint32_t r)
     hf_i_greedy_fast_pre(g, L, r, 0);
 }
 
-/* The d events e[] with sort keys key[]: their tuple code in key order. */
-static uint32_t sorted_code(const greedy *g, const uint32_t *e, const int64_t *key)
+/* The d events e[] with sort keys key[] (distinct): their tuple code in key order. */
+static inline uint32_t sorted_code(const greedy *g, const uint32_t *e, const int64_t *key)
 {
+    if (g->d == 3) { /* three comparisons */
+        uint32_t m = g->m, a = e[0], b = e[1], c = e[2];
+        int64_t ka = key[0], kb = key[1], kc = key[2];
+        if (ka > kb) {
+            uint32_t t = a;
+            int64_t k = ka;
+            a = b, ka = kb, b = t, kb = k;
+        }
+        if (kb > kc) {
+            uint32_t t = b;
+            int64_t k = kb;
+            b = c, kb = kc, c = t, kc = k;
+            if (ka > kb) {
+                t = a, a = b, b = t;
+            }
+        }
+        return (a * m + b) * m + c;
+    }
     uint32_t t[HF_I_COVERAGE_MAX_D];
     int64_t k[HF_I_COVERAGE_MAX_D];
     for (unsigned i = 0; i < g->d; i++) {
