@@ -14,14 +14,15 @@
  * insertions add up to the candidate's true gain. The gains by slot come from a difference
  * array over the ordered (d-1)-subsequences already placed (O(k^(d-1)) per insertion); for
  * d = 3 instead from one sweep over the k placed events with the uncovered set kept both by
- * rows and by columns (lib/coverage.c), O(k * m / 64) word operations per insertion. The number
- * of candidates per round is CAND_WORK divided by the cost of one, between 1 and CAND_MAX. The
- * best one is then hill-climbed: each event in turn is taken out and put back at its best
- * allowed slot (the gain changes by exactly the difference of the two slots' gains), for up to
- * IMPROVE_PASSES passes (one when the round affords a single candidate). If
- * no candidate hits anything new the round takes a schedule built around an uncovered tuple,
- * so every round makes progress. The family is then shrunk by the local search of
- * lib/gen_greedy_search.c.
+ * rows and by columns (lib/coverage.c), O(k * m / 64) word operations per insertion, reading
+ * only the positions between the event's allowed slots (few on tall orders), split between
+ * threads when long (the same gains for any number of them). The number of candidates per
+ * round is CAND_WORK divided by the cost of one, between 1 and CAND_MAX. The best one is then
+ * hill-climbed: each event in turn is taken out and put back at its best allowed slot (the gain
+ * changes by exactly the difference of the two slots' gains), for up to IMPROVE_PASSES passes (one
+ * when the round affords a single candidate). If no candidate hits anything new the round takes a
+ * schedule built around an uncovered tuple, so every round makes progress. The family is then
+ * shrunk by the local search of lib/gen_greedy_search.c.
  *
  * Cost: about 2 m^2 * m/64 word operations per candidate at d = 3 (C(m, d) * d lookups
  * otherwise), CAND_WORK per round; the local search at most its budget plus one recount of
