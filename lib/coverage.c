@@ -305,7 +305,8 @@ static uint64_t walk(hf_i_coverage *c, unsigned depth, uint32_t start, size_t id
  * of one step within b's columns. Positions j = first, first + step, ...: everything the step
  * of b writes (rows (*, b), columns (b, *), their counts, sets b of second and dirty) belongs
  * to b alone, so threads with different `first` never write the same word. */
-static uint64_t walk3(hf_i_coverage *c, bool mark, uint32_t first, uint32_t step, hf_word *pre)
+static uint64_t walk3(hf_i_coverage *c, bool mark, uint32_t first, uint32_t step, hf_word *pre,
+                      bool any)
 {
     size_t W = c->W;
     uint64_t total = 0;
@@ -328,6 +329,8 @@ static uint64_t walk3(hf_i_coverage *c, bool mark, uint32_t first, uint32_t step
                         if (mark) {
                             row[w] &= ~hit;
                             clear_cols(c, idx, w, hit);
+                        } else if (any) {
+                            return total;
                         }
                     }
                 }
@@ -346,7 +349,8 @@ typedef struct walk_job {
 static void *walk_thread(void *arg)
 {
     walk_job *j = arg;
-    j->total = walk3(j->c, true, j->first, j->c->threads, j->c->tpre + (size_t)j->first * j->c->W);
+    j->total =
+        walk3(j->c, true, j->first, j->c->threads, j->c->tpre + (size_t)j->first * j->c->W, false);
     return NULL;
 }
 
@@ -400,8 +404,9 @@ hf_status hf_i_coverage_threads(hf_i_coverage *c, unsigned threads, hf_error *er
     return HF_OK;
 }
 
-/* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq. */
-static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
+/* Count (and with mark, clear) the tuples hit by the focus events in the order c->seq; with
+ * any (and not mark), a positive number as soon as one is found, when the walk allows. */
+static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark, bool any)
 {
     size_t W = c->W;
     c->len = len;
@@ -412,7 +417,7 @@ static uint64_t scan_seq(hf_i_coverage *c, uint32_t len, bool mark)
     }
     uint64_t got = !c->second        ? walk(c, 0, 0, 0, mark)
                    : mark && c->tpre ? add3(c)
-                                     : walk3(c, mark, 0, 1, c->suf + (size_t)(c->m + 1) * W);
+                                     : walk3(c, mark, 0, 1, c->suf + (size_t)(c->m + 1) * W, any);
     if (mark)
         c->remaining -= got;
     return got;
@@ -426,15 +431,15 @@ static uint64_t scan(hf_i_coverage *c, const uint32_t *schedule, bool mark)
     for (uint32_t i = 0; i < c->n; i++)
         if (c->local[schedule[i]] != NONE)
             c->seq[k++] = c->local[schedule[i]];
-    return scan_seq(c, c->m, mark);
+    return scan_seq(c, c->m, mark, false);
 }
 
-static uint64_t scan_local(hf_i_coverage *c, const uint32_t *seq, bool mark)
+static uint64_t scan_local(hf_i_coverage *c, const uint32_t *seq, bool mark, bool any)
 {
     if (c->d == 0 || c->remaining == 0)
         return 0;
     memcpy(c->seq, seq, c->m * sizeof *c->seq);
-    return scan_seq(c, c->m, mark);
+    return scan_seq(c, c->m, mark, any);
 }
 
 uint64_t hf_i_coverage_add(hf_i_coverage *c, const uint32_t *schedule)
@@ -449,12 +454,17 @@ uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule)
 
 uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq)
 {
-    return scan_local(c, seq, true);
+    return scan_local(c, seq, true, false);
 }
 
 uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq)
 {
-    return scan_local(c, seq, false);
+    return scan_local(c, seq, false, false);
+}
+
+bool hf_i_coverage_hits_local(hf_i_coverage *c, const uint32_t *seq)
+{
+    return scan_local(c, seq, false, true) > 0;
 }
 
 uint64_t hf_i_coverage_add_partial(hf_i_coverage *c, const uint32_t *events, uint32_t len)
@@ -465,7 +475,7 @@ uint64_t hf_i_coverage_add_partial(hf_i_coverage *c, const uint32_t *events, uin
     for (uint32_t i = 0; i < len && k < c->m; i++)
         if (events[i] < c->n && c->local[events[i]] != NONE)
             c->seq[k++] = c->local[events[i]];
-    return scan_seq(c, k, true);
+    return scan_seq(c, k, true, false);
 }
 
 hf_status hf_i_coverage_columns(hf_i_coverage *c, hf_error *err)

@@ -48,6 +48,9 @@ uint64_t hf_i_coverage_count_new(hf_i_coverage *c, const uint32_t *schedule);
 /* The same two for the focus events given directly in order: @p seq holds the m local ids. */
 uint64_t hf_i_coverage_add_local(hf_i_coverage *c, const uint32_t *seq);
 uint64_t hf_i_coverage_count_new_local(hf_i_coverage *c, const uint32_t *seq);
+/* Whether hf_i_coverage_count_new_local would be positive; with columns on at d = 3 the walk
+ * stops at the first open tuple hit. */
+bool hf_i_coverage_hits_local(hf_i_coverage *c, const uint32_t *seq);
 /* Mark the tuples hit by a partial schedule: @p len distinct events (ids of the order, ids out
  * of range ignored) in the order they ran, some events of the order missing. Exactly the tuples
  * all of whose events are listed, in that order, are marked; returns how many were new. Same
@@ -100,8 +103,11 @@ typedef struct hf_i_greedy_limits {
     bool plain_moves;
     /* threads marking each chosen schedule's tuples at d = 3 (hf_i_coverage_threads): 0 (the
      * method's choice) one per processor online, at most GREEDY_MAX_THREADS, from
-     * GREEDY_THREADS_MIN_M focus events on, else one. The family never depends on it. */
+     * GREEDY_THREADS_MIN_M focus events on, else one. The same threads share the candidates'
+     * sweeps (d = 3) of at least split_min positions (0: GREEDY_SPLIT_MIN). The family never
+     * depends on either. */
     unsigned threads;
+    uint32_t split_min;
 } hf_i_greedy_limits;
 hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
                           const hf_i_greedy_limits *lim, hf_sink sink, uint64_t *emitted,

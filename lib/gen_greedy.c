@@ -14,14 +14,15 @@
  * insertions add up to the candidate's true gain. The gains by slot come from a difference
  * array over the ordered (d-1)-subsequences already placed (O(k^(d-1)) per insertion); for
  * d = 3 instead from one sweep over the k placed events with the uncovered set kept both by
- * rows and by columns (lib/coverage.c), O(k * m / 64) word operations per insertion. The number
- * of candidates per round is CAND_WORK divided by the cost of one, between 1 and CAND_MAX. The
- * best one is then hill-climbed: each event in turn is taken out and put back at its best
- * allowed slot (the gain changes by exactly the difference of the two slots' gains), for up to
- * IMPROVE_PASSES passes (one when the round affords a single candidate). If
- * no candidate hits anything new the round takes a schedule built around an uncovered tuple,
- * so every round makes progress. The family is then shrunk by the local search of
- * lib/gen_greedy_search.c.
+ * rows and by columns (lib/coverage.c), O(k * m / 64) word operations per insertion, reading
+ * only the positions between the event's allowed slots (few on tall orders), split between
+ * threads when long (the same gains for any number of them). The number of candidates per
+ * round is CAND_WORK divided by the cost of one, between 1 and CAND_MAX. The best one is then
+ * hill-climbed: each event in turn is taken out and put back at its best allowed slot (the gain
+ * changes by exactly the difference of the two slots' gains), for up to IMPROVE_PASSES passes (one
+ * when the round affords a single candidate). If no candidate hits anything new the round takes a
+ * schedule built around an uncovered tuple, so every round makes progress. The family is then
+ * shrunk by the local search of lib/gen_greedy_search.c.
  *
  * Cost: about 2 m^2 * m/64 word operations per candidate at d = 3 (C(m, d) * d lookups
  * otherwise), CAND_WORK per round; the local search at most its budget plus one recount of
@@ -30,11 +31,14 @@
  * about two minutes on one core (random DAGs: most of it in the first hundred rounds). Same seed,
  * same family everywhere: all choices come from the seeded PRNG and all budgets count operations.
  */
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "gen_greedy.h"
 #include "poset_i.h"
+
+static void sweep_pool_free(greedy *g);
 
 static void greedy_free(greedy *g)
 {
@@ -48,6 +52,7 @@ static void greedy_free(greedy *g)
     hf_i_free(ctx, g->placed);
     hf_i_free(ctx, g->pre);
     hf_i_free(ctx, g->rows);
+    sweep_pool_free(g);
     hf_i_coverage_free(g->cov);
 }
 
@@ -99,58 +104,73 @@ static void gains_direct(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
  *   gain(s) = sum_{i >= s} X_i + sum_{i < s} (M_i - M'_i + L_i),
  * X_i = #b after a with (x,a,b) open, M_i = #b after a with (a,x,b) open,
  * M'_i = #c before a with (c,x,a) open, L_i = #c before a with (c,a,x) open:
- * rows give the first two, columns the last two. */
-static SWEEP_INLINE void gains_sweep_body(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
+ * rows give the first two, columns the last two. Only the allowed slots lo..hi are compared,
+ * and their differences need the positions lo..hi-1 alone: the sweep reads those and leaves
+ * out sum_{i >= hi} X_i + sum_{i < lo} Y_i, the same for every allowed slot (so the gains are
+ * exact only when lo = 0 and hi = k; on a tall order most events have a few allowed slots).
+ * Each position's X_i and Y_i depend on it alone, so a long sweep is split into contiguous
+ * parts, one per thread (see sweep_pool), with the same sums for any number of parts. */
+/* Positions ahead whose strided sets the sweep prefetches. */
+#define SWEEP_AHEAD 8u
+
+static SWEEP_INLINE void sweep_part_body(const greedy *g, const uint32_t *seq, uint32_t x,
+                                         uint32_t from, uint32_t to, hf_word *pre)
 {
     size_t W = g->W;
-    memset(g->pre, 0, W * sizeof *g->pre);
+    memset(pre, 0, W * sizeof *pre);
+    for (uint32_t i = 0; i < from; i++)
+        hf_i_bit_set(pre, seq[i]);
     int64_t *X = g->acc, *Y = g->acc + g->m;
     const hf_word *adj = hf_i_coverage_adjacent(g->cov, x);
-    for (uint32_t i = 0; i < k; i++) {
+    for (uint32_t i = from; i < to; i++) {
         uint32_t a = seq[i], xa[2] = {x, a}, ax[2] = {a, x};
+#if defined(__GNUC__)
+        /* the sets of (a, x) lie m sets apart from one position to the next: ask for those of a
+         * later position early */
+        if (i + SWEEP_AHEAD < to && hf_i_bit_test(adj, seq[i + SWEEP_AHEAD])) {
+            uint32_t b = seq[i + SWEEP_AHEAD], bx[2] = {b, x}, xb[2] = {x, b};
+            const hf_word *sets[4] = {hf_i_coverage_row(g->cov, bx), hf_i_coverage_col(g->cov, bx),
+                                      hf_i_coverage_row(g->cov, xb), hf_i_coverage_col(g->cov, xb)};
+            for (unsigned s = 0; s < 4; s++)
+                for (size_t w = 0; w < W; w += 8)
+                    __builtin_prefetch(sets[s] + w);
+        }
+#endif
         if (!hf_i_bit_test(adj, a)) { /* the four sets below are empty */
             X[i] = Y[i] = 0;
-            hf_i_bit_set(g->pre, a);
+            hf_i_bit_set(pre, a);
             continue;
         }
         const hf_word *rxa = hf_i_coverage_row(g->cov, xa), *rax = hf_i_coverage_row(g->cov, ax);
         const hf_word *cxa = hf_i_coverage_col(g->cov, xa), *cax = hf_i_coverage_col(g->cov, ax);
         int64_t xs = 0, ys = 0;
         for (size_t w = 0; w < W; w++) {
-            hf_word after = g->placed[w] & ~g->pre[w], before = g->pre[w];
+            hf_word after = g->placed[w] & ~pre[w], before = pre[w];
             xs += hf_i_popcount(rxa[w] & after);
             ys += (int64_t)hf_i_popcount(rax[w] & after) - hf_i_popcount(cxa[w] & before) +
                   hf_i_popcount(cax[w] & before);
         }
         X[i] = xs;
         Y[i] = ys;
-        hf_i_bit_set(g->pre, a);
-    }
-    int64_t suf = 0;
-    for (uint32_t i = 0; i < k; i++)
-        suf += X[i];
-    int64_t pre = 0;
-    for (uint32_t s = 0; s <= k; s++) {
-        g->gain[s] = suf + pre;
-        if (s < k) {
-            suf -= X[s];
-            pre += Y[s];
-        }
+        hf_i_bit_set(pre, a);
     }
 }
 
-static void gains_sweep_plain(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
+static void sweep_part_plain(const greedy *g, const uint32_t *seq, uint32_t x, uint32_t from,
+                             uint32_t to, hf_word *pre)
 {
-    gains_sweep_body(g, seq, k, x);
+    sweep_part_body(g, seq, x, from, to, pre);
 }
 
 /* The sweep is mostly population counts: on x86-64 processors that have the instruction (the
  * library is built for the baseline, which has none), a copy compiled to use it. */
 #if defined(__x86_64__) && defined(__GNUC__)
-__attribute__((target("popcnt"))) static void gains_sweep_popcnt(greedy *g, const uint32_t *seq,
-                                                                 uint32_t k, uint32_t x)
+__attribute__((target("popcnt"))) static void sweep_part_popcnt(const greedy *g,
+                                                                const uint32_t *seq, uint32_t x,
+                                                                uint32_t from, uint32_t to,
+                                                                hf_word *pre)
 {
-    gains_sweep_body(g, seq, k, x);
+    sweep_part_body(g, seq, x, from, to, pre);
 }
 static bool have_popcnt(void)
 {
@@ -158,19 +178,186 @@ static bool have_popcnt(void)
     return __builtin_cpu_supports("popcnt");
 }
 #else
-static void gains_sweep_popcnt(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
+static void sweep_part_popcnt(const greedy *g, const uint32_t *seq, uint32_t x, uint32_t from,
+                              uint32_t to, hf_word *pre)
 {
-    gains_sweep_body(g, seq, k, x);
+    sweep_part_body(g, seq, x, from, to, pre);
 }
 static bool have_popcnt(void) { return false; }
 #endif
 
-static void gains_sweep(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x)
+static void sweep_part(const greedy *g, const uint32_t *seq, uint32_t x, uint32_t from, uint32_t to,
+                       hf_word *pre)
 {
     if (g->popcnt)
-        gains_sweep_popcnt(g, seq, k, x);
+        sweep_part_popcnt(g, seq, x, from, to, pre);
     else
-        gains_sweep_plain(g, seq, k, x);
+        sweep_part_plain(g, seq, x, from, to, pre);
+}
+
+/* Part t of T of the positions lo..hi-1. */
+static void part_bounds(uint32_t lo, uint32_t hi, unsigned t, unsigned parts, uint32_t *from,
+                        uint32_t *to)
+{
+    uint64_t len = hi - lo;
+    *from = lo + (uint32_t)(len * t / parts);
+    *to = lo + (uint32_t)(len * (t + 1) / parts);
+}
+
+/* Threads that sweep parts of the positions: each waits for a new job (gen), sweeps its part
+ * into its own scratch set, and reports. Started once per run; a thread that could not start
+ * leaves its part to the calling one. */
+struct sweep_pool {
+    const greedy *g;
+    pthread_mutex_t mu;
+    pthread_cond_t go, done;
+    unsigned parts;   /* threads, the calling one included */
+    unsigned running; /* threads started: 1..running-1 */
+    unsigned pending; /* started threads still on the current job */
+    uint64_t gen;
+    bool quit;
+    const uint32_t *seq; /* the job: x over seq, positions lo..hi-1 */
+    uint32_t x, lo, hi;
+    hf_word *pres; /* parts * W */
+    pthread_t tid[GREEDY_MAX_SWEEP_THREADS];
+    struct sweep_arg {
+        struct sweep_pool *pool;
+        unsigned t;
+    } args[GREEDY_MAX_SWEEP_THREADS];
+};
+
+static void *sweep_thread(void *arg)
+{
+    struct sweep_arg *a = arg;
+    struct sweep_pool *sp = a->pool;
+    uint64_t seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&sp->mu);
+        while (sp->gen == seen && !sp->quit)
+            pthread_cond_wait(&sp->go, &sp->mu);
+        if (sp->quit) {
+            pthread_mutex_unlock(&sp->mu);
+            return NULL;
+        }
+        seen = sp->gen;
+        const uint32_t *seq = sp->seq;
+        uint32_t x = sp->x, from, to;
+        part_bounds(sp->lo, sp->hi, a->t, sp->parts, &from, &to);
+        pthread_mutex_unlock(&sp->mu);
+        sweep_part(sp->g, seq, x, from, to, sp->pres + (size_t)a->t * sp->g->W);
+        pthread_mutex_lock(&sp->mu);
+        if (--sp->pending == 0)
+            pthread_cond_signal(&sp->done);
+        pthread_mutex_unlock(&sp->mu);
+    }
+}
+
+/* A pool of `threads` parts (threads - 1 started), or NULL with HF_ENOMEM. */
+static hf_status sweep_pool_new(greedy *g, unsigned threads, hf_error *err)
+{
+    if (threads > GREEDY_MAX_SWEEP_THREADS)
+        threads = GREEDY_MAX_SWEEP_THREADS;
+    struct sweep_pool *sp = hf_i_calloc(g->ctx, 1, sizeof *sp);
+    hf_word *pres =
+        sp ? hf_i_alloc_array(g->ctx, (size_t)threads * (g->W ? g->W : 1), sizeof *pres) : NULL;
+    if (!pres) {
+        hf_i_free(g->ctx, sp);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    if (pthread_mutex_init(&sp->mu, NULL)) {
+        hf_i_free(g->ctx, pres);
+        hf_i_free(g->ctx, sp);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "cannot make a mutex for greedy's threads");
+    }
+    if (pthread_cond_init(&sp->go, NULL)) {
+        pthread_mutex_destroy(&sp->mu);
+        hf_i_free(g->ctx, pres);
+        hf_i_free(g->ctx, sp);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "cannot make a condition for greedy's threads");
+    }
+    if (pthread_cond_init(&sp->done, NULL)) {
+        pthread_cond_destroy(&sp->go);
+        pthread_mutex_destroy(&sp->mu);
+        hf_i_free(g->ctx, pres);
+        hf_i_free(g->ctx, sp);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "cannot make a condition for greedy's threads");
+    }
+    sp->g = g;
+    sp->parts = threads;
+    sp->pres = pres;
+    sp->running = 1;
+    for (unsigned t = 1; t < threads; t++) {
+        sp->args[t] = (struct sweep_arg){sp, t};
+        if (pthread_create(&sp->tid[t], NULL, sweep_thread, &sp->args[t]))
+            break;
+        sp->running++;
+    }
+    g->pool = sp;
+    return HF_OK;
+}
+
+static void sweep_pool_free(greedy *g)
+{
+    struct sweep_pool *sp = g->pool;
+    if (!sp)
+        return;
+    pthread_mutex_lock(&sp->mu);
+    sp->quit = true;
+    pthread_cond_broadcast(&sp->go);
+    pthread_mutex_unlock(&sp->mu);
+    for (unsigned t = 1; t < sp->running; t++)
+        pthread_join(sp->tid[t], NULL);
+    pthread_cond_destroy(&sp->done);
+    pthread_cond_destroy(&sp->go);
+    pthread_mutex_destroy(&sp->mu);
+    hf_i_free(g->ctx, sp->pres);
+    hf_i_free(g->ctx, sp);
+    g->pool = NULL;
+}
+
+/* The sweep of x over seq's positions lo..hi-1, in parts on the pool's threads when it is long
+ * enough, then the gains of slots lo..hi (see above). */
+static void gains_sweep(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x, uint32_t lo,
+                        uint32_t hi)
+{
+    (void)k;
+    struct sweep_pool *sp = g->pool;
+    if (!sp || hi - lo < g->split_min) {
+        sweep_part(g, seq, x, lo, hi, g->pre);
+    } else {
+        pthread_mutex_lock(&sp->mu);
+        sp->seq = seq;
+        sp->x = x;
+        sp->lo = lo;
+        sp->hi = hi;
+        sp->gen++;
+        sp->pending = sp->running - 1;
+        pthread_cond_broadcast(&sp->go);
+        pthread_mutex_unlock(&sp->mu);
+        for (unsigned t = 0; t < sp->parts; t++) {
+            if (t && t < sp->running)
+                continue;
+            uint32_t from, to;
+            part_bounds(lo, hi, t, sp->parts, &from, &to);
+            sweep_part(g, seq, x, from, to, sp->pres + (size_t)t * g->W);
+        }
+        pthread_mutex_lock(&sp->mu);
+        while (sp->pending)
+            pthread_cond_wait(&sp->done, &sp->mu);
+        pthread_mutex_unlock(&sp->mu);
+    }
+    const int64_t *X = g->acc, *Y = g->acc + g->m;
+    int64_t suf = 0;
+    for (uint32_t i = lo; i < hi; i++)
+        suf += X[i];
+    int64_t pre = 0;
+    for (uint32_t s = lo; s <= hi; s++) {
+        g->gain[s] = suf + pre;
+        if (s < hi) {
+            suf -= X[s];
+            pre += Y[s];
+        }
+    }
 }
 
 /* The allowed slots [lo, hi] of x among seq[0..k-1]: after its predecessors, before its
@@ -189,16 +376,22 @@ static void allowed(const greedy *g, const uint32_t *seq, uint32_t k, uint32_t x
         }
 }
 
-/* Gains of x by slot among seq[0..k-1] (g->placed holds exactly those events); the best
- * allowed slot, `keep` if it is among the best, else a random best one. */
-static uint32_t best_slot(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x, uint32_t keep)
+/* Gains of x by allowed slot among seq[0..k-1] (g->placed holds exactly those events); the
+ * best allowed slot, `keep` if it is among the best, else a random best one. The gains are
+ * exact when *exact is set; otherwise they differ from the true ones by one amount, the same
+ * for every allowed slot. */
+static uint32_t best_slot(greedy *g, const uint32_t *seq, uint32_t k, uint32_t x, uint32_t keep,
+                          bool *exact)
 {
     uint32_t lo, hi;
     allowed(g, seq, k, x, &lo, &hi);
-    if (g->d == 3)
-        gains_sweep(g, seq, k, x);
-    else
+    *exact = true;
+    if (g->d == 3) {
+        gains_sweep(g, seq, k, x, lo, hi);
+        *exact = lo == 0 && hi == k;
+    } else {
         gains_direct(g, seq, k, x);
+    }
     uint32_t pick = lo, ties = 1;
     for (uint32_t s = lo + 1; s <= hi; s++) {
         if (g->gain[s] > g->gain[pick]) {
@@ -224,22 +417,29 @@ static void shuffle(greedy *g)
 }
 
 /* One candidate: insert the focus events in a random order, each at its best allowed slot.
- * Returns the number of open tuples it hits. */
-static uint64_t build_candidate(greedy *g, uint32_t *seq)
+ * Returns the number of open tuples it hits (the sum of the insertions' gains when they are
+ * exact, else counted on the finished sequence); with !need_total, when the gains were not
+ * all exact, only whether it hits one: 1 or 0 (a round of one candidate needs no more). */
+static uint64_t build_candidate(greedy *g, uint32_t *seq, bool need_total)
 {
     uint32_t m = g->m;
     shuffle(g);
     memset(g->placed, 0, g->W * sizeof *g->placed);
     uint64_t total = 0;
+    bool all_exact = true;
     for (uint32_t k = 0; k < m; k++) {
         uint32_t x = g->order[k];
-        uint32_t pick = best_slot(g, seq, k, x, NONE);
+        bool exact;
+        uint32_t pick = best_slot(g, seq, k, x, NONE, &exact);
         memmove(seq + pick + 1, seq + pick, (size_t)(k - pick) * sizeof *seq);
         seq[pick] = x;
         hf_i_bit_set(g->placed, x);
         total += (uint64_t)g->gain[pick];
+        all_exact = all_exact && exact;
     }
-    return total;
+    return all_exact    ? total
+           : need_total ? hf_i_coverage_count_new_local(g->cov, seq)
+                        : hf_i_coverage_hits_local(g->cov, seq);
 }
 
 /* Hill climbing on one sequence: take each event out in turn (random order) and put it back
@@ -260,7 +460,8 @@ static uint64_t improve(greedy *g, uint32_t *seq, uint64_t total, unsigned passe
             hf_i_bit_clear(g->placed, x);
             if (m % 64)
                 g->placed[g->W - 1] &= ((hf_word)1 << (m % 64)) - 1;
-            uint32_t pick = best_slot(g, seq, m - 1, x, p);
+            bool exact; /* the difference of two allowed slots' gains is exact anyway */
+            uint32_t pick = best_slot(g, seq, m - 1, x, p, &exact);
             total = total + (uint64_t)g->gain[pick] - (uint64_t)g->gain[p];
             memmove(seq + pick + 1, seq + pick, (size_t)(m - 1 - pick) * sizeof *seq);
             seq[pick] = x;
@@ -393,10 +594,13 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
     g.d = hf_i_coverage_d(g.cov);
     g.W = hf_i_coverage_row_words(g.cov);
     if (g.d == 3 && ((st = hf_i_coverage_columns(g.cov, err)) ||
-                     (st = hf_i_coverage_threads(g.cov, greedy_threads(&g, lim), err)))) {
+                     (st = hf_i_coverage_threads(g.cov, greedy_threads(&g, lim), err)) ||
+                     (greedy_threads(&g, lim) > 1 &&
+                      (st = sweep_pool_new(&g, greedy_threads(&g, lim), err))))) {
         greedy_free(&g);
         return st;
     }
+    g.split_min = lim->split_min ? lim->split_min : GREEDY_SPLIT_MIN;
     size_t n1 = g.n ? g.n : 1, m1 = g.m ? g.m : 1;
     uint32_t *out = NULL, *stack = NULL, *indeg = NULL;
     uint64_t *left = NULL; /* tuples left open after each round */
@@ -428,7 +632,7 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
     while (hf_i_coverage_remaining(g.cov) > 0) {
         uint64_t best_gain = 0;
         for (unsigned c = 0; c < cands; c++) {
-            uint64_t gain = build_candidate(&g, g.cand);
+            uint64_t gain = build_candidate(&g, g.cand, cands > 1);
             if (gain > best_gain) {
                 best_gain = gain;
                 memcpy(g.best, g.cand, g.m * sizeof *g.best);
@@ -497,7 +701,7 @@ out:
     return st;
 }
 
-static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX, false, 0};
+static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX, false, 0, 0};
 
 static hf_status greedy_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)

@@ -36,6 +36,10 @@
  * at most GREEDY_MAX_THREADS, on orders of GREEDY_THREADS_MIN_M focus events or more (d = 3). */
 #define GREEDY_MAX_THREADS   4u
 #define GREEDY_THREADS_MIN_M 256u
+/* With more than one thread, a sweep (d = 3) of at least GREEDY_SPLIT_MIN positions is split
+ * between them (hf_i_greedy_limits.split_min 0); at most GREEDY_MAX_SWEEP_THREADS. */
+#define GREEDY_SPLIT_MIN         256u
+#define GREEDY_MAX_SWEEP_THREADS HF_I_COVERAGE_MAX_THREADS
 /* predict() runs the whole generation: refuse beyond these sizes. */
 #define PREDICT_MAX_N_D2 5000u
 #define PREDICT_MAX_N_D3 300u
@@ -59,6 +63,10 @@ typedef struct greedy {
     size_t count, cap;
     bool plain_moves; /* hf_i_greedy_limits.plain_moves */
     bool popcnt;      /* the processor counts bits in one instruction */
+    /* d = 3 with more than one thread: the threads sweeping parts of long sweeps, and the
+     * shortest sweep split (hf_i_greedy_limits.split_min) */
+    struct sweep_pool *pool;
+    uint32_t split_min;
 } greedy;
 
 static inline bool less(const greedy *g, uint32_t a, uint32_t b)

@@ -43,7 +43,15 @@ void hf_i_greedy_fast_pre(const greedy *g, const ls *L, uint32_t r, uint32_t fro
     }
 }
 
-static inline uint64_t and_count(const hf_word *a, const hf_word *b, size_t W)
+/* The evaluation is mostly population counts: compiled twice, as the construction's sweep (see
+ * lib/gen_greedy.c), once for processors with the instruction. */
+#if defined(__GNUC__)
+#define FAST_INLINE inline __attribute__((always_inline))
+#else
+#define FAST_INLINE inline
+#endif
+
+static FAST_INLINE uint64_t and_count(const hf_word *a, const hf_word *b, size_t W)
 {
     uint64_t c = 0;
     for (size_t w = 0; w < W; w++)
@@ -51,7 +59,7 @@ static inline uint64_t and_count(const hf_word *a, const hf_word *b, size_t W)
     return c;
 }
 
-static inline uint64_t andnot_count(const hf_word *a, const hf_word *b, size_t W)
+static FAST_INLINE uint64_t andnot_count(const hf_word *a, const hf_word *b, size_t W)
 {
     uint64_t c = 0;
     for (size_t w = 0; w < W; w++)
@@ -59,8 +67,8 @@ static inline uint64_t andnot_count(const hf_word *a, const hf_word *b, size_t W
     return c;
 }
 
-static inline uint64_t and_andnot_count(const hf_word *a, const hf_word *b, const hf_word *c,
-                                        size_t W)
+static FAST_INLINE uint64_t and_andnot_count(const hf_word *a, const hf_word *b, const hf_word *c,
+                                             size_t W)
 {
     uint64_t n = 0;
     for (size_t w = 0; w < W; w++)
@@ -72,7 +80,7 @@ static inline uint64_t and_andnot_count(const hf_word *a, const hf_word *b, cons
  * the tuples of x, y and a third event z change by where z lies (positions before, between,
  * after), each part one AND of a count-1 or count-0 set with the events in that range. The
  * same work is counted as the enumeration of move_eval, so that budgets end at the same step. */
-int64_t hf_i_greedy_move_eval_fast(greedy *g, ls *L, move mv)
+static FAST_INLINE int64_t move_eval_body(greedy *g, ls *L, move mv)
 {
     uint32_t m = g->m, p = mv.p, q = mv.q;
     size_t W = g->W;
@@ -110,4 +118,20 @@ int64_t hf_i_greedy_move_eval_fast(greedy *g, ls *L, move mv)
         }
     }
     return plus - minus;
+}
+
+static int64_t move_eval_plain(greedy *g, ls *L, move mv) { return move_eval_body(g, L, mv); }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static int64_t move_eval_popcnt(greedy *g, ls *L, move mv)
+{
+    return move_eval_body(g, L, mv);
+}
+#else
+static int64_t move_eval_popcnt(greedy *g, ls *L, move mv) { return move_eval_body(g, L, mv); }
+#endif
+
+int64_t hf_i_greedy_move_eval_fast(greedy *g, ls *L, move mv)
+{
+    return g->popcnt ? move_eval_popcnt(g, L, mv) : move_eval_plain(g, L, mv);
 }

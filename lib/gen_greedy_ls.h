@@ -25,7 +25,8 @@ typedef struct ls {
     uint64_t *tabu;  /* N * m: step until which moving that event in that schedule is tabu */
     uint32_t *saved; /* the last complete family */
     uint32_t nsaved;
-    uint64_t *unique; /* N: tuples hit by that schedule alone */
+    uint8_t *cnt_saved; /* sparse: cnt for the saved family (a failed repair restores it) */
+    uint64_t *unique;   /* N: tuples hit by that schedule alone */
     /* d = 3, dense: the tuples at count 1 and at count 0 as bitsets in three layouts each
      * (FAST_* below; m^2 sets of W words each), and for each schedule the sets of events at
      * positions before k, k = 0..m ((m + 1) * W words per schedule) */

@@ -119,9 +119,27 @@ static void set_pos(greedy *g, ls *L, uint32_t r)
     hf_i_greedy_fast_pre(g, L, r, 0);
 }
 
-/* The d events e[] with sort keys key[]: their tuple code in key order. */
-static uint32_t sorted_code(const greedy *g, const uint32_t *e, const int64_t *key)
+/* The d events e[] with sort keys key[] (distinct): their tuple code in key order. */
+static inline uint32_t sorted_code(const greedy *g, const uint32_t *e, const int64_t *key)
 {
+    if (g->d == 3) { /* three comparisons */
+        uint32_t m = g->m, a = e[0], b = e[1], c = e[2];
+        int64_t ka = key[0], kb = key[1], kc = key[2];
+        if (ka > kb) {
+            uint32_t t = a;
+            int64_t k = ka;
+            a = b, ka = kb, b = t, kb = k;
+        }
+        if (kb > kc) {
+            uint32_t t = b;
+            int64_t k = kb;
+            b = c, kb = kc, c = t, kc = k;
+            if (ka > kb) {
+                t = a, a = b, b = t;
+            }
+        }
+        return (a * m + b) * m + c;
+    }
     uint32_t t[HF_I_COVERAGE_MAX_D];
     int64_t k[HF_I_COVERAGE_MAX_D];
     for (unsigned i = 0; i < g->d; i++) {
@@ -376,6 +394,19 @@ static hf_status ls_recount(greedy *g, ls *L)
     return HF_OK;
 }
 
+/* Sparse, after a failed repair (rows back to the saved family): the counts saved with that
+ * family (the counts are kept exact through every move and drop, so they equal a recount) and
+ * no tuple listed, as ls_recount leaves them, in O(cells + N m) instead of O(N R). */
+static void ls_restore(greedy *g, ls *L)
+{
+    memcpy(L->cnt, L->cnt_saved, L->cells * sizeof *L->cnt);
+    memset(L->listed, 0, hf_i_words(L->cells) * sizeof *L->listed);
+    L->nopen = 0;
+    L->uncovered = 0;
+    for (uint32_t r = 0; r < L->N; r++)
+        set_pos(g, L, r);
+}
+
 static void drop_row(greedy *g, ls *L, uint32_t r)
 {
     uint32_t m = g->m, last = L->N - 1;
@@ -407,6 +438,7 @@ static void ls_free(greedy *g, ls *L)
     hf_i_free(g->ctx, L->open);
     hf_i_free(g->ctx, L->tabu);
     hf_i_free(g->ctx, L->saved);
+    hf_i_free(g->ctx, L->cnt_saved);
     hf_i_free(g->ctx, L->unique);
     hf_i_free(g->ctx, L->tup);
     hf_i_free(g->ctx, L->off);
@@ -469,6 +501,12 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
     }
     memcpy(L->saved, L->rows, (size_t)L->N * m * sizeof *L->saved);
     L->nsaved = L->N;
+    if (L->sparse) {
+        L->cnt_saved = hf_i_alloc_array(g->ctx, L->cells ? L->cells : 1, sizeof *L->cnt_saved);
+        if (!L->cnt_saved)
+            goto nomem;
+        memcpy(L->cnt_saved, L->cnt, L->cells * sizeof *L->cnt);
+    }
     /* the work of one repair: per tuple to hit, LS_ATTEMPT_SCALE per admissible tuple (dense)
      * up to LS_ATTEMPT_PER_TUPLE: small orders are repaired in few steps when at all */
     uint64_t scaled = admissible * LS_ATTEMPT_SCALE;
@@ -514,14 +552,19 @@ static hf_status local_search(greedy *g, ls *L, uint32_t base, uint64_t admissib
         if (L->uncovered == 0) {
             memcpy(L->saved, L->rows, (size_t)L->N * m * sizeof *L->saved);
             L->nsaved = L->N;
+            if (L->cnt_saved)
+                memcpy(L->cnt_saved, L->cnt, L->cells * sizeof *L->cnt);
             fails = 0;
             hf_i_log(g->ctx, HF_LOG_PROGRESS, "greedy: local search reached %" PRIu32 " schedules",
                      L->N);
         } else {
             memcpy(L->rows, L->saved, (size_t)L->nsaved * m * sizeof *L->rows);
             L->N = L->nsaved;
-            if (ls_recount(g, L))
+            if (L->cnt_saved) { /* what ls_recount gives, without the recount */
+                ls_restore(g, L);
+            } else if (ls_recount(g, L)) {
                 goto nomem;
+            }
             fails++;
         }
     }

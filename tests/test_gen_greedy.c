@@ -173,7 +173,7 @@ Test(gen_greedy, ordered_families_stay_extensions)
 Test(gen_greedy, tail_search_on_small_orders)
 {
     uint64_t rng = 12;
-    const hf_i_greedy_limits sparse = {0, 40, false, 0}, none = {0, 0, false, 0};
+    const hf_i_greedy_limits sparse = {0, 40, false, 0, 0}, none = {0, 0, false, 0, 0};
     for (unsigned i = 0; i < 90; i++) {
         unsigned d = 2 + i % 3;
         uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 6 + tu_below(&rng, 5);
@@ -212,8 +212,8 @@ Test(gen_greedy, tail_search_on_small_orders)
 Test(gen_greedy, bitset_moves_equal_enumeration)
 {
     uint64_t rng = 31;
-    const hf_i_greedy_limits fast = {(uint64_t)1 << 24, (uint64_t)1 << 21, false, 0},
-                             plain = {(uint64_t)1 << 24, (uint64_t)1 << 21, true, 0};
+    const hf_i_greedy_limits fast = {(uint64_t)1 << 24, (uint64_t)1 << 21, false, 0, 0},
+                             plain = {(uint64_t)1 << 24, (uint64_t)1 << 21, true, 0, 0};
     for (unsigned i = 0; i < 66; i++) {
         uint32_t n = 4 + tu_below(&rng, i < 60 ? 8 : 14);
         hf_poset *p = tu_some_order(i, n, &rng);
@@ -240,9 +240,9 @@ Test(gen_greedy, bitset_moves_equal_enumeration)
     }
 }
 
-/* The number of threads marking the chosen schedules never changes the family: byte for byte
- * the same on orders of every shape, up to 90 events (several words per set), with and without
- * focus sets, and hitting (checked by the oracle on the small ones). */
+/* The number of threads marking the chosen schedules and sharing the sweeps never changes the
+ * family: byte for byte the same on orders of every shape, up to 90 events (several words per
+ * set), with and without focus sets, and hitting (checked by the oracle on the small ones). */
 Test(gen_greedy, same_family_for_any_thread_count)
 {
     uint64_t rng = 77;
@@ -261,8 +261,10 @@ Test(gen_greedy, same_family_for_any_thread_count)
             opt.focus_count = 4;
         }
         tu_collect one = {n, 0, 0, NULL};
-        /* small orders with the dense local search, larger ones the construction alone */
-        hf_i_greedy_limits lim = {i < 12 ? (uint64_t)1 << 24 : 0, 0, false, 1};
+        /* small orders with the dense local search, larger ones the construction alone; the
+         * sweeps split between the threads from 4 positions on (the small orders and one
+         * larger one: each split wakes the threads) */
+        hf_i_greedy_limits lim = {i < 12 ? (uint64_t)1 << 24 : 0, 0, false, 1, i <= 12 ? 4u : 0u};
         cr_assert_eq(hf_i_greedy_run(p, &opt, &lim, tu_collect_sink(&one), NULL, NULL), HF_OK);
         if (n <= 12)
             cr_assert(tu_oracle_hitting(p, one.rows, one.m, 3, opt.focus ? in_focus : NULL),
@@ -321,7 +323,7 @@ Test(gen_greedy, out_of_memory_everywhere)
             long live = chaos.live;
             chaos.left = k;
             chaos.once = false;
-            const hf_i_greedy_limits sparse = {0, 30, false, 3}; /* and threads */
+            const hf_i_greedy_limits sparse = {0, 30, false, 3, 4}; /* and threads */
             hf_status st = shape == 0
                                ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
                                : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);

@@ -1,5 +1,6 @@
 /* Benchmark of method greedy: family sizes on antichains (sequence covering arrays) for d = 3
  * and 4 and on random DAGs against method random, each case verified, with time and peak memory. */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,57 @@
 #include "hitfam/hitfam.h"
 
 #define die(what, st, err) bench_die("bench_greedy", what, st, err)
+
+/* BENCH_GREEDY_EVERY=N prints, every N schedules greedy chooses, their number and the processor
+ * time so far (stderr); BENCH_GREEDY_STOP=N stops greedy after N schedules (the case then
+ * prints its progress only). Both for the DAG cases, to time rounds without a whole run. */
+static hf_ctx *progress_ctx;
+static uint64_t progress_every, progress_stop;
+static double cpu_now(void);
+
+static bool on_progress(const hf_progress *pr, void *user)
+{
+    (void)user;
+    if (strcmp(pr->task, "greedy"))
+        return true;
+    if (progress_every && pr->done % progress_every == 0)
+        fprintf(stderr, "greedy: %" PRIu64 " schedules, cpu %.2f s\n", pr->done, cpu_now());
+    return !progress_stop || pr->done < progress_stop;
+}
+
+static void progress_setup(void)
+{
+    const char *e = getenv("BENCH_GREEDY_EVERY"), *s = getenv("BENCH_GREEDY_STOP");
+    progress_every = e ? strtoull(e, NULL, 10) : 0;
+    progress_stop = s ? strtoull(s, NULL, 10) : 0;
+    if (!progress_every && !progress_stop)
+        return;
+    if (hf_ctx_new(NULL, NULL, NULL, &progress_ctx) ||
+        hf_ctx_set_progress(progress_ctx, on_progress, NULL))
+        die("context", HF_ENOMEM, NULL);
+}
+
+/* bench_from_pairs with the progress context */
+static hf_poset *from_pairs_ctx(uint32_t n, const uint32_t *pairs, size_t m)
+{
+    hf_poset_builder *b;
+    hf_status st = hf_poset_builder_new(progress_ctx, &b);
+    char name[16];
+    for (uint32_t i = 0; i < n && !st; i++) {
+        snprintf(name, sizeof name, "%u", (unsigned)i);
+        st = hf_poset_builder_add_event(b, name, NULL);
+    }
+    for (size_t i = 0; i < m && !st; i++)
+        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
+    hf_poset *p = NULL;
+    hf_error err = {0};
+    if (!st)
+        st = hf_poset_builder_finish(b, &p, &err);
+    hf_poset_builder_free(b);
+    if (st)
+        die("building an order", st, &err);
+    return p;
+}
 
 /* An antichain (edges = 0) or a random DAG: for i < j in a random permutation of the events,
  * an edge with probability avg_deg / n. */
@@ -48,7 +100,8 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
                 }
         free(perm);
     }
-    hf_poset *p = bench_from_pairs("bench_greedy", n, pairs, m);
+    hf_poset *p =
+        progress_ctx ? from_pairs_ctx(n, pairs, m) : bench_from_pairs("bench_greedy", n, pairs, m);
     free(pairs);
     return p;
 }
@@ -57,7 +110,23 @@ typedef struct result {
     size_t size;
     double secs, cpu; /* wall clock; processor time of this process */
     bool hitting;
+    uint64_t hash; /* FNV-1a of the family's schedules, to compare builds */
 } result;
+
+/* A running hash of every schedule (the forests and auto groups print one per group), so that
+ * two builds can be checked to give the same families. */
+static uint64_t family_hash(const hf_family *f, uint64_t h)
+{
+    uint32_t n = hf_family_events(f);
+    for (size_t i = 0; i < hf_family_size(f); i++) {
+        const uint32_t *s = hf_family_schedule(f, i);
+        for (uint32_t j = 0; j < n; j++)
+            h = (h ^ s[j]) * 0x100000001b3u;
+        h = (h ^ 0xffffffffu) * 0x100000001b3u;
+    }
+    return h;
+}
+#define HASH0 0xcbf29ce484222325u
 
 static double cpu_now(void)
 {
@@ -81,13 +150,19 @@ static result run(const hf_poset *p, unsigned d, hf_method method, uint64_t coun
         die("family", st, NULL);
     double t0 = bench_now(), c0 = cpu_now();
     if ((st = hf_generate(p, &opt, hf_family_sink(f), NULL, &err))) {
+        if (st == HF_EABORTED && progress_stop) {
+            fprintf(stderr, "bench_greedy: stopped after %" PRIu64 " schedules, cpu %.2f s\n",
+                    progress_stop, cpu_now() - c0);
+            exit(0);
+        }
         if (method == HF_METHOD_GREEDY)
             die("generate", st, &err);
         fprintf(stderr, "bench_greedy: %s\n", err.text);
         hf_family_free(f);
-        return (result){0, bench_now() - t0, cpu_now() - c0, true};
+        return (result){0, bench_now() - t0, cpu_now() - c0, true, 0};
     }
-    result r = {hf_family_size(f), bench_now() - t0, cpu_now() - c0, false};
+    result r = {hf_family_size(f), bench_now() - t0, cpu_now() - c0, false, 0};
+    r.hash = family_hash(f, HASH0);
     hf_verify_options vo = {.d = d};
     hf_verify_result vr;
     if ((st = hf_verify(p, f, &vo, &vr, &err)))
@@ -114,8 +189,10 @@ static void antichain_case(uint32_t n, unsigned d, const char *best)
     if (pid == 0) {
         hf_poset *p = build(n, 0, 0);
         result r = run(p, d, HF_METHOD_GREEDY, 0);
-        printf("antichain  %5u  %u  %8zu  %-10s %-8s %9.2f %9ld\n", (unsigned)n, d, r.size, best,
-               r.hitting ? "yes" : "NO", r.secs, peak_kb() / 1024);
+        printf("antichain  %5u  %u  %8zu  %-10s %-8s %9.2f %9ld  (cpu %.2f s, family %016" PRIx64
+               ")\n",
+               (unsigned)n, d, r.size, best, r.hitting ? "yes" : "NO", r.secs, peak_kb() / 1024,
+               r.cpu, r.hash);
         hf_poset_free(p);
         fflush(stdout);
         _exit(r.hitting ? 0 : 1);
@@ -137,15 +214,17 @@ static void dag_case(uint32_t n, double deg)
         /* Random until covered needs thousands of samples here (and its Markov chain sampler
          * costs up to n^3 ln n steps each): instead take the first 2g samples of its stream;
          * if they do not hit every tuple, its until-covered family has more than 2g. */
-        result g = run(p, 3, HF_METHOD_GREEDY, 0), r = {0, 0, 0, true};
+        result g = run(p, 3, HF_METHOD_GREEDY, 0), r = {0, 0, 0, true, 0};
         char other[48] = "random -";
         if (n <= 200) {
             r = run(p, 3, HF_METHOD_RANDOM, 2 * g.size);
             snprintf(other, sizeof other, "random %s %zu", r.hitting ? "<=" : ">", r.size);
             r.hitting = true;
         }
-        printf("dag deg %.0f %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s)\n", deg, (unsigned)n,
-               g.size, other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024, g.cpu);
+        printf("dag deg %.0f %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s, family %016" PRIx64
+               ")\n",
+               deg, (unsigned)n, g.size, other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024,
+               g.cpu, g.hash);
         hf_poset_free(p);
         fflush(stdout);
         _exit(g.hitting && r.hitting ? 0 : 1);
@@ -174,9 +253,10 @@ static void tree_case(uint32_t n, uint64_t seed)
         result g = run(p, 3, HF_METHOD_GREEDY, 0), dt = run(p, 3, HF_METHOD_DOUBLETREE, 0);
         char other[48];
         snprintf(other, sizeof other, "doubletree %zu", dt.size);
-        printf("rrt s%-4u %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s)\n", (unsigned)seed,
-               (unsigned)n, g.size, other, g.hitting ? "yes" : "NO", g.secs, peak_kb() / 1024,
-               g.cpu);
+        printf("rrt s%-4u %5u  3  %8zu  %-12s %-6s %9.2f %9ld  (cpu %.2f s, family %016" PRIx64
+               ")\n",
+               (unsigned)seed, (unsigned)n, g.size, other, g.hitting ? "yes" : "NO", g.secs,
+               peak_kb() / 1024, g.cpu, g.hash);
         hf_poset_free(p);
         fflush(stdout);
         _exit(g.hitting && dt.hitting ? 0 : 1);
@@ -205,10 +285,11 @@ static void forests_case(uint32_t n, unsigned count)
     double sum = 0, worst = 0;
     size_t gs = 0, ds = 0;
     bool ok = true;
-    uint64_t s = n;
+    uint64_t s = n, h = HASH0;
     for (unsigned i = 0; i < count; i++) {
         hf_poset *p = random_recursive_tree(n, &s);
         result g = run(p, 3, HF_METHOD_GREEDY, 0), dt = run(p, 3, HF_METHOD_DOUBLETREE, 0);
+        h = (h ^ g.hash) * 0x100000001b3u;
         ok = ok && g.hitting && dt.hitting;
         sum += g.cpu;
         worst = g.cpu > worst ? g.cpu : worst;
@@ -216,9 +297,10 @@ static void forests_case(uint32_t n, unsigned count)
         ds += dt.size;
         hf_poset_free(p);
     }
-    printf("forests %2u x %-3u  3  %8.2f  doubletree %-5.2f %-6s  cpu ms mean %.1f, max %.1f\n",
+    printf("forests %2u x %-3u  3  %8.2f  doubletree %-5.2f %-6s  cpu ms mean %.1f, max %.1f  "
+           "(families %016" PRIx64 ")\n",
            count, (unsigned)n, (double)gs / count, (double)ds / count, ok ? "yes" : "NO",
-           1000 * sum / count, 1000 * worst);
+           1000 * sum / count, 1000 * worst, h);
 }
 
 /* auto on small forests: `count` random recursive trees of n events (d = 3), auto's mean size
@@ -289,6 +371,7 @@ int main(int argc, char **argv)
            "verified, seconds, peak MiB)\n");
     printf("%-10s %6s %2s %9s  %-10s %-8s %9s %9s\n", "case", "n", "d", "size", "best", "hitting",
            "seconds", "peak MiB");
+    progress_setup();
     if (wanted(argc, argv, "small"))
         for (uint32_t n = 4; n <= 16; n++)
             antichain_case(n, 3, best3[n - 4]);
@@ -328,6 +411,13 @@ int main(int argc, char **argv)
     if (wanted(argc, argv, "dag1000")) {
         dag_case(1000, 2);
         dag_case(1000, 8);
+    }
+    /* one random DAG: dag:N:DEG (N events, mean degree DEG), e.g. dag:1000:8 */
+    for (int i = 1; i < argc; i++) {
+        unsigned nn;
+        double deg;
+        if (sscanf(argv[i], "dag:%u:%lf", &nn, &deg) == 2 && nn > 0 && deg > 0)
+            dag_case(nn, deg);
     }
     return 0;
 }
