@@ -191,7 +191,8 @@ static const struct rows *family_rows(const hf_family *f, struct rows *r)
 /* The whole check: with result, the first uncovered tuple (hf_verify); otherwise the number of
  * uncovered tuples into out (hf_verify_count_uncovered). */
 static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_verify_options *opt,
-                            bool reference, hf_verify_result *result, mpz_t out, hf_error *err)
+                            bool reference, unsigned rent, hf_verify_result *result, mpz_t out,
+                            hf_error *err)
 {
     hf_status st = validate(p, f, opt, err);
     if (st)
@@ -204,7 +205,7 @@ static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_ve
         hf_verify_options sub = unfocused(opt);
         struct rows pf = {pr.f->rows, pr.f->n, pr.f->m, 0, NULL, 0};
         pf.heap = f->heap + pr.f->m * (size_t)pr.f->n * sizeof *pr.f->rows;
-        st = check_rows(pr.p, &pf, &sub, reference, result, out, err);
+        st = check_rows(pr.p, &pf, &sub, reference, rent, result, out, err);
         for (unsigned i = 0; result && i < HF_MAX_D && !st; i++)
             if (result->witness[i] != HF_NO_EVENT)
                 result->witness[i] = pr.ids[result->witness[i]];
@@ -215,6 +216,7 @@ static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_ve
     if ((st = hf_i_ver_init(&v, p, f, opt, err)))
         return st;
     v.reference = reference;
+    v.pair_rent = rent;
     if (!result) {
         mpz_set_ui(out, 0);
         if (v.d == 0) {
@@ -264,7 +266,7 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
     if (!result)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, reference, result, NULL, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, HF_I_PAIR_RENT, result, NULL, err);
 }
 
 hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
@@ -281,7 +283,7 @@ hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
     if (!out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, reference, NULL, out, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, HF_I_PAIR_RENT, NULL, out, err);
 }
 
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
@@ -289,5 +291,15 @@ hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, 
                            hf_verify_result *result, mpz_t count, hf_error *err)
 {
     struct rows r = {rows, n, m, rows_bytes, lines, lines ? m : 0};
-    return check_rows(p, &r, opt, false, result, count, err);
+    return check_rows(p, &r, opt, false, HF_I_PAIR_RENT, result, count, err);
+}
+
+hf_status hf_i_verify_rent(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                           unsigned rent, hf_verify_result *result, mpz_t out, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!result && !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    struct rows r;
+    return check_rows(p, family_rows(f, &r), opt, false, rent, result, out, err);
 }

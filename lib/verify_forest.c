@@ -200,6 +200,8 @@ void hf_i_ver_forest_row_a(struct worker *w, uint32_t a)
 }
 
 /* B's row for b (the a, as bits) into out. */
+#define ROW_BUDGET(W) (4 * (W) + 64)
+
 static void row_b(struct worker *w, uint32_t b, hf_word *out)
 {
     const struct ver *v = w->v;
@@ -210,11 +212,16 @@ static void row_b(struct worker *w, uint32_t b, hf_word *out)
     out[W - 1] &= tail_mask(v);
     const uint32_t *pb = v->pos + (size_t)b * m;
     uint32_t below = HF_NO_EVENT;
+    size_t budget = ROW_BUDGET(W); /* as for A's rows: beyond it no a passes (the cuts decide) */
     for (uint32_t u = b; u != HF_NO_EVENT; below = u, u = p->parent[u])
         for (size_t e = p->succ_off[u]; e < p->succ_off[u + 1]; e++) {
             uint32_t c = p->succ[e];
             if (c == below)
                 continue;
+            if (!budget--) {
+                memset(out, 0, W * sizeof *out);
+                return;
+            }
             const uint32_t *pc = v->pos + (size_t)c * m;
             memset(x, 0, W * sizeof *x);
             or_subtree(v, x, c);
@@ -252,5 +259,25 @@ bool hf_i_ver_forest_rows_b(struct worker *w, struct shared *sh, size_t chunk)
             sh->pair_b[(size_t)(a0 + i) * W + chunk] = t;
         }
     }
+    return true;
+}
+
+bool hf_i_ver_forest_chunk_costs(const struct ver *v, uint64_t *cost)
+{
+    const hf_poset *p = v->p;
+    const size_t W = v->W, cap = ROW_BUDGET(W) + 1;
+    /* j[x]: the children of the nodes of x's root path that are not on it (row_b's loop) */
+    uint32_t *j = hf_i_alloc_array(v->ctx, v->n ? v->n : 1, sizeof *j);
+    if (!j)
+        return false;
+    for (size_t u = 0; u * HF_WORD_BITS < v->n; u++)
+        cost[u] = HF_WORD_BITS * W; /* the transposition */
+    for (uint32_t t = 0; t < v->n; t++) {
+        uint32_t x = p->dfs_order[t], up = p->parent[x];
+        uint32_t out = (uint32_t)(p->succ_off[x + 1] - p->succ_off[x]);
+        j[x] = up == HF_NO_EVENT ? out : j[up] - 1 + out;
+        cost[x / HF_WORD_BITS] += (j[x] < cap ? j[x] : cap) * (uint64_t)v->m * (W + 1);
+    }
+    hf_i_free(v->ctx, j);
     return true;
 }
