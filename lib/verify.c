@@ -45,11 +45,13 @@
  * roots and children of F_{d-1}'s members outside it), which are looked up one by one before any
  * cut. For d = 3 the condition splits into two bit matrices over the pairs (a, b), A (the minimal
  * events hanging off a's root path) and B (those off b's), each filled word-parallel from the
- * checkpoints, for all b (or all a) at once; B is filled by the workers before the enumeration,
- * A one row per first event. A prefix then costs two bit tests, and the enumeration visits only
- * the prefixes failing them, which are settled by the greedy cuts (the witness, the count). On a
- * 2,000-event random recursive tree with its 82-schedule family this takes a twentieth of the
- * processor time of the increasing-position order.
+ * checkpoints, for all b (or all a) at once; A one row per first event, B by the workers 64
+ * rows at a time, each chunk once the prefixes needing it have cost a share of its filling. A
+ * prefix then costs two bit tests, and the enumeration visits only the prefixes failing them,
+ * which are settled by the greedy cuts (the witness, the count). On a 2,000-event random
+ * recursive tree with its 82-schedule family this takes a twentieth of the processor time of the
+ * increasing-position order; on deep trees, where the quick test settles the prefixes, few
+ * chunks of B are filled.
  *
  * Threads and shards. The prefixes are split by their first event a1: a shard takes the (focus)
  * events of rank shard_index modulo shard_count, and its threads take those first events one

@@ -25,18 +25,22 @@
  * schedules placing a before c; for fixed b and c, the a are those before b in the schedules
  * placing c after b: unions of runs of positions, each cut from the checkpoints as a whole
  * (O(n/64 + B) word operations per schedule, for all b, or all a, at once). A holds one row, for
- * the first event being enumerated; B is filled for all b before the enumeration by the workers,
- * 64 rows at a time, and stored transposed (row a, bit b), so that each worker writes whole words
- * of its own. Then a prefix costs two bit tests, and only those failing them (the ones with an
- * uncovered continuation) are settled by cuts, which finds the witness or the count.
+ * the first event being enumerated, made when a prefix under it first fails the quick test; B
+ * is filled 64 rows (a chunk) at a time, stored transposed (row a, bit b) so that each worker
+ * writes whole words of its own, and only once the prefixes whose b lies in the chunk, settled
+ * without it (the children along b's path looked up), have cost a fixed share of its filling
+ * (lib/verify_prefix.c: pair_settled). Then a prefix costs two bit tests, and only those failing
+ * them (the ones with an uncovered continuation) are settled by cuts, which finds the witness or
+ * the count. On deep trees the quick test settles nearly every prefix first, so few chunks are
+ * filled, and a shard or a witness found early fills only what its prefixes needed.
  *
  * Cost: A's row O(|J(a)| m (n/64 + B)), B's rows the same with J(b), so O(n m (n/64 + B) J) in
  * all for J minimal events per path (a few dozen on random recursive trees), against the cuts'
  * O(n^2 (n/64 + B)) times the schedules consulted per prefix; B takes n^2 bits (kept within
- * PAIR_BUDGET and the memory limit, lib/verify_threads.c). A row of A is given up when J(a) is
- * longer than 4 n/64 + 64 (wide forests: the cuts are cheaper there). Without B (too large, or a
- * shard with few first events, or the first events of the probe while a witness is sought),
- * A's row still settles the b it passes once the children along b's path are looked up.
+ * PAIR_BUDGET and the memory limit, lib/verify_threads.c). A row of A (of B) is given up when
+ * J(a) (J(b)) is longer than 4 n/64 + 64 (wide forests and deep spines: the cuts are cheaper
+ * there). Without B (too large), or in a chunk not filled, A's row still settles the b it passes
+ * once the children along b's path are looked up.
  */
 
 /* Bits of events beyond n in the last word of a row. */

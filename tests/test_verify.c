@@ -1403,7 +1403,7 @@ static void check_rents(const hf_poset *p, const hf_family *f, const outcome *wh
 }
 
 /* d = 3 on forests, where prefixes are settled by the pair matrices A and B, by A's rows and the
- * children along the second entry's path (the first events of the probe), or by cuts when they
+ * children along the second entry's path (chunks of B not filled), or by cuts when they
  * find an uncovered continuation: the answer, witness and count of the reference order (the
  * count by the reference order too), on 1..4 threads, in 2..5 shards, with a focus set, and
  * with a memory limit that leaves B out. Families: generated (3-hitting), generated less a few
