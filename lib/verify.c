@@ -45,11 +45,13 @@
  * roots and children of F_{d-1}'s members outside it), which are looked up one by one before any
  * cut. For d = 3 the condition splits into two bit matrices over the pairs (a, b), A (the minimal
  * events hanging off a's root path) and B (those off b's), each filled word-parallel from the
- * checkpoints, for all b (or all a) at once; B is filled by the workers before the enumeration,
- * A one row per first event. A prefix then costs two bit tests, and the enumeration visits only
- * the prefixes failing them, which are settled by the greedy cuts (the witness, the count). On a
- * 2,000-event random recursive tree with its 82-schedule family this takes a twentieth of the
- * processor time of the increasing-position order.
+ * checkpoints, for all b (or all a) at once; A one row per first event, B by the workers 64
+ * rows at a time, each chunk once the prefixes needing it have cost a share of its filling. A
+ * prefix then costs two bit tests, and the enumeration visits only the prefixes failing them,
+ * which are settled by the greedy cuts (the witness, the count). On a 2,000-event random
+ * recursive tree with its 82-schedule family this takes a twentieth of the processor time of the
+ * increasing-position order; on deep trees, where the quick test settles the prefixes, few
+ * chunks of B are filled.
  *
  * Threads and shards. The prefixes are split by their first event a1: a shard takes the (focus)
  * events of rank shard_index modulo shard_count, and its threads take those first events one
@@ -191,7 +193,8 @@ static const struct rows *family_rows(const hf_family *f, struct rows *r)
 /* The whole check: with result, the first uncovered tuple (hf_verify); otherwise the number of
  * uncovered tuples into out (hf_verify_count_uncovered). */
 static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_verify_options *opt,
-                            bool reference, hf_verify_result *result, mpz_t out, hf_error *err)
+                            bool reference, unsigned rent, hf_verify_result *result, mpz_t out,
+                            hf_error *err)
 {
     hf_status st = validate(p, f, opt, err);
     if (st)
@@ -204,7 +207,7 @@ static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_ve
         hf_verify_options sub = unfocused(opt);
         struct rows pf = {pr.f->rows, pr.f->n, pr.f->m, 0, NULL, 0};
         pf.heap = f->heap + pr.f->m * (size_t)pr.f->n * sizeof *pr.f->rows;
-        st = check_rows(pr.p, &pf, &sub, reference, result, out, err);
+        st = check_rows(pr.p, &pf, &sub, reference, rent, result, out, err);
         for (unsigned i = 0; result && i < HF_MAX_D && !st; i++)
             if (result->witness[i] != HF_NO_EVENT)
                 result->witness[i] = pr.ids[result->witness[i]];
@@ -215,6 +218,7 @@ static hf_status check_rows(const hf_poset *p, const struct rows *f, const hf_ve
     if ((st = hf_i_ver_init(&v, p, f, opt, err)))
         return st;
     v.reference = reference;
+    v.pair_rent = rent;
     if (!result) {
         mpz_set_ui(out, 0);
         if (v.d == 0) {
@@ -264,7 +268,7 @@ hf_status hf_i_verify_reference(const hf_poset *p, const hf_family *f, const hf_
     if (!result)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, reference, result, NULL, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, HF_I_PAIR_RENT, result, NULL, err);
 }
 
 hf_status hf_verify_count_uncovered(const hf_poset *p, const hf_family *f,
@@ -281,7 +285,7 @@ hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
     if (!out)
         return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
     struct rows r;
-    return check_rows(p, family_rows(f, &r), opt, reference, NULL, out, err);
+    return check_rows(p, family_rows(f, &r), opt, reference, HF_I_PAIR_RENT, NULL, out, err);
 }
 
 hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, size_t m,
@@ -289,5 +293,15 @@ hf_status hf_i_verify_rows(const hf_poset *p, const uint32_t *rows, uint32_t n, 
                            hf_verify_result *result, mpz_t count, hf_error *err)
 {
     struct rows r = {rows, n, m, rows_bytes, lines, lines ? m : 0};
-    return check_rows(p, &r, opt, false, result, count, err);
+    return check_rows(p, &r, opt, false, HF_I_PAIR_RENT, result, count, err);
+}
+
+hf_status hf_i_verify_rent(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                           unsigned rent, hf_verify_result *result, mpz_t out, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (!result && !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    struct rows r;
+    return check_rows(p, family_rows(f, &r), opt, false, rent, result, out, err);
 }

@@ -25,18 +25,22 @@
  * schedules placing a before c; for fixed b and c, the a are those before b in the schedules
  * placing c after b: unions of runs of positions, each cut from the checkpoints as a whole
  * (O(n/64 + B) word operations per schedule, for all b, or all a, at once). A holds one row, for
- * the first event being enumerated; B is filled for all b before the enumeration by the workers,
- * 64 rows at a time, and stored transposed (row a, bit b), so that each worker writes whole words
- * of its own. Then a prefix costs two bit tests, and only those failing them (the ones with an
- * uncovered continuation) are settled by cuts, which finds the witness or the count.
+ * the first event being enumerated, made when a prefix under it first fails the quick test; B
+ * is filled 64 rows (a chunk) at a time, stored transposed (row a, bit b) so that each worker
+ * writes whole words of its own, and only once the prefixes whose b lies in the chunk, settled
+ * without it (the children along b's path looked up), have cost a fixed share of its filling
+ * (lib/verify_prefix.c: pair_settled). Then a prefix costs two bit tests, and only those failing
+ * them (the ones with an uncovered continuation) are settled by cuts, which finds the witness or
+ * the count. On deep trees the quick test settles nearly every prefix first, so few chunks are
+ * filled, and a shard or a witness found early fills only what its prefixes needed.
  *
  * Cost: A's row O(|J(a)| m (n/64 + B)), B's rows the same with J(b), so O(n m (n/64 + B) J) in
  * all for J minimal events per path (a few dozen on random recursive trees), against the cuts'
  * O(n^2 (n/64 + B)) times the schedules consulted per prefix; B takes n^2 bits (kept within
- * PAIR_BUDGET and the memory limit, lib/verify_threads.c). A row of A is given up when J(a) is
- * longer than 4 n/64 + 64 (wide forests: the cuts are cheaper there). Without B (too large, or a
- * shard with few first events, or the first events of the probe while a witness is sought),
- * A's row still settles the b it passes once the children along b's path are looked up.
+ * PAIR_BUDGET and the memory limit, lib/verify_threads.c). A row of A (of B) is given up when
+ * J(a) (J(b)) is longer than 4 n/64 + 64 (wide forests and deep spines: the cuts are cheaper
+ * there). Without B (too large), or in a chunk not filled, A's row still settles the b it passes
+ * once the children along b's path are looked up.
  */
 
 /* Bits of events beyond n in the last word of a row. */
@@ -200,6 +204,8 @@ void hf_i_ver_forest_row_a(struct worker *w, uint32_t a)
 }
 
 /* B's row for b (the a, as bits) into out. */
+#define ROW_BUDGET(W) (4 * (W) + 64)
+
 static void row_b(struct worker *w, uint32_t b, hf_word *out)
 {
     const struct ver *v = w->v;
@@ -210,11 +216,16 @@ static void row_b(struct worker *w, uint32_t b, hf_word *out)
     out[W - 1] &= tail_mask(v);
     const uint32_t *pb = v->pos + (size_t)b * m;
     uint32_t below = HF_NO_EVENT;
+    size_t budget = ROW_BUDGET(W); /* as for A's rows: beyond it no a passes (the cuts decide) */
     for (uint32_t u = b; u != HF_NO_EVENT; below = u, u = p->parent[u])
         for (size_t e = p->succ_off[u]; e < p->succ_off[u + 1]; e++) {
             uint32_t c = p->succ[e];
             if (c == below)
                 continue;
+            if (!budget--) {
+                memset(out, 0, W * sizeof *out);
+                return;
+            }
             const uint32_t *pc = v->pos + (size_t)c * m;
             memset(x, 0, W * sizeof *x);
             or_subtree(v, x, c);
@@ -252,5 +263,25 @@ bool hf_i_ver_forest_rows_b(struct worker *w, struct shared *sh, size_t chunk)
             sh->pair_b[(size_t)(a0 + i) * W + chunk] = t;
         }
     }
+    return true;
+}
+
+bool hf_i_ver_forest_chunk_costs(const struct ver *v, uint64_t *cost)
+{
+    const hf_poset *p = v->p;
+    const size_t W = v->W, cap = ROW_BUDGET(W) + 1;
+    /* j[x]: the children of the nodes of x's root path that are not on it (row_b's loop) */
+    uint32_t *j = hf_i_alloc_array(v->ctx, v->n ? v->n : 1, sizeof *j);
+    if (!j)
+        return false;
+    for (size_t u = 0; u * HF_WORD_BITS < v->n; u++)
+        cost[u] = HF_WORD_BITS * W; /* the transposition */
+    for (uint32_t t = 0; t < v->n; t++) {
+        uint32_t x = p->dfs_order[t], up = p->parent[x];
+        uint32_t out = (uint32_t)(p->succ_off[x + 1] - p->succ_off[x]);
+        j[x] = up == HF_NO_EVENT ? out : j[up] - 1 + out;
+        cost[x / HF_WORD_BITS] += (j[x] < cap ? j[x] : cap) * (uint64_t)v->m * (W + 1);
+    }
+    hf_i_free(v->ctx, j);
     return true;
 }

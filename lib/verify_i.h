@@ -32,6 +32,7 @@ struct ver {
     bool tree;
     bool mapped;         /* the tables went to a mapped file */
     uint64_t heap_bytes; /* what the tables and the rows hold on the heap otherwise */
+    unsigned pair_rent;  /* see HF_I_PAIR_RENT (lib/verify_ref.h) */
     bool reference;      /* settle every prefix as before the greedy order (the benchmark's
                             reference, hf_i_verify_reference) */
     /* Where pos, by_pos, by_pos_at and ck live: the heap, or a mapped temporary file when
@@ -68,8 +69,9 @@ struct worker {
     uint32_t *cand;
     size_t cand_count;
     /* d = 3 on a forest with the pair matrices (lib/verify_forest.c): the first event's row of A
-     * (W words, valid when pair_a_ok), a row's room, and 64 rows of B (64 W words) */
-    hf_word *pair_a, *pair_tmp, *pair_block;
+     * (W words, valid when pair_a_ok), the second entries to visit (those failing A's test or
+     * whose chunk of B is not filled), a row's room, and 64 rows of B (64 W words) */
+    hf_word *pair_a, *pair_visit, *pair_tmp, *pair_block;
     bool pair_a_ok;
     uint64_t count_lo, count_hi; /* uncovered tuples: count_hi * 2^64 + count_lo */
     size_t found;                /* index (in the shard's first events) of the witness, or
@@ -87,15 +89,16 @@ struct shared {
     const uint32_t *firsts; /* the shard's first events, increasing */
     size_t count;           /* how many */
     /* d = 3 on a forest: the matrix B transposed (row a of W words has bit b when B[b] has bit
-     * a), filled by the workers 64 b at a time; NULL when not used */
+     * a), NULL when not used. Its chunks (word u of every row: the 64 b from 64 u) are filled
+     * lazily: a chunk is filled by the first worker to find that the prefixes it settled
+     * without it (those passing A's test but not the quick test, their b in the chunk) cost,
+     * in all workers, as much as filling it would (pair_cost[u], in steps). pair_state[u]: 0
+     * empty, 1 being filled, 2 filled (read with acquire before the words of the chunk). */
     hf_word *pair_b;
-    size_t pair_chunks;      /* ceil(n / 64) */
-    atomic_size_t pair_next; /* the next chunk to fill */
-    atomic_size_t pair_done; /* chunks filled */
-    /* the first events of index < probe are settled without B (A's row, then the children
-     * along the second entry's path looked up), so that a witness found early never waits for
-     * B; the first worker past them fills B */
-    size_t probe;
+    size_t pair_chunks; /* ceil(n / 64) */
+    atomic_uchar *pair_state;
+    atomic_uint_fast64_t *pair_spent;
+    const uint64_t *pair_cost;
     atomic_size_t next; /* the next index to hand out */
     atomic_size_t best; /* with first_only: the least index found uncovered, or SIZE_MAX */
     /* Progress and cancellation: only the calling thread calls the progress callback (status
@@ -162,12 +165,14 @@ static inline bool hf_i_ver_tick(struct worker *w, struct shared *sh, uint64_t c
  * children along b's path are looked up (A's row holds the others). hf_i_ver_forest_row_a: A's
  * row of the first event a into w->pair_a (d = 3, after the frontier of F_1).
  * hf_i_ver_forest_rows_b: B's rows of chunk (64 b) into sh->pair_b; false when the workers are
- * stopped. */
+ * stopped. hf_i_ver_forest_chunk_costs: what filling each chunk costs, in steps, into cost
+ * (ceil(n / 64) entries); false when out of memory. */
 void hf_i_ver_forest_frontier(struct worker *w, const hf_word *F);
 bool hf_i_ver_forest_covered(struct worker *w, const hf_word *Fprev, uint32_t b, size_t k,
                              bool below_only);
 void hf_i_ver_forest_row_a(struct worker *w, uint32_t a);
 bool hf_i_ver_forest_rows_b(struct worker *w, struct shared *sh, size_t chunk);
+bool hf_i_ver_forest_chunk_costs(const struct ver *v, uint64_t *cost);
 
 uint32_t hf_i_ver_shard_first_event(const struct ver *v, const hf_verify_options *opt);
 unsigned long hf_i_ver_shard_events(const struct ver *v, const hf_verify_options *opt);

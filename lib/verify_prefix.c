@@ -170,6 +170,50 @@ static size_t settle_greedy(const struct worker *w, size_t k, size_t lo, size_t 
     return missed;
 }
 
+/* d = 3 on a forest with B: the second entries to visit under the first event a, those failing
+ * A's test and those of chunks of B not filled yet (pair_settled tells them apart). */
+static void pair_visit(struct worker *w, const struct shared *sh, uint32_t a)
+{
+    const struct ver *v = w->v;
+    const size_t W = v->W;
+    const hf_word *pb = sh->pair_b + (size_t)a * W;
+    for (size_t u = 0; u < W; u++) {
+        bool filled = atomic_load_explicit(&sh->pair_state[u], memory_order_acquire) == 2;
+        w->pair_visit[u] = (filled ? ~(w->pair_a[u] & pb[u]) : ~(hf_word)0) & v->focus[u];
+    }
+}
+
+/* Whether the prefix (a, b) visited with B in use (S_2 in w->sel, k of them) hits every
+ * continuation, by A's and B's tests; when b's chunk of B is not filled, by the children along
+ * b's path looked up, whose cost (and the cuts' when they fail) goes to the chunk's account,
+ * and the chunk is filled once that account reaches its cost. */
+static bool pair_settled(struct worker *w, struct shared *sh, const hf_word *Fprev, uint32_t a,
+                         uint32_t b, size_t k)
+{
+    const struct ver *v = w->v;
+    const size_t W = v->W, u = b / HF_WORD_BITS;
+    if (!hf_i_bit_test(w->pair_a, b))
+        return false;
+    unsigned char state = atomic_load_explicit(&sh->pair_state[u], memory_order_acquire);
+    if (state == 2)
+        return hf_i_bit_test(sh->pair_b + (size_t)a * W, b);
+    uint64_t before = w->steps;
+    bool covered = hf_i_ver_forest_covered(w, Fprev, b, k, true);
+    /* the prefix's visit (S_2 listed, the tests) besides the lookups, and the cuts' */
+    uint64_t spend = w->steps - before + v->m + 2 * W + (covered ? 0 : 4 * W + k);
+    if (state == 1 || !v->pair_rent ||
+        atomic_fetch_add(&sh->pair_spent[u], spend) + spend < sh->pair_cost[u] / v->pair_rent)
+        return covered;
+    unsigned char empty = 0;
+    if (atomic_compare_exchange_strong(&sh->pair_state[u], &empty, 1) &&
+        hf_i_ver_forest_rows_b(w, sh, u)) {
+        atomic_store_explicit(&sh->pair_state[u], 2, memory_order_release);
+        const hf_word *pb = sh->pair_b + (size_t)a * W;
+        w->pair_visit[u] = ~(w->pair_a[u] & pb[u]) & v->focus[u];
+    }
+    return covered;
+}
+
 /* The admissible prefixes starting with a1 = sh->firsts[idx] (d >= 2), depth-first in
  * lexicographic order. With first_only, stop at the first uncovered tuple (into w->witness,
  * returns true) or as soon as another worker found one with an earlier first event (returns
@@ -190,10 +234,11 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
     /* forests: F_last is kept from one c to the next (held: the c it was built for) */
     const bool path = v->tree && !v->p->dual;
     uint32_t held = HF_NO_EVENT;
-    /* d = 3 on a forest: with pairs, w->pair_a holds the second entries to settle (A and B
-     * fail); with only_a (B not used for this first event), A's row itself. Without B the
-     * minimal events off F_{d-2} and A's row are listed when a prefix first needs them (due:
-     * not yet), since on deep trees the quick test settles most prefixes in O(1). */
+    /* d = 3 on a forest: the minimal events off F_{d-2} and A's row are listed when a prefix
+     * first needs them (due: not yet), since on deep trees the quick test settles most prefixes
+     * in O(1). Then with pairs (B in use), the second entries visited are w->pair_visit's and
+     * settled by pair_settled; with only_a (B not used), A's row itself tells which need the
+     * children along their path looked up. */
     bool pairs = false, only_a = false, due = false;
     uint64_t acc = 0;
     unsigned lvl = 1;
@@ -212,7 +257,8 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
             if (first_only && atomic_load_explicit(&sh->best, memory_order_relaxed) < idx)
                 return false;
             /* with the pair matrices, only the prefixes they find uncovered */
-            c = next_allowed(v, Fprev, lvl == last && pairs ? w->pair_a : v->focus, cursor[lvl]);
+            c = next_allowed(v, Fprev, lvl == last && pairs ? w->pair_visit : v->focus,
+                             cursor[lvl]);
             if (c == HF_NO_EVENT) {
                 lvl--;
                 continue;
@@ -223,7 +269,7 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
         const uint32_t *order = v->by_pos + (size_t)c * m, *at = v->by_pos_at + (size_t)c * m;
         const uint32_t *pp = lvl > 1 ? v->pos + (size_t)a[lvl - 1] * m : NULL;
         const uint8_t *Sprev = S[lvl - 1];
-        if (lvl == last && quick && !pairs) {
+        if (lvl == last && quick) {
             /* Every schedule of S_last places F_last but c before c, so the first one in the
              * order of c's position (ties with the general loop below) hits every
              * continuation exactly when c comes right after F_last - c there: the usual case
@@ -250,12 +296,19 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 if (w->pair_a && last == 2) {
                     hf_i_ver_forest_row_a(w, a[1]);
                     only_a = w->pair_a_ok;
+                    pairs = only_a && sh->pair_b;
+                    if (pairs)
+                        pair_visit(w, sh, a[1]);
                 }
                 due = false;
             }
-            if (path && !pairs && (!only_a || hf_i_bit_test(w->pair_a, c)) &&
-                hf_i_ver_forest_covered(w, Fprev, c, k, only_a))
+            if (pairs) {
+                if (pair_settled(w, sh, Fprev, a[1], c, k))
+                    continue;
+            } else if (path && (!only_a || hf_i_bit_test(w->pair_a, c)) &&
+                       hf_i_ver_forest_covered(w, Fprev, c, k, only_a)) {
                 continue;
+            }
         }
         hf_word *Fcur = w->F + lvl * W;
         if (lvl == last && path) {
@@ -293,21 +346,16 @@ bool hf_i_ver_from_first(struct worker *w, struct shared *sh, size_t idx)
                 fsize = 0;
                 for (size_t u = 0; u < W; u++)
                     fsize += hf_i_popcount(Fcur[u]);
-                /* the O(n) table pays off unless few continuations are left */
-                quick = (v->n - fsize) * (size_t)16 >= v->n;
+                /* the O(n) table pays off unless few continuations are left: the reference
+                 * order keeps its old bound (n/16 of them), hf_verify needs enough prefixes
+                 * that O(n/64) each would cost more (the last n/16 first events of a chain
+                 * took a fifth of its time without it) */
+                size_t left = v->n - fsize;
+                quick = v->reference ? left * 16 >= v->n : left * (W + 16) >= v->n;
                 if (quick)
                     tree_aux(v, w->aux, Fcur);
-                if (w->pair_a && last == 2 && sh->pair_b && idx >= sh->probe) {
-                    hf_i_ver_forest_frontier(w, Fcur);
-                    hf_i_ver_forest_row_a(w, c);
-                    pairs = w->pair_a_ok;
-                    /* the second entries b failing A's or B's test, and only those */
-                    const hf_word *pb = sh->pair_b + (size_t)c * W;
-                    for (size_t u = 0; pairs && u < W; u++)
-                        w->pair_a[u] = ~(w->pair_a[u] & pb[u]) & v->focus[u];
-                } else {
-                    due = path && v->pos && !v->reference;
-                }
+                due = path && v->pos && !v->reference;
+                pairs = only_a = false;
             }
             lvl++;
             cursor[lvl] = 0;

@@ -17,4 +17,16 @@ hf_status hf_i_verify_count_reference(const hf_poset *p, const hf_family *f,
                                       const hf_verify_options *opt, bool reference, mpz_t out,
                                       hf_error *err);
 
+/* A chunk of B (forests, d = 3) is filled once the prefixes settled without it have cost
+ * 1/HF_I_PAIR_RENT of its filling: on the 2,000-event random tree of bench_verify a chunk pays
+ * for itself many times over, on deep trees few prefixes need one. */
+#define HF_I_PAIR_RENT 4
+
+/* hf_verify (into result) or, with result NULL, hf_verify_count_uncovered (into out), with B's
+ * chunks of the forests' d = 3 check (lib/verify_forest.c) filled once the prefixes settled
+ * without them cost 1/rent of their filling (HF_I_PAIR_RENT in hf_verify): rent 0 never fills
+ * them, UINT_MAX fills each at its first need. The same answers; the tests reach both paths. */
+hf_status hf_i_verify_rent(const hf_poset *p, const hf_family *f, const hf_verify_options *opt,
+                           unsigned rent, hf_verify_result *result, mpz_t out, hf_error *err);
+
 #endif

@@ -20,6 +20,7 @@ static void worker_free(hf_ctx *ctx, struct worker *w)
     hf_i_free(ctx, w->aux);
     hf_i_free(ctx, w->cand);
     hf_i_free(ctx, w->pair_a);
+    hf_i_free(ctx, w->pair_visit);
     hf_i_free(ctx, w->pair_tmp);
     hf_i_free(ctx, w->pair_block);
 }
@@ -49,11 +50,12 @@ static bool worker_init(const struct ver *v, struct worker *w, bool a_rows, bool
     }
     if (a_rows) {
         w->pair_a = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_a);
+        w->pair_visit = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_visit);
         w->pair_tmp = hf_i_alloc_array(v->ctx, W, sizeof *w->pair_tmp);
     }
     if (b_rows)
         w->pair_block = hf_i_alloc_array(v->ctx, HF_WORD_BITS * W, sizeof *w->pair_block);
-    if ((a_rows && (!w->pair_a || !w->pair_tmp)) || (b_rows && !w->pair_block)) {
+    if ((a_rows && (!w->pair_a || !w->pair_visit || !w->pair_tmp)) || (b_rows && !w->pair_block)) {
         worker_free(v->ctx, w);
         return false;
     }
@@ -97,35 +99,12 @@ struct job {
     bool log;
 };
 
-/* The pair matrix B, before the first events past the probe: chunks of 64 rows taken in turn,
- * then a wait for the others' chunks (those still on a first event of the probe join when they
- * are done with it), polling. False when the workers are stopped. */
-static bool fill_pairs(struct worker *w, struct shared *sh)
-{
-    for (;;) {
-        size_t t = atomic_fetch_add(&sh->pair_next, 1);
-        if (t >= sh->pair_chunks)
-            break;
-        if (!hf_i_ver_forest_rows_b(w, sh, t))
-            return false;
-        atomic_fetch_add(&sh->pair_done, 1);
-    }
-    const struct timespec pause = {0, 100000};
-    while (atomic_load(&sh->pair_done) < sh->pair_chunks) {
-        if (hf_i_ver_poll(w, sh))
-            return false;
-        nanosleep(&pause, NULL);
-    }
-    return true;
-}
-
 static void *work(void *arg)
 {
     struct job *job = arg;
     struct shared *sh = job->sh;
     struct worker *w = job->w;
     const struct ver *v = sh->v;
-    bool filled = false;
     size_t step = sh->count / 100 ? sh->count / 100 : 1, logged = 0;
     for (;;) {
         size_t i = atomic_fetch_add(&sh->next, 1);
@@ -133,11 +112,6 @@ static void *work(void *arg)
             break;
         if (sh->first_only && i > atomic_load(&sh->best))
             break;
-        if (sh->pair_b && i >= sh->probe && !filled) {
-            if (!fill_pairs(w, sh))
-                break;
-            filled = true;
-        }
         if (job->log && i >= logged) {
             hf_i_log(v->ctx, HF_LOG_PROGRESS, "verify d=%u: first event %" PRIu32 " of %" PRIu32,
                      v->d, sh->firsts[i], v->n);
@@ -238,22 +212,20 @@ static uint32_t *shard_firsts(const struct ver *v, const hf_verify_options *opt,
 }
 
 /* The pair matrices of lib/verify_forest.c: A's rows for d = 3 on a forest in the new order
- * (not the benchmark's reference); B too when it pays (its n rows cost about what A's rows and
- * the lookups they leave cost for n/4 first events) and fits: at most PAIR_BUDGET bytes, within
- * the memory limit beside the tables (never when these went to a mapped file). */
+ * (not the benchmark's reference); B too when it fits: at most PAIR_BUDGET bytes, within the
+ * memory limit beside the tables (never when these went to a mapped file). B's chunks are filled
+ * only when the prefixes that need them have cost as much (lib/verify_prefix.c), so a shard,
+ * a witness found early, or a deep tree whose prefixes the quick test settles pays for no more
+ * of B than it uses. */
 #define PAIR_BUDGET ((uint64_t)1 << 25)
-/* With first_only, the first 1/PAIR_PROBE of the first events go without B: a witness among
- * them costs at most about half of B's filling (2,000-event random tree: 1 ms a first event
- * without B, 0.1 s to fill B). */
-#define PAIR_PROBE 64
 static bool use_rows_a(const struct ver *v)
 {
     return v->d == 3 && v->tree && !v->p->dual && v->pos && !v->reference;
 }
 
-static bool use_rows_b(const struct ver *v, const hf_verify_options *opt, size_t firsts)
+static bool use_rows_b(const struct ver *v, const hf_verify_options *opt)
 {
-    if (!use_rows_a(v) || v->mapped || firsts * 4 < v->n)
+    if (!use_rows_a(v) || v->mapped)
         return false;
     uint64_t bytes = (uint64_t)v->n * v->W * sizeof(hf_word);
     return bytes <= PAIR_BUDGET &&
@@ -273,18 +245,28 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     size_t count = 0;
     uint32_t *firsts = shard_firsts(v, opt, &count);
     unsigned threads = thread_count(v, opt->threads, count);
-    const bool a_rows = use_rows_a(v), pairs = use_rows_b(v, opt, count);
+    const bool a_rows = use_rows_a(v), pairs = use_rows_b(v, opt);
     size_t pair_words = pairs ? (size_t)v->n * v->W : 0;
+    size_t chunks = pairs ? (v->n + HF_WORD_BITS - 1) / HF_WORD_BITS : 0;
     hf_word *pair_b = pairs ? hf_i_alloc_array(v->ctx, pair_words, sizeof *pair_b) : NULL;
+    atomic_uchar *pair_state = pairs ? hf_i_alloc_array(v->ctx, chunks, sizeof *pair_state) : NULL;
+    atomic_uint_fast64_t *pair_spent =
+        pairs ? hf_i_alloc_array(v->ctx, chunks, sizeof *pair_spent) : NULL;
+    uint64_t *pair_cost = pairs ? hf_i_alloc_array(v->ctx, chunks, sizeof *pair_cost) : NULL;
+    bool pairs_ready = !pairs || (pair_b && pair_state && pair_spent && pair_cost &&
+                                  hf_i_ver_forest_chunk_costs(v, pair_cost));
     struct worker *ws = hf_i_calloc(v->ctx, threads, sizeof *ws);
     struct job *jobs = hf_i_calloc(v->ctx, threads, sizeof *jobs);
     pthread_t *tid = hf_i_calloc(v->ctx, threads, sizeof *tid);
     unsigned ready = 0;
-    if (firsts && ws && jobs && tid && (!pairs || pair_b))
+    if (firsts && ws && jobs && tid && pairs_ready)
         while (ready < threads && worker_init(v, &ws[ready], a_rows, pairs))
             ready++;
     if (ready < threads) {
         hf_i_free(v->ctx, pair_b);
+        hf_i_free(v->ctx, pair_state);
+        hf_i_free(v->ctx, pair_spent);
+        hf_i_free(v->ctx, pair_cost);
         for (unsigned t = 0; t < ready; t++)
             worker_free(v->ctx, &ws[t]);
         hf_i_free(v->ctx, firsts);
@@ -300,10 +282,14 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
                         .count = count,
                         .err = err,
                         .pair_b = pair_b,
-                        .pair_chunks = pairs ? (v->n + HF_WORD_BITS - 1) / HF_WORD_BITS : 0,
-                        .probe = first_only ? (count + PAIR_PROBE - 1) / PAIR_PROBE : 0};
-    atomic_init(&sh.pair_next, 0);
-    atomic_init(&sh.pair_done, 0);
+                        .pair_chunks = chunks,
+                        .pair_state = pair_state,
+                        .pair_spent = pair_spent,
+                        .pair_cost = pair_cost};
+    for (size_t u = 0; u < chunks; u++) {
+        atomic_init(&pair_state[u], 0);
+        atomic_init(&pair_spent[u], 0);
+    }
     atomic_init(&sh.next, 0);
     atomic_init(&sh.best, SIZE_MAX);
     atomic_init(&sh.done, 0);
@@ -347,5 +333,8 @@ hf_status hf_i_ver_enumerate(const struct ver *v, const hf_verify_options *opt, 
     hf_i_free(v->ctx, jobs);
     hf_i_free(v->ctx, tid);
     hf_i_free(v->ctx, pair_b);
+    hf_i_free(v->ctx, pair_state);
+    hf_i_free(v->ctx, pair_spent);
+    hf_i_free(v->ctx, pair_cost);
     return sh.status;
 }

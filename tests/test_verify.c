@@ -1,6 +1,7 @@
 /* Tests of hf_verify and hf_verify_count_uncovered against a brute-force oracle written here:
  * closure by Floyd-Warshall, every d-permutation in lexicographic order, hit by scanning. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1371,8 +1372,38 @@ static uint64_t reference_count(const hf_poset *p, const hf_family *f, const hf_
     return v;
 }
 
+/* B's chunks never filled, filled at their first need and at the default rent, on 1 and 3
+ * threads: the reference order's answer, witness and count (whole, the reference's). */
+static void check_rents(const hf_poset *p, const hf_family *f, const outcome *whole,
+                        const char *what)
+{
+    static const unsigned rents[] = {0, 1, HF_I_PAIR_RENT, UINT_MAX};
+    for (unsigned r = 0; r < 4; r++)
+        for (unsigned t = 1; t <= 3; t += 2) {
+            hf_verify_options o;
+            hf_verify_options_init(&o);
+            o.d = 3;
+            o.threads = t;
+            hf_verify_result res;
+            hf_error err;
+            cr_assert_eq(hf_i_verify_rent(p, f, &o, rents[r], &res, NULL, &err), HF_OK, "%s",
+                         err.text);
+            cr_assert_eq(res.hitting, whole->res.hitting, "%s rent %u threads %u: hitting", what,
+                         rents[r], t);
+            cr_assert_eq(memcmp(res.witness, whole->res.witness, sizeof res.witness), 0,
+                         "%s rent %u threads %u: witness", what, rents[r], t);
+            mpz_t c;
+            mpz_init(c);
+            cr_assert_eq(hf_i_verify_rent(p, f, &o, rents[r], NULL, c, &err), HF_OK, "%s",
+                         err.text);
+            cr_assert(mpz_cmp_ui(c, (unsigned long)whole->uncovered) == 0,
+                      "%s rent %u threads %u: count", what, rents[r], t);
+            mpz_clear(c);
+        }
+}
+
 /* d = 3 on forests, where prefixes are settled by the pair matrices A and B, by A's rows and the
- * children along the second entry's path (the first events of the probe), or by cuts when they
+ * children along the second entry's path (chunks of B not filled), or by cuts when they
  * find an uncovered continuation: the answer, witness and count of the reference order (the
  * count by the reference order too), on 1..4 threads, in 2..5 shards, with a focus set, and
  * with a memory limit that leaves B out. Families: generated (3-hitting), generated less a few
@@ -1417,6 +1448,7 @@ Test(verify, pair_matrices_give_the_reference_answer_on_forests)
         hf_verify_options_init(&o);
         o.d = 3;
         cr_assert_eq(whole.uncovered, reference_count(p, f, &o), "%s: count", what);
+        check_rents(p, f, &whole, what);
         if (fam == 0 && kind < 3)
             cr_assert(whole.res.hitting, "%s: the generated family", what);
         /* the tables in a mapped file: no room for B, the same answers */
@@ -1442,6 +1474,79 @@ Test(verify, pair_matrices_give_the_reference_answer_on_forests)
         hf_family_free(f);
         hf_poset_free(p);
     }
+}
+
+/* d = 3 on deep forests (chains, spines with a side leaf below each spine node, under shuffled
+ * ids), where the quick test settles most prefixes and B's chunks are filled only where needed,
+ * and on in-forests (random, and the reversed spine): their generated families (3-hitting),
+ * the same less one schedule and less a few (the check must find what they miss), and random
+ * extensions; the answer, witness and count of the reference order on 1-4 threads and shards,
+ * and with B's chunks never, at once or lazily filled. */
+Test(verify, deep_forests_and_in_forests_give_the_reference_answer)
+{
+    uint64_t rng = 0x5eed0016;
+    char what[160];
+    unsigned missed = 0;
+    static const char *kinds[] = {"chain", "spine with leaves", "in-forest", "in-spine"};
+    for (int iter = 0; iter < 12; iter++) {
+        unsigned kind = (unsigned)iter % 4;
+        uint32_t n = iter < 8 ? 70 : 129;
+        uint32_t *parent = malloc(n * sizeof *parent), *perm = tu_random_perm(n, &rng);
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t up = kind == 0   ? i - 1
+                          : kind == 2 ? tu_below(&rng, i ? i : 1)
+                          : i % 2     ? i - 1
+                                      : i - 2;
+            parent[i] = i == 0 ? HF_NO_EVENT : up;
+        }
+        /* the links over shuffled ids, child -> parent for an in-forest */
+        uint32_t(*e)[2] = malloc(n * sizeof *e);
+        size_t links = 0;
+        for (uint32_t i = 0; i < n; i++)
+            if (parent[i] != HF_NO_EVENT) {
+                e[links][kind >= 2] = perm[parent[i]];
+                e[links++][kind < 2] = perm[i];
+            }
+        hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, links);
+        free(e);
+        free(perm);
+        free(parent);
+        for (unsigned fam = 0; fam < 4; fam++) {
+            hf_family *f = family_of(n, NULL, 0);
+            hf_error err;
+            if (fam < 3) {
+                hf_family *g = family_of(n, NULL, 0);
+                hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+                cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s",
+                             err.text);
+                size_t m = hf_family_size(g), drop = fam == 0   ? m
+                                                     : fam == 1 ? tu_below(&rng, m)
+                                                                : 3;
+                for (size_t i = 0; i < m; i++)
+                    if (fam == 0 || (fam == 1 ? i != drop : i % (m / drop + 1) != 0))
+                        cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
+                hf_family_free(g);
+            } else {
+                hf_family_free(f);
+                f = tu_random_family(p, 1 + tu_below(&rng, 6), &rng);
+            }
+            snprintf(what, sizeof what, "iter %d, %s, n=%u, family %u, %zu schedules", iter,
+                     kinds[kind], n, fam, hf_family_size(f));
+            check_threads_and_shards(p, f, 3, NULL, 0, what);
+            outcome whole = run(p, f, 3, NULL, 0, 1, 0, 1, true);
+            hf_verify_options o;
+            hf_verify_options_init(&o);
+            o.d = 3;
+            cr_assert_eq(whole.uncovered, reference_count(p, f, &o), "%s: count", what);
+            if (fam == 0)
+                cr_assert(whole.res.hitting, "%s: the generated family", what);
+            missed += fam > 0 && !whole.res.hitting;
+            check_rents(p, f, &whole, what);
+            hf_family_free(f);
+        }
+        hf_poset_free(p);
+    }
+    cr_assert_gt(missed, 12, "the families less some schedules were nearly all 3-hitting");
 }
 
 Test(verify, bad_shards_are_rejected)

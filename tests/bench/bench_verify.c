@@ -437,12 +437,118 @@ static void tree_speedup(uint64_t *rng)
     hf_poset_free(p);
 }
 
+/* One order of the shape comparison below: the reference order and hf_verify on 1 and 2
+ * threads, processor seconds (the fastest of 2), checked equal (witness and count). */
+static void shape_row(const char *what, const hf_poset *p, const hf_family *f)
+{
+    hf_verify_options o;
+    hf_verify_options_init(&o);
+    o.d = 3;
+    o.threads = 1;
+    hf_verify_result ref, one, two;
+    double w, ref_c, one_c, two_c, ref_k, one_k, two_k;
+    time_variant(p, f, &o, true, 2, &w, &ref_c, &ref);
+    time_variant(p, f, &o, false, 2, &w, &one_c, &one);
+    o.threads = 2;
+    time_variant(p, f, &o, false, 2, &w, &two_c, &two);
+    mpz_t c[3];
+    double *ks[3] = {&ref_k, &one_k, &two_k};
+    for (int i = 0; i < 3; i++) {
+        mpz_init(c[i]);
+        o.threads = i == 2 ? 2 : 1;
+        double c0 = cpu_now();
+        hf_error err;
+        hf_status st = hf_i_verify_count_reference(p, f, &o, i == 0, c[i], &err);
+        if (st)
+            die("hf_verify_count_uncovered", st, &err);
+        *ks[i] = cpu_now() - c0;
+    }
+    if (ref.hitting != one.hitting || ref.hitting != two.hitting ||
+        memcmp(ref.witness, one.witness, sizeof ref.witness) ||
+        memcmp(ref.witness, two.witness, sizeof ref.witness) || mpz_cmp(c[0], c[1]) ||
+        mpz_cmp(c[0], c[2])) {
+        fprintf(stderr, "bench_verify: the variants disagree on %s\n", what);
+        exit(1);
+    }
+    gmp_printf("%-30s %6u %4zu %4s %9Zd %8.3f %8.3f %8.3f %6.2f %8.3f %8.3f %8.3f\n", what,
+               hf_poset_size(p), hf_family_size(f), ref.hitting ? "yes" : "no", c[0], ref_c, one_c,
+               two_c, ref_c / one_c, ref_k, one_k, two_k);
+    fflush(stdout);
+    for (int i = 0; i < 3; i++)
+        mpz_clear(c[i]);
+}
+
+/* A forest from parent[] (edges reversed for an in-forest) with its generated 3-hitting family,
+ * or the given schedule, then shape_row. */
+static void shape_case(const char *what, uint32_t n, const uint32_t *parent, bool in_forest,
+                       const uint32_t *schedule)
+{
+    uint32_t *pairs = malloc(2 * (size_t)n * sizeof *pairs);
+    size_t e = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (parent[i] != HF_NO_EVENT) {
+            pairs[2 * e] = in_forest ? i : parent[i];
+            pairs[2 * e++ + 1] = in_forest ? parent[i] : i;
+        }
+    hf_poset *p = build(n, pairs, e);
+    free(pairs);
+    hf_family *f = new_family(n);
+    if (schedule) {
+        append(f, schedule);
+    } else {
+        hf_gen_options g;
+        hf_gen_options_init(&g);
+        g.d = 3;
+        hf_error err;
+        hf_status st = hf_generate(p, &g, hf_family_sink(f), NULL, &err);
+        if (st)
+            die("hf_generate", st, &err);
+    }
+    shape_row(what, p, f);
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
+/* d = 3 on forests of several shapes (issue 16): deep ones, where the quick test settles
+ * nearly every prefix, bushy ones, where the pair matrices do, and an in-forest. Processor
+ * seconds of verify (witness) and count, the reference order against hf_verify on 1 and 2
+ * threads, in one run. */
+static void shapes(uint64_t *rng)
+{
+    const uint32_t n = 20000;
+    uint32_t *parent = malloc((size_t)n * sizeof *parent), *s = malloc((size_t)n * sizeof *s);
+    printf("# d=3 on forests, processor seconds (fastest of 2); ref = the reference order\n");
+    printf("%-30s %6s %4s %4s %9s %8s %8s %8s %6s %8s %8s %8s\n", "case", "n", "m", "hit",
+           "uncovered", "ref v", "1 thr v", "2 thr v", "ratio", "ref c", "1 thr c", "2 thr c");
+    for (uint32_t i = 0; i < n; i++) {
+        parent[i] = i ? i - 1 : HF_NO_EVENT;
+        s[i] = i;
+    }
+    shape_case("chain, its schedule", n, parent, false, s);
+    /* a spine at even ids, a leaf below each spine node at odd ones, with its generated family
+     * (about 1.5 schedules per event) */
+    for (uint32_t i = 0; i < n; i++)
+        parent[i] = i == 0 ? HF_NO_EVENT : i % 2 ? i - 1 : i - 2;
+    shape_case("spine with side leaves", 500, parent, false, NULL);
+    const uint32_t nr = 2000;
+    for (uint32_t i = 0; i < nr; i++)
+        parent[i] = i ? below(rng, i) : HF_NO_EVENT;
+    shape_case("random recursive tree", nr, parent, false, NULL);
+    shape_case("random recursive in-tree", nr, parent, true, NULL);
+    free(parent);
+    free(s);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t rng = 20240601;
     if (argc > 1 && strcmp(argv[1], "tree") == 0) {
         /* the issue's d = 3 tree case alone */
         tree_speedup(&rng);
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "shapes") == 0) {
+        shapes(&rng);
         return 0;
     }
     header();
