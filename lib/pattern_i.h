@@ -7,6 +7,11 @@
 #include "gen_pattern.h"
 #include "keyset.h"
 
+/* hf_i_pattern_run flag beside those of gen_pattern.h, for the method's generate(): the guard's
+ * walks already ran (lib/gen.c predicts before it asks for a slice), so a slice (opt->row_first)
+ * skips them and walks once, up to its last row. Ignored without a slice. */
+#define HF_I_PATTERN_PREDICTED 4u
+
 /* Pattern nodes: at most d - 1 non-leaf nodes, so at most 2d - 1 nodes. */
 #define MAXM (2 * HF_MAX_D - 1)
 

@@ -596,6 +596,29 @@ Test(gen_pattern, work_guard_refuses_before_emitting)
     hf_poset_free(p);
 }
 
+/* A slice skips the guard's walks in the method's generate (lib/gen.c predicts first): through
+ * hf_generate, a slice of an order past the limits is still refused before its first row, by
+ * the prediction, first rows and last rows alike. */
+Test(gen_pattern, slice_past_the_limit_refused_before_emitting)
+{
+    hf_poset *p = tu_complete_binary(9);
+    const uint64_t slices[][2] = {{1, 1}, {1, 0}, {1000, 1000}};
+    for (size_t i = 0; i < sizeof slices / sizeof *slices; i++) {
+        hf_gen_options opt;
+        options(&opt, 8, NULL, 0, HF_PATTERN_CANONICAL);
+        opt.max_names = 0;
+        opt.row_first = slices[i][0];
+        opt.row_last = slices[i][1];
+        hf_error err;
+        size_t emitted = 0;
+        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &emitted}, NULL, &err), HF_ETOOLARGE,
+                     "rows %zu", i);
+        cr_assert_eq(emitted, 0);
+        cr_assert(strstr(err.text, "method pattern: more than") != NULL, "%s", err.text);
+    }
+    hf_poset_free(p);
+}
+
 /* Orders far past the limits (the examples of the work guard's issue: T_6 with d = 6 and all
  * patterns, T_12 with d = 5 and realised patterns) are refused by the first, counting walk: no
  * schedule hashed, the count over the limit by at most one group of sigmas, the work within
