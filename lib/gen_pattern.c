@@ -249,6 +249,7 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
     r.row_first = opt->row_first;
     r.row_last = opt->row_last;
     r.guard = !(flags & HF_I_PATTERN_NO_GUARD);
+    r.plain_tests = flags & HF_I_PATTERN_PLAIN_TESTS;
     hf_status st = run_init(&r, p, opt, err);
     if (!st) {
         if (flags & HF_I_PATTERN_UNREDUCED) {

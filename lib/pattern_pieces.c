@@ -194,16 +194,31 @@ span hf_i_pattern_piece(const run *r, uint32_t T, uint32_t s, uint32_t e)
  * of its free nodes. best[x][u] is the most two-child nodes of the sub-pattern at x that an
  * embedding inside sub(u) maps to real events (-1: none). A non-free non-leaf x sits on
  * layer(x); a free x on any real node strictly above its child's image; a leaf on any real
- * node. Pattern nodes children first, tree nodes deepest first; row x is filled only down to
- * the depths its parent reads, and only at the representatives of the subtree classes (two
- * nodes of one depth with isomorphic subtrees, real events included, get the same values),
- * which the rows read through crep. O(m n), O(m h) on complete binary trees. */
+ * node. Pattern nodes children first, tree nodes deepest first, and only at the representatives
+ * of the subtree classes (two nodes of one depth with isomorphic subtrees, real events
+ * included, get the same values), which the rows read through crep.
+ *
+ * Row x is filled only at the depths its parent reads, from top(x) (one below the parent's
+ * layer; one below the parent's top when the parent is free, whose row reaches up to its own
+ * top) down to x's layer (to its child's image for a free x). And a row is kept from the last
+ * test when what it read is unchanged: the layers and free bits of x's subtree (a preorder
+ * interval) and top(x). The layerings of one shape come in preorder with the last nodes
+ * changing fastest, so the rows of finished subtrees are mostly reused. O(m n) at worst,
+ * O(m h) on complete binary trees. */
 bool hf_i_pattern_realised(run *r, const pat *P)
 {
     const hf_i_tree *t = r->t;
-    uint32_t n = r->n, lim[MAXM];
+    uint32_t n = r->n, lim[MAXM], top[MAXM], end[MAXM];
     const int8_t *rows[MAXM]; /* x's row: a leaf's is hasreal itself */
+    top[0] = 0;
+    for (uint32_t x = 1; x < P->m; x++) {
+        uint32_t q = P->parent[x];
+        top[x] = r->plain_tests ? 0 : (P->free >> q & 1) ? top[q] + 1 : P->layer[q] + 1;
+    }
+    if (r->plain_tests)
+        r->best_ok = 0;
     for (uint32_t x = P->m; x-- > 0;) {
+        end[x] = P->arity[x] ? end[P->child[x][P->arity[x] - 1]] : x + 1;
         int8_t *bx = r->best + (size_t)x * n;
         if (P->arity[x] == 0) {
             rows[x] = r->hasreal;
@@ -211,11 +226,26 @@ bool hf_i_pattern_realised(run *r, const pat *P)
         }
         rows[x] = bx;
         uint32_t y = P->child[x][0];
+        if (P->free >> x & 1) /* images strictly above the child's: depths < lim */
+            lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
+        /* the row of the last test, if it read the same */
+        uint32_t sub = ((UINT32_C(1) << end[x]) - 1) & ~((UINT32_C(1) << x) - 1);
+        bool same =
+            (r->best_ok >> x & 1) && r->best_free[x] == (P->free & sub) && r->best_top[x] == top[x];
+        for (uint32_t j = x; same && j < end[x]; j++)
+            same = r->best_layer[x][j] == P->layer[j];
+        if (same)
+            continue;
+        r->best_ok |= UINT32_C(1) << x;
+        r->best_free[x] = P->free & sub;
+        r->best_top[x] = top[x];
+        for (uint32_t j = x; j < end[x]; j++)
+            r->best_layer[x][j] = P->layer[j];
+        /* representatives rep[lo_i .. ) have depth >= top(x) */
+        uint32_t lo_i = top[x] ? r->rep_end[top[x] - 1 < r->h ? top[x] - 1 : r->h] : 0;
         const int8_t *b0 = rows[y];
         if (P->free >> x & 1) {
-            /* images strictly above the child's: depths < lim */
-            lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
-            for (uint32_t i = lim[x] ? r->rep_end[lim[x] - 1] : 0; i-- > 0;) {
+            for (uint32_t i = lim[x] ? r->rep_end[lim[x] - 1] : 0; i-- > lo_i;) {
                 uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
                 int v = -1;
                 bool deeper = r->depth[u] + 1 < lim[x];
@@ -232,7 +262,7 @@ bool hf_i_pattern_realised(run *r, const pat *P)
         }
         uint32_t L = P->layer[x];
         const int8_t *b1 = P->arity[x] == 2 ? rows[P->child[x][1]] : NULL;
-        for (uint32_t i = r->rep_end[L]; i-- > 0;) {
+        for (uint32_t i = r->rep_end[L]; i-- > lo_i;) {
             uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
             const uint32_t *c = r->crep + lo;
             int v = -1;
