@@ -125,7 +125,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     r->next_fork = hf_i_alloc_array(ctx, (size_t)r->h + 1, sizeof *r->next_fork);
     r->real = hf_i_malloc(ctx, n);
     r->hasreal = hf_i_malloc(ctx, n);
-    r->best = hf_i_alloc_array(ctx, (size_t)MAXM * n, 1);
+    r->best = hf_i_alloc_array(ctx, ((size_t)MAXM + 1) * n, 1);
     r->row = hf_i_alloc_array(ctx, n, sizeof *r->row);
     r->sbuf = hf_i_alloc_array(ctx, n, sizeof *r->sbuf);
     r->pc = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *r->pc);

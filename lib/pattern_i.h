@@ -72,14 +72,13 @@ typedef struct run {
     uint32_t *next_fork; /* h + 1: the least depth >= L with a two-child node (h if none) */
     uint8_t *real;
     int8_t *hasreal; /* 0 if the subtree holds a real node, else -1 */
-    int8_t *best;    /* MAXM rows of n: see realised() */
-    /* what row x of best was computed for (realised() keeps the rows whose inputs did not
-     * change): bit x of best_ok, and the free bits, layers and top depth it read; best_ok is
-     * cleared for every new shape */
+    int8_t *best;    /* MAXM rows of n and a spare one: see realised() */
+    /* what row x of best was last computed from (realised() recomputes a row only when
+     * these or the values it reads from its children changed): bit x of best_ok, its free bit,
+     * its top depth and its last depth; best_ok is cleared for every new shape */
     uint32_t best_ok;
     bool plain_tests; /* HF_I_PATTERN_PLAIN_TESTS */
-    uint32_t best_free[MAXM], best_top[MAXM];
-    uint32_t best_layer[MAXM][MAXM];
+    uint32_t best_free[MAXM], best_top[MAXM], best_hi[MAXM];
     uint32_t *rep;     /* one node per class of isomorphic subtrees at one depth, by position */
     uint32_t *rep_end; /* h + 1: representatives of depth <= L */
     uint32_t *crep;    /* per child slot of the tree: its class's representative */
