@@ -125,7 +125,7 @@ static hf_status run_init(run *r, const hf_poset *p, const hf_gen_options *opt, 
     r->next_fork = hf_i_alloc_array(ctx, (size_t)r->h + 1, sizeof *r->next_fork);
     r->real = hf_i_malloc(ctx, n);
     r->hasreal = hf_i_malloc(ctx, n);
-    r->best = hf_i_alloc_array(ctx, (size_t)MAXM * n, 1);
+    r->best = hf_i_alloc_array(ctx, ((size_t)MAXM + 1) * n, 1);
     r->row = hf_i_alloc_array(ctx, n, sizeof *r->row);
     r->sbuf = hf_i_alloc_array(ctx, n, sizeof *r->sbuf);
     r->pc = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *r->pc);
@@ -249,10 +249,22 @@ hf_status hf_i_pattern_run(const hf_poset *p, const hf_gen_options *opt, unsigne
     r.row_first = opt->row_first;
     r.row_last = opt->row_last;
     r.guard = !(flags & HF_I_PATTERN_NO_GUARD);
+    r.plain_tests = flags & HF_I_PATTERN_PLAIN_TESTS;
     hf_status st = run_init(&r, p, opt, err);
     if (!st) {
         if (flags & HF_I_PATTERN_UNREDUCED) {
             st = one_pass(&r, PASS_UNREDUCED);
+        } else if (sink && r.row_first && (flags & HF_I_PATTERN_PREDICTED)) {
+            /* A slice after the prediction: that walk ran the guard's walks on the same
+             * options, so one walk is left, which tests, hashes and builds as it goes and
+             * stops after the slice's last row (the rows up to it are all hashed: at least
+             * that many keys). */
+            r.guard = false;
+            st = keys_reserve(&r, r.row_last + r.row_last / 2);
+            if (!st)
+                st = one_pass(&r, PASS_EMIT);
+            if (st == HF_EABORTED && r.rows_done)
+                st = HF_OK;
         } else {
             /* With the guard, cheap walks first, each charging part of the full walk's work
              * and refusing when that part passes a limit: the bound (the sigmas, the tests'
@@ -334,10 +346,13 @@ static hf_status pattern_predict(const hf_poset *p, const hf_gen_options *opt, m
     return HF_OK;
 }
 
+/* A slice reaches the method from lib/gen.c only, which predicts the size first (it needs it for
+ * the header and to refuse rows beyond the family): that prediction ran the guard on the same
+ * options, so the slice is generated in one walk that stops after its last row. */
 static hf_status pattern_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                                   hf_error *err)
 {
-    return hf_i_pattern_run(p, opt, 0, &sink, NULL, err);
+    return hf_i_pattern_run(p, opt, HF_I_PATTERN_PREDICTED, &sink, NULL, err);
 }
 
 /* For d = 3 doubletree was smaller than pattern on every tree measured

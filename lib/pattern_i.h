@@ -7,6 +7,15 @@
 #include "gen_pattern.h"
 #include "keyset.h"
 
+/* hf_i_pattern_run flag beside those of gen_pattern.h, for the method's generate(): the guard's
+ * walks already ran (lib/gen.c predicts before it asks for a slice), so a slice (opt->row_first)
+ * skips them and walks once, up to its last row. Ignored without a slice. */
+#define HF_I_PATTERN_PREDICTED 4u
+/* hf_i_pattern_run flag for the tests: every realisability test computes its rows afresh over
+ * all depths (no row kept from the last test, no row cut at its top), the reference that the
+ * kept and cut rows are compared with. */
+#define HF_I_PATTERN_PLAIN_TESTS 8u
+
 /* Pattern nodes: at most d - 1 non-leaf nodes, so at most 2d - 1 nodes. */
 #define MAXM (2 * HF_MAX_D - 1)
 
@@ -62,8 +71,14 @@ typedef struct run {
     uint32_t *layer_end; /* h + 1: positions past the nodes of depth <= L */
     uint32_t *next_fork; /* h + 1: the least depth >= L with a two-child node (h if none) */
     uint8_t *real;
-    int8_t *hasreal;   /* 0 if the subtree holds a real node, else -1 */
-    int8_t *best;      /* MAXM rows of n: see realised() */
+    int8_t *hasreal; /* 0 if the subtree holds a real node, else -1 */
+    int8_t *best;    /* MAXM rows of n and a spare one: see realised() */
+    /* what row x of best was last computed from (realised() recomputes a row only when
+     * these or the values it reads from its children changed): bit x of best_ok, its free bit,
+     * its top depth and its last depth; best_ok is cleared for every new shape */
+    uint32_t best_ok;
+    bool plain_tests; /* HF_I_PATTERN_PLAIN_TESTS */
+    uint32_t best_free[MAXM], best_top[MAXM], best_hi[MAXM];
     uint32_t *rep;     /* one node per class of isomorphic subtrees at one depth, by position */
     uint32_t *rep_end; /* h + 1: representatives of depth <= L */
     uint32_t *crep;    /* per child slot of the tree: its class's representative */

@@ -194,15 +194,30 @@ span hf_i_pattern_piece(const run *r, uint32_t T, uint32_t s, uint32_t e)
  * of its free nodes. best[x][u] is the most two-child nodes of the sub-pattern at x that an
  * embedding inside sub(u) maps to real events (-1: none). A non-free non-leaf x sits on
  * layer(x); a free x on any real node strictly above its child's image; a leaf on any real
- * node. Pattern nodes children first, tree nodes deepest first; row x is filled only down to
- * the depths its parent reads, and only at the representatives of the subtree classes (two
- * nodes of one depth with isomorphic subtrees, real events included, get the same values),
- * which the rows read through crep. O(m n), O(m h) on complete binary trees. */
+ * node. Pattern nodes children first, tree nodes deepest first, and only at the representatives
+ * of the subtree classes (two nodes of one depth with isomorphic subtrees, real events
+ * included, get the same values), which the rows read through crep.
+ *
+ * Row x is filled only at the depths its parent reads: from top(x) (one below the parent's
+ * layer; one below the parent's top when the parent is free, whose row reaches up to its own
+ * top) down to x's layer (to its child's image for a free x). A non-free parent reads x's row
+ * at top(x) only, a free one at every depth of it. And the row of the last test is kept when x
+ * reads the same as then: its free bit, top and last depth, and no child whose values at the
+ * depths x reads changed. The layerings of one shape come in preorder with the last nodes
+ * changing fastest, and a deep node's values at its top often stay when its layer moves, so
+ * most tests recompute a few rows only. O(m n) at worst, O(m h) on complete binary trees. */
 bool hf_i_pattern_realised(run *r, const pat *P)
 {
     const hf_i_tree *t = r->t;
-    uint32_t n = r->n, lim[MAXM];
+    uint32_t n = r->n, lim[MAXM], top[MAXM], changed = 0;
     const int8_t *rows[MAXM]; /* x's row: a leaf's is hasreal itself */
+    if (r->plain_tests)
+        r->best_ok = 0;
+    top[0] = 0;
+    for (uint32_t x = 1; x < P->m; x++) {
+        uint32_t q = P->parent[x];
+        top[x] = r->plain_tests ? 0 : (P->free >> q & 1) ? top[q] + 1 : P->layer[q] + 1;
+    }
     for (uint32_t x = P->m; x-- > 0;) {
         int8_t *bx = r->best + (size_t)x * n;
         if (P->arity[x] == 0) {
@@ -210,15 +225,40 @@ bool hf_i_pattern_realised(run *r, const pat *P)
             continue;
         }
         rows[x] = bx;
-        uint32_t y = P->child[x][0];
-        const int8_t *b0 = rows[y];
-        if (P->free >> x & 1) {
-            /* images strictly above the child's: depths < lim */
+        uint32_t y = P->child[x][0], fx = P->free >> x & 1, hi;
+        if (fx) /* images strictly above the child's: depths < lim */
             lim[x] = P->arity[y] == 0 ? r->h + 1 : (P->free >> y & 1) ? lim[y] - 1 : P->layer[y];
-            for (uint32_t i = lim[x] ? r->rep_end[lim[x] - 1] : 0; i-- > 0;) {
+        hi = fx ? lim[x] : P->layer[x] + 1; /* the depths top(x) .. hi - 1 */
+        bool kept = (r->best_ok >> x & 1) && r->best_free[x] == fx && r->best_top[x] == top[x] &&
+                    r->best_hi[x] == hi;
+        bool pfree = x > 0 && (P->free >> P->parent[x] & 1);
+        if (kept && !(changed >> P->child[x][0] & 1) &&
+            !(P->arity[x] == 2 && (changed >> P->child[x][1] & 1)))
+            continue;
+        /* What the parent reads changes unless the new values equal the last ones there. A
+         * free parent reads every depth of the row (taken as changed); a non-free one reads
+         * depth top(x) only, which the last row must have held: kept aside to compare. */
+        bool cmp = !pfree && (r->best_ok >> x & 1) && r->best_top[x] == top[x] &&
+                   r->best_hi[x] > top[x] && hi > top[x];
+        r->best_ok |= UINT32_C(1) << x;
+        r->best_free[x] = fx;
+        r->best_top[x] = top[x];
+        r->best_hi[x] = hi;
+        /* representatives rep[lo_i .. hi_i) have depths top(x) .. hi - 1, rep[lo_i .. top_i)
+         * depth top(x) */
+        uint32_t lo_i = top[x] ? r->rep_end[top[x] - 1 < r->h ? top[x] - 1 : r->h] : 0;
+        uint32_t hi_i = hi ? r->rep_end[hi - 1 < r->h ? hi - 1 : r->h] : 0;
+        uint32_t top_i = top[x] <= r->h ? r->rep_end[top[x]] : lo_i;
+        int8_t *old = r->best + (size_t)MAXM * n;
+        if (cmp)
+            for (uint32_t i = lo_i; i < top_i; i++)
+                old[i - lo_i] = bx[r->rep[i]];
+        const int8_t *b0 = rows[y];
+        if (fx) {
+            for (uint32_t i = hi_i; i-- > lo_i;) {
                 uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
                 int v = -1;
-                bool deeper = r->depth[u] + 1 < lim[x];
+                bool deeper = r->depth[u] + 1 < hi;
                 for (uint32_t j = 0; j < cnt; j++) {
                     uint32_t c = r->crep[lo + j];
                     if (deeper && bx[c] > v)
@@ -228,26 +268,31 @@ bool hf_i_pattern_realised(run *r, const pat *P)
                 }
                 bx[u] = (int8_t)v;
             }
-            continue;
-        }
-        uint32_t L = P->layer[x];
-        const int8_t *b1 = P->arity[x] == 2 ? rows[P->child[x][1]] : NULL;
-        for (uint32_t i = r->rep_end[L]; i-- > 0;) {
-            uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-            const uint32_t *c = r->crep + lo;
-            int v = -1;
-            if (r->depth[u] < L) {
-                for (uint32_t j = 0; j < cnt; j++)
-                    v = bx[c[j]] > v ? bx[c[j]] : v;
-            } else if (P->arity[x] == 2) {
-                if (cnt == 2 && b0[c[0]] >= 0 && b1[c[1]] >= 0)
-                    v = r->real[u] + b0[c[0]] + b1[c[1]];
-            } else if (r->real[u]) {
-                for (uint32_t j = 0; j < cnt; j++)
-                    v = b0[c[j]] > v ? b0[c[j]] : v;
+        } else {
+            uint32_t L = P->layer[x];
+            const int8_t *b1 = P->arity[x] == 2 ? rows[P->child[x][1]] : NULL;
+            for (uint32_t i = hi_i; i-- > lo_i;) {
+                uint32_t u = r->rep[i], lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+                const uint32_t *c = r->crep + lo;
+                int v = -1;
+                if (r->depth[u] < L) {
+                    for (uint32_t j = 0; j < cnt; j++)
+                        v = bx[c[j]] > v ? bx[c[j]] : v;
+                } else if (P->arity[x] == 2) {
+                    if (cnt == 2 && b0[c[0]] >= 0 && b1[c[1]] >= 0)
+                        v = r->real[u] + b0[c[0]] + b1[c[1]];
+                } else if (r->real[u]) {
+                    for (uint32_t j = 0; j < cnt; j++)
+                        v = b0[c[j]] > v ? b0[c[j]] : v;
+                }
+                bx[u] = (int8_t)v;
             }
-            bx[u] = (int8_t)v;
         }
+        bool diff = !cmp;
+        for (uint32_t i = lo_i; i < top_i && !diff; i++)
+            diff = old[i - lo_i] != bx[r->rep[i]];
+        if (diff)
+            changed |= UINT32_C(1) << x;
     }
     int need = (int)r->dd - (int)P->leaves_unary;
     return rows[0][t->root] >= need;

@@ -383,6 +383,7 @@ static hf_status finish_shape(run *r, pat *P)
         }
     }
     P->linext = le[0];
+    r->best_ok = 0; /* the realisability rows were another shape's */
     return each_mask(r, P);
 }
 

@@ -9,6 +9,7 @@
 #include "gen_pattern.h"
 #include "hitfam/count.h"
 #include "oracle.h"
+#include "pattern_i.h"
 #include "util.h"
 
 TU_SUITE(gen_pattern);
@@ -389,6 +390,73 @@ Test(gen_pattern, all_every_small_tree_and_forest)
     }
 }
 
+/* The realisability test keeps rows from one test to the next and cuts each row at the depth
+ * its parent reads: the same answers as computing every row afresh over every depth
+ * (HF_I_PATTERN_PLAIN_TESTS), so the same patterns, walk and rows, in the three modes and the
+ * unreduced count. */
+static void same_as_plain_tests(const hf_poset *p, unsigned d, hf_pattern_mode mode)
+{
+    hf_gen_options opt;
+    options(&opt, d, NULL, 0, mode);
+    hf_i_pattern_stats s[2], u[2];
+    tu_collect c[2];
+    for (int k = 0; k < 2; k++) {
+        unsigned flags = HF_I_PATTERN_NO_GUARD | (k ? HF_I_PATTERN_PLAIN_TESTS : 0u);
+        c[k] = (tu_collect){hf_poset_size(p), 0, 0, NULL};
+        hf_sink sink = tu_collect_sink(&c[k]);
+        cr_assert_eq(hf_i_pattern_run(p, &opt, flags, &sink, &s[k], NULL), HF_OK);
+        cr_assert_eq(hf_i_pattern_run(p, &opt, flags | HF_I_PATTERN_UNREDUCED, NULL, &u[k], NULL),
+                     HF_OK);
+    }
+    cr_assert_eq(s[0].layered_shapes, s[1].layered_shapes, "d=%u mode %d", d, mode);
+    cr_assert_eq(s[0].patterns, s[1].patterns);
+    cr_assert_eq(s[0].distinct, s[1].distinct);
+    cr_assert_eq(u[0].layered_shapes, u[1].layered_shapes);
+    cr_assert_eq(u[0].patterns, u[1].patterns);
+    cr_assert_eq(c[0].m, c[1].m);
+    cr_assert_eq(c[0].m, s[0].distinct);
+    cr_assert(memcmp(c[0].rows, c[1].rows, c[0].m * c[0].n * sizeof *c[0].rows) == 0,
+              "d=%u mode %d: other rows", d, mode);
+    free(c[0].rows);
+    free(c[1].rows);
+}
+
+static void plain_levels(const uint32_t *lev, uint32_t n, void *user)
+{
+    (void)user;
+    uint32_t perm[16];
+    for (uint32_t k = 0; k < n; k++)
+        perm[k] = k;
+    hf_poset *p = from_levels(lev, n, perm, 0);
+    for (unsigned d = 3; d <= (n < 8 ? 5u : 4u); d++)
+        same_as_plain_tests(p, d, d == 4 ? HF_PATTERN_REALISED : HF_PATTERN_CANONICAL);
+    hf_poset_free(p);
+}
+
+Test(gen_pattern, kept_and_cut_test_rows_match_plain_tests)
+{
+    for (uint32_t n = 1; n <= 8; n++)
+        tu_each_level_sequence(n, false, plain_levels, NULL);
+    uint64_t rng = 91;
+    for (int it = 0; it < 16; it++) {
+        uint32_t n = 10 + tu_below(&rng, it < 12 ? 40 : 120), roots = 1 + tu_below(&rng, 3);
+        hf_poset *p =
+            it % 2 ? tu_random_inforest(n, roots, &rng) : tu_random_forest(n, roots, &rng);
+        same_as_plain_tests(p, 3, HF_PATTERN_CANONICAL);
+        same_as_plain_tests(p, 4, it % 3 ? HF_PATTERN_CANONICAL : HF_PATTERN_REALISED);
+        if (n <= 20)
+            same_as_plain_tests(p, 5, HF_PATTERN_CANONICAL);
+        hf_poset_free(p);
+    }
+    for (uint32_t h = 2; h <= 5; h++) {
+        hf_poset *p = tu_complete_binary(h);
+        same_as_plain_tests(p, 4, HF_PATTERN_CANONICAL);
+        if (h <= 4)
+            same_as_plain_tests(p, 5, HF_PATTERN_ALL);
+        hf_poset_free(p);
+    }
+}
+
 /* With n < d the family must hit every n-tuple (d' = min(d, n)). */
 Test(gen_pattern, d6_to_8_small_trees)
 {
@@ -593,6 +661,29 @@ Test(gen_pattern, work_guard_refuses_before_emitting)
     mpz_init(s);
     cr_assert_eq(PAT.predict(p, &opt, s, &err), HF_ETOOLARGE);
     mpz_clear(s);
+    hf_poset_free(p);
+}
+
+/* A slice skips the guard's walks in the method's generate (lib/gen.c predicts first): through
+ * hf_generate, a slice of an order past the limits is still refused before its first row, by
+ * the prediction, first rows and last rows alike. */
+Test(gen_pattern, slice_past_the_limit_refused_before_emitting)
+{
+    hf_poset *p = tu_complete_binary(9);
+    const uint64_t slices[][2] = {{1, 1}, {1, 0}, {1000, 1000}};
+    for (size_t i = 0; i < sizeof slices / sizeof *slices; i++) {
+        hf_gen_options opt;
+        options(&opt, 8, NULL, 0, HF_PATTERN_CANONICAL);
+        opt.max_names = 0;
+        opt.row_first = slices[i][0];
+        opt.row_last = slices[i][1];
+        hf_error err;
+        size_t emitted = 0;
+        cr_assert_eq(hf_generate(p, &opt, (hf_sink){count_put, &emitted}, NULL, &err), HF_ETOOLARGE,
+                     "rows %zu", i);
+        cr_assert_eq(emitted, 0);
+        cr_assert(strstr(err.text, "method pattern: more than") != NULL, "%s", err.text);
+    }
     hf_poset_free(p);
 }
 
