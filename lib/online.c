@@ -1,6 +1,10 @@
 /* Online scheduling sessions (include/hitfam/online.h): runs, posting with the union forest of
  * the runs, and the choice of the next event (strategies dfs and doubletree here, learn in
  * lib/online_learn.c; docs/online.md states and proves their bounds). */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE (option huge_pages) */
+#include <sys/mman.h>
+#endif
 #include <string.h>
 
 #include "online_i.h"
@@ -18,6 +22,38 @@
 #endif
 
 /* ---- session ---- */
+
+/* Ask the system to back the 2 MiB pages that lie wholly inside @p bytes from @p p by huge pages
+ * (the memory comes from the context's allocator, so the range is trimmed to whole huge pages;
+ * an error, say on memory that is no anonymous mapping, only means the advice does not apply). */
+static void advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
+
+hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
+{
+    if (need <= *cap)
+        return HF_OK;
+    hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
+    if (!st && s->huge) {
+        void *p;
+        memcpy(&p, slot, sizeof p);
+        advise_huge(p, *cap * item_size);
+    }
+    return st;
+}
+
+static hf_status reserve_event_slow(hf_online *s, uint32_t k);
 
 hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out, hf_error *err)
 {
@@ -47,6 +83,10 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     if (!hf_method_name(o->learn_method))
         return hf_i_fail(err, HF_EINVAL, 0, 0, "unknown method %d for strategy learn",
                          (int)o->learn_method);
+    if (o->size_hint > HF_MAX_EVENTS)
+        return hf_i_fail(err, HF_EINVAL, 0, 0,
+                         "size hint %" PRIu32 " is beyond the %u events a run may have",
+                         o->size_hint, HF_MAX_EVENTS);
     hf_online *s = hf_i_calloc(ctx, 1, sizeof *s);
     if (!s)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
@@ -66,6 +106,17 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     }
     s->run_off_cap = 8;
     s->run_off[0] = 0;
+    s->huge = o->huge_pages;
+    /* the hint: room for a run of that many events, the schedules of two runs (a later run
+     * then writes its schedule where run 1 left room instead of a copy), and a union forest of
+     * that many nodes */
+    if (o->size_hint > 0 && (reserve_event_slow(s, o->size_hint) ||
+                             ONLINE_GROW(s, s->sched, &s->sched_cap, 2 * (size_t)o->size_hint) ||
+                             ONLINE_GROW(s, s->nodes, &s->nodes_cap, o->size_hint))) {
+        hf_online_free(s);
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    }
+    s->ev_lim = 0;
     *out = s;
     return HF_OK;
 }
@@ -240,9 +291,8 @@ uint32_t hf_online_pending(const hf_online *s) { return s && s->open ? s->pendin
 static hf_status reserve_event_slow(hf_online *s, uint32_t k)
 {
     size_t need = (size_t)s->n_ev + k, pend = (size_t)s->pending + k;
-    hf_ctx *ctx = s->ctx;
-    if (HF_I_GROW(ctx, s->ev, &s->ev_cap, need) ||
-        HF_I_GROW(ctx, s->sched, &s->sched_cap, s->sched_len + need))
+    if (ONLINE_GROW(s, s->ev, &s->ev_cap, need) ||
+        ONLINE_GROW(s, s->sched, &s->sched_cap, s->sched_len + need))
         return HF_ENOMEM;
     size_t lim = s->ev_cap < s->sched_cap - s->sched_len ? s->ev_cap : s->sched_cap - s->sched_len;
     /* the scheduling structures hold pending events only: every stack range, double-tree item
@@ -253,27 +303,27 @@ static hf_status reserve_event_slow(hf_online *s, uint32_t k)
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
-            if (HF_I_GROW(ctx, s->useful, &s->useful_cap, 2 * need + 2))
+            if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * need + 2))
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
         if ((s->useful_cap - 2) / 2 < lim)
             lim = (s->useful_cap - 2) / 2;
-        if (HF_I_GROW(ctx, s->items, &s->items_cap, pend + 2) ||
-            HF_I_GROW(ctx, s->deferred, &s->deferred_cap, pend + 2))
+        if (ONLINE_GROW(s, s->items, &s->items_cap, pend + 2) ||
+            ONLINE_GROW(s, s->deferred, &s->deferred_cap, pend + 2))
             return HF_ENOMEM;
         room = (s->items_cap < s->deferred_cap ? s->items_cap : s->deferred_cap) - 2;
         break;
     default: /* dfs, and learn (its runs without a plan are depth first) */
         if (s->strategy == HF_ONLINE_LEARN) {
-            if (HF_I_GROW(ctx, s->heap, &s->heap_cap, pend) ||
-                HF_I_GROW(ctx, s->keys, &s->keys_cap, need))
+            if (ONLINE_GROW(s, s->heap, &s->heap_cap, pend) ||
+                ONLINE_GROW(s, s->keys, &s->keys_cap, need))
                 return HF_ENOMEM;
             room = s->heap_cap;
             if (s->keys_cap < lim)
                 lim = s->keys_cap;
         }
-        if (HF_I_GROW(ctx, s->stack, &s->stack_cap, 2 * pend + 2))
+        if (ONLINE_GROW(s, s->stack, &s->stack_cap, 2 * pend + 2))
             return HF_ENOMEM;
         if ((s->stack_cap - 2) / 2 < room)
             room = (s->stack_cap - 2) / 2;
