@@ -974,10 +974,12 @@ static inline bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const 
     return true;
 }
 
-/* The usual case on its own: a running event whose children match their union node's block, in a
- * depth-first or double-tree run with room for them. */
-hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, const uint64_t *users,
-                         uint32_t *event, uint64_t *user, hf_error *err)
+/* hf_online_step when the depth-first case below does not apply: a running event whose children
+ * match their union node's block, in a double-tree run with room for them, here; the rest in
+ * step_slow. */
+static NOINLINE hf_status step_general(hf_online *s, uint32_t n, const char *const *labels,
+                                       const uint64_t *users, uint32_t *event, uint64_t *user,
+                                       hf_error *err)
 {
     /* a running event means an open run */
     if (!s || !event || s->running == NONE || s->learn_plan || n > s->ev_lim - s->n_ev ||
@@ -1014,6 +1016,100 @@ hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, co
     if (user)
         *user = e->user;
     return HF_OK;
+}
+
+/* The running event's next @p n children (n > 0) as match_children, for step_dfs: each with its
+ * user value, labelled or (@p labels NULL) not. */
+static INLINE bool step_match(hf_online *s, uint32_t n, const char *const *labels,
+                              const uint64_t *users)
+{
+    uint32_t first = s->cur.kids + s->cur.posted, nn = s->n_nodes;
+    if (s->cur.kids == NONE || first > nn || n > nn - first)
+        return false;
+    const unode *u = s->nodes + first;
+    revent *ev = s->ev + s->n_ev;
+    uint32_t pnode = s->cur.node;
+    if (!labels) {
+        for (uint32_t i = 0; i < n; i++) {
+            if (u[i].parent != pnode || u[i].label != NOLABEL)
+                return false;
+            ev[i] = (revent){users[i], first + i, u[i].kids};
+        }
+        return true;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lid = u[i].label;
+        const char *label = labels[i];
+        if (u[i].parent != pnode ||
+            (label ? lid >= NOLABEL || !str_eq(hf_i_strtab_str(&s->lab, lid), label)
+                   : lid != NOLABEL))
+            return false;
+        ev[i] = (revent){users[i], first + i, u[i].kids};
+    }
+    return true;
+}
+
+/* The usual step of a later depth-first run on its own: the running event's children (with
+ * their user values) are those of its union node's block at their ranks, there is room for them,
+ * and the next event is picked as dfs_pick does. It calls nothing, so it keeps to few registers;
+ * false (nothing changed) for every other case. */
+static INLINE bool step_dfs(hf_online *s, uint32_t n, const char *const *labels,
+                            const uint64_t *users, uint32_t *event, uint64_t *user)
+{
+    if (n > 0 && (!users || n > s->ev_lim - s->n_ev || n > s->room - s->pending ||
+                  !step_match(s, n, labels, users)))
+        return false;
+    uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n, v;
+    if (posted > 0) { /* the first child runs now, its siblings wait as one range */
+        uint32_t lo = hi - posted;
+        if (posted >= 2) {
+            s->branched = true;
+            s->stack[s->sp] = s->right ? lo : lo + 1;
+            s->stack[s->sp + 1] = s->right ? hi - 1 : hi;
+            s->sp += 2;
+        }
+        v = s->right ? hi - 1 : lo;
+    } else {
+        if (pending == 0) /* the run is over */
+            return false;
+        uint32_t *top = &s->stack[s->sp - 2];
+        v = s->right ? --top[1] : top[0]++;
+        if (top[0] == top[1])
+            s->sp -= 2;
+    }
+    const revent *e = &s->ev[v];
+    s->n_ev = hi;
+    s->running = v;
+    s->sched[s->sched_len + (hi - pending)] = e->node;
+    s->pending = pending - 1;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
+    return true;
+}
+
+/* hf_online_step in a depth-first run: step_dfs, else step_general. */
+static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char *const *labels,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    if (step_dfs(s, n, labels, users, event, user))
+        return HF_OK;
+    return step_general(s, n, labels, users, event, user, err);
+}
+
+/* Only a choice of the function that takes the step, so that a double-tree run's step does not
+ * pay for the depth-first one's registers. */
+hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, const uint64_t *users,
+                         uint32_t *event, uint64_t *user, hf_error *err)
+{
+    /* a running event means an open run; dfs_run excludes learn's plans */
+    if (s && event && s->dfs_run && s->running != NONE)
+        return step_depth_first(s, n, labels, users, event, user, err);
+    return step_general(s, n, labels, users, event, user, err);
 }
 
 hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *err)

@@ -1185,6 +1185,7 @@ static uint32_t lock_children(uint64_t seed, uint32_t node, unsigned run, uint32
  * bat's allocations fail at random: a refused call must change nothing (events, pending,
  * nodes) and is retried. */
 static size_t lock_failures; /* refused calls of check_lockstep's bat session */
+static bool lock_step_only;  /* bat plays every event with hf_online_step (way 0) */
 
 static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed,
                                 uint32_t max_events, tu_chaos *chaos, hf_ctx *ctx, uint32_t hint)
@@ -1247,7 +1248,7 @@ static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed
                 depth[e] = pd;
             }
             const char *const *lp = unlabelled && tu_below(&rng, 2) ? NULL : labs;
-            uint32_t way = (uint32_t)tu_below(&rng, 4),
+            uint32_t way = lock_step_only ? 0 : (uint32_t)tu_below(&rng, 4),
                      single = m ? (uint32_t)tu_below(&rng, m + 1) : 0;
             uint64_t ub = 0;
             if (way == 0) {
@@ -1409,6 +1410,38 @@ Test(online, children_posted_in_one_call_misuse_is_refused)
     cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
     free(lng);
     hf_online_free(s);
+}
+
+/* hf_online_step alone, event after event, takes its short paths (a later run whose events post
+ * the children of their union node's block, depth first) wherever they apply: the same events,
+ * user values, schedules and union forest as posting one child at a time, every strategy, on
+ * programs that stay the same and that change from run to run, also when allocations fail. */
+Test(online, step_alone_plays_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 2, 300}, {HF_ONLINE_DOUBLETREE, 3, 300},
+                 {HF_ONLINE_LEARN, 2, 20},       {HF_ONLINE_LEARN, 4, 6}};
+    lock_step_only = true;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 20); seed++)
+            check_lockstep(cases[c].st, cases[c].d, seed * 6007 + c, cases[c].max_events, NULL,
+                           NULL);
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    size_t failures = lock_failures;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        long live = chaos.live;
+        check_lockstep(seed % 2 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 2 ? 2 : 3,
+                       seed + 991, 200, &chaos, ctx);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, failures);
+    lock_step_only = false;
+    hf_ctx_free(ctx);
 }
 
 /* Options size_hint and huge_pages reserve and advise memory: the same events, schedules and
