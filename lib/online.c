@@ -711,16 +711,18 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
 /* Expand a node of the row (mode and depth given) whose children are lo..hi-1: push what the row
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
- * second halves follow in reverse). */
-static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
-                             uint8_t under)
+ * second halves follow in reverse), except the item that would go on top last: that one, which
+ * the row visits next, is stored in *top (true; false when no item goes on top), so that the
+ * caller may take it without a push and a pop. */
+static inline bool dt_expand_top(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth,
+                                 uint8_t mode, uint8_t under, item *top)
 {
     item b[2];
     int cnt = binary_children(lo, hi, depth, b);
     if (cnt >= 2)
         s->branched = true;
     if (cnt == 0)
-        return;
+        return false;
     /* the dedup rule's flags (docs/online.md): row (v, depth) is proper when this node has two
      * children (A, E) or one or two (B, C) and lies under a 0-child with a sibling (A, B) or a
      * 1-child (C, E) */
@@ -741,22 +743,28 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
         for (int i = 0; i < cnt; i++)
             b[i].mode = mode;
         /* the child visited first on top */
-        if (mode == MODE_L)
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
-        return;
+        if (mode == MODE_L) {
+            if (cnt == 2)
+                s->items[s->isp++] = b[1];
+            *top = b[0];
+        } else {
+            if (cnt == 2)
+                s->items[s->isp++] = b[0];
+            *top = b[cnt - 1];
+        }
+        return true;
     }
     if (depth < s->row_D) {
-        if (lower)
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        return;
+        if (lower) {
+            if (cnt == 2)
+                s->items[s->isp++] = b[0];
+            *top = b[cnt - 1];
+        } else {
+            if (cnt == 2)
+                s->items[s->isp++] = b[1];
+            *top = b[0];
+        }
+        return true;
     }
     /* a node of depth D: its other child waits for the second half */
     if (1 - first < cnt) {
@@ -765,8 +773,19 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
     }
     if (first < cnt) {
         b[first].mode = trav;
-        s->items[s->isp++] = b[first];
+        *top = b[first];
+        return true;
     }
+    return false;
+}
+
+/* dt_expand_top with every item pushed. */
+static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                             uint8_t under)
+{
+    item top;
+    if (dt_expand_top(s, lo, hi, depth, mode, under, &top))
+        s->items[s->isp++] = top;
 }
 
 /* The children of the running event (or the roots) are the events posted since the last next():
@@ -805,19 +824,22 @@ static inline void take_children(hf_online *s)
     s->cur.posted = 0;
 }
 
-/* The next event of the double-tree row (NONE if the stacks are empty, which cannot happen while
- * an event is pending). */
-static inline uint32_t dt_pop(hf_online *s)
+/* The next event of the double-tree row: from the item @p it when @p have (one dt_expand_top
+ * handed back), else from the top of the stacks (NONE if they are empty, which cannot happen
+ * while an event is pending). */
+static inline uint32_t dt_pop_from(hf_online *s, bool have, item it)
 {
     for (;;) {
-        if (s->isp == 0) {
-            if (s->ndef == 0)
+        if (!have) { /* the top of the stack, or else of the deferred items */
+            if (s->isp > 0)
+                it = s->items[--s->isp];
+            else if (s->ndef > 0)
+                it = s->deferred[--s->ndef];
+            else
                 return NONE;
-            s->items[s->isp++] = s->deferred[--s->ndef];
         }
-        item it = s->items[--s->isp];
         if (it.hi != NONE) {
-            dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
+            have = dt_expand_top(s, it.lo, it.hi, it.depth, it.mode, it.under, &it);
             continue;
         }
         s->cur.depth = it.depth;
@@ -827,6 +849,13 @@ static inline uint32_t dt_pop(hf_online *s)
             s->max_depth = it.depth;
         return it.lo;
     }
+}
+
+/* The next event of the double-tree row from the stacks alone. */
+static inline uint32_t dt_pop(hf_online *s)
+{
+    item none = {0, 0, 0, 0, 0};
+    return dt_pop_from(s, false, none);
 }
 
 /* Make @p v the running event. */
@@ -1049,6 +1078,23 @@ static INLINE bool step_match(hf_online *s, uint32_t n, const char *const *label
     return true;
 }
 
+/* The end of a step: @p hi events, @p pending of them pending; @p v runs now. */
+static INLINE void step_run(hf_online *s, uint32_t v, uint32_t hi, uint32_t pending,
+                            uint32_t *event, uint64_t *user)
+{
+    const revent *e = &s->ev[v];
+    s->n_ev = hi;
+    s->running = v;
+    s->sched[s->sched_len + (hi - pending)] = e->node;
+    s->pending = pending - 1;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
+}
+
 /* The usual step of a later depth-first run on its own: the running event's children (with
  * their user values) are those of its union node's block at their ranks, there is room for them,
  * and the next event is picked as dfs_pick does. It calls nothing, so it keeps to few registers;
@@ -1077,17 +1123,7 @@ static INLINE bool step_dfs(hf_online *s, uint32_t n, const char *const *labels,
         if (top[0] == top[1])
             s->sp -= 2;
     }
-    const revent *e = &s->ev[v];
-    s->n_ev = hi;
-    s->running = v;
-    s->sched[s->sched_len + (hi - pending)] = e->node;
-    s->pending = pending - 1;
-    s->cur.node = e->node;
-    s->cur.kids = e->kids;
-    s->cur.posted = 0;
-    *event = v;
-    if (user)
-        *user = e->user;
+    step_run(s, v, hi, pending, event, user);
     return true;
 }
 
@@ -1101,14 +1137,44 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
     return step_general(s, n, labels, users, event, user, err);
 }
 
-/* Only a choice of the function that takes the step, so that a double-tree run's step does not
- * pay for the depth-first one's registers. */
+/* hf_online_step in a double-tree run, the usual case as step_dfs (the children match their
+ * union node's block, with their user values, and there is room): the running event's children
+ * expanded and the item the row visits next taken at once, without a push and a pop (as
+ * take_children then dt_pop); every other case in step_general. */
+static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char *const *labels,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    if ((n > 0 && (!users || n > s->ev_lim - s->n_ev || n > s->room - s->pending ||
+                   !step_match(s, n, labels, users))) ||
+        s->pending + n == 0)
+        return step_general(s, n, labels, users, event, user, err);
+    uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
+    item it = {0, 0, 0, 0, 0};
+    bool have = false;
+    if (posted > 0) {
+        if (posted >= 2)
+            s->branched = true;
+        have = dt_expand_top(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under, &it);
+    }
+    uint32_t v = dt_pop_from(s, have, it);
+    if (v == NONE) /* cannot happen: every pending event is on a stack */
+        return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
+    step_run(s, v, hi, pending, event, user);
+    return HF_OK;
+}
+
+/* Only a choice of the function that takes the step, so that each keeps to its own registers. */
 hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels, const uint64_t *users,
                          uint32_t *event, uint64_t *user, hf_error *err)
 {
     /* a running event means an open run; dfs_run excludes learn's plans */
-    if (s && event && s->dfs_run && s->running != NONE)
-        return step_depth_first(s, n, labels, users, event, user, err);
+    if (s && event && s->running != NONE) {
+        if (s->dfs_run)
+            return step_depth_first(s, n, labels, users, event, user, err);
+        if (s->strategy == HF_ONLINE_DOUBLETREE)
+            return step_double_tree(s, n, labels, users, event, user, err);
+    }
     return step_general(s, n, labels, users, event, user, err);
 }
 
