@@ -928,9 +928,19 @@ static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
     if (!s || !event || !s->open || s->pending == 0 || s->learn_plan)
         return next_slow(s, event, err);
     uint32_t posted = s->cur.posted, v;
-    if (!s->dfs_run) { /* doubletree */
-        take_children(s);
-        if ((v = dt_pop(s)) == NONE)
+    if (!s->dfs_run) { /* doubletree: the item the row visits next taken without a push */
+        item it = {0, 0, 0, 0, 0};
+        bool have = false;
+        if (s->running != NONE && posted > 0) { /* take_children, that item apart */
+            if (posted >= 2)
+                s->branched = true;
+            have = dt_expand_top(s, s->n_ev - posted, s->n_ev, s->cur.depth, s->cur.mode,
+                                 s->cur.under, &it);
+            s->cur.posted = 0;
+        } else {
+            take_children(s);
+        }
+        if ((v = dt_pop_from(s, have, it)) == NONE)
             return next_slow(s, event, err);
     } else {
         v = dfs_pick(s, s->n_ev, posted);
