@@ -171,7 +171,15 @@ struct hf_online {
     uint32_t *mark; /* scratch, 2 (n_nodes + 1): positions of runs' nodes */
     size_t mark_cap;
     bool stale; /* u must be rebuilt before the next plan */
+    bool huge;  /* option huge_pages: advise the large arrays to use 2 MiB pages */
 };
+
+/* HF_I_GROW for the arrays that grow with the events (run records, schedule, union nodes,
+ * scheduling structures): with option huge_pages, an array that grew is advised to use huge
+ * pages (hf_i_online_grow in lib/online.c). */
+#define ONLINE_GROW(s, arr, cap, need)                                                             \
+    hf_i_online_grow((s), (void *)&(arr), (cap), (need), sizeof *(arr))
+hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size);
 
 /* lib/online.c: the rank of union node @p node among its siblings. O(1) in its parent's block,
  * O(log overflow children) outside it. */

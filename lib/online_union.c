@@ -135,7 +135,7 @@ hf_status hf_i_online_prepare_children(hf_online *s, uint32_t n, const char *con
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "more than %u events in the union forest",
                          HF_MAX_EVENTS);
     /* each new node is a block node or an overflow child: room for both */
-    if (make > 0 && (HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + make) ||
+    if (make > 0 && (ONLINE_GROW(s, s->nodes, &s->nodes_cap, (size_t)s->n_nodes + make) ||
                      over_reserve(s, make)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     return HF_OK;
@@ -156,8 +156,7 @@ hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, 
                      : rank > 0 && p->kids + rank == node &&
                            hf_i_online_block_child(s, pnode, p->kids, rank - 1) == node - 1;
     if ((label && label_intern(s, label, llen, &lid)) ||
-        HF_I_GROW(s->ctx, s->nodes, &s->nodes_cap, (size_t)node + 1) ||
-        (!block && over_reserve(s, 1)))
+        ONLINE_GROW(s, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s, 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
     s->nodes[node] = (unode){pnode, NONE, block ? lid : lid | OVER};

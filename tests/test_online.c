@@ -1185,9 +1185,10 @@ static uint32_t lock_children(uint64_t seed, uint32_t node, unsigned run, uint32
  * bat's allocations fail at random: a refused call must change nothing (events, pending,
  * nodes) and is retried. */
 static size_t lock_failures; /* refused calls of check_lockstep's bat session */
+static bool lock_step_only;  /* bat plays every event with hf_online_step (way 0) */
 
-static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uint32_t max_events,
-                           tu_chaos *chaos, hf_ctx *ctx)
+static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed,
+                                uint32_t max_events, tu_chaos *chaos, hf_ctx *ctx, uint32_t hint)
 {
     hf_online_options o;
     hf_online_options_init(&o);
@@ -1196,6 +1197,8 @@ static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uin
     o.max_runs = 12;
     hf_online *ref, *bat;
     cr_assert_eq(hf_online_new(NULL, &o, &ref, NULL), HF_OK);
+    o.size_hint = hint; /* bat only: the options that reserve memory change no schedule */
+    o.huge_pages = hint > 0;
     cr_assert_eq(hf_online_new(ctx, &o, &bat, NULL), HF_OK);
     uint64_t rng = seed;
     hf_online_run_result rr, rb;
@@ -1245,7 +1248,7 @@ static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uin
                 depth[e] = pd;
             }
             const char *const *lp = unlabelled && tu_below(&rng, 2) ? NULL : labs;
-            uint32_t way = (uint32_t)tu_below(&rng, 4),
+            uint32_t way = lock_step_only ? 0 : (uint32_t)tu_below(&rng, 4),
                      single = m ? (uint32_t)tu_below(&rng, m + 1) : 0;
             uint64_t ub = 0;
             if (way == 0) {
@@ -1313,6 +1316,12 @@ static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uin
     free(depth);
     hf_online_free(ref);
     hf_online_free(bat);
+}
+
+static void check_lockstep(hf_online_strategy st, unsigned d, uint64_t seed, uint32_t max_events,
+                           tu_chaos *chaos, hf_ctx *ctx)
+{
+    check_lockstep_hint(st, d, seed, max_events, chaos, ctx, 0);
 }
 
 Test(online, children_posted_in_one_call_play_the_same_schedules)
@@ -1401,4 +1410,103 @@ Test(online, children_posted_in_one_call_misuse_is_refused)
     cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
     free(lng);
     hf_online_free(s);
+}
+
+/* hf_online_step alone, event after event, takes its short paths (a later run whose events post
+ * the children of their union node's block, depth first) wherever they apply: the same events,
+ * user values, schedules and union forest as posting one child at a time, every strategy, on
+ * programs that stay the same and that change from run to run, also when allocations fail. */
+Test(online, step_alone_plays_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 1, 300},
+                 {HF_ONLINE_DFS, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 3, 300},
+                 {HF_ONLINE_LEARN, 2, 20}};
+    lock_step_only = true;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 20); seed++)
+            check_lockstep(cases[c].st, cases[c].d, seed * 6007 + c, cases[c].max_events, NULL,
+                           NULL);
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    size_t failures = lock_failures;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        long live = chaos.live;
+        check_lockstep(seed % 2 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 2 ? 2 : 3,
+                       seed + 991, 200, &chaos, ctx);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, failures);
+    lock_step_only = false;
+    hf_ctx_free(ctx);
+}
+
+/* Options size_hint and huge_pages reserve and advise memory: the same events, schedules and
+ * union forest as a session without them, with hints below a run's size (the arrays grow past
+ * them) and far above it (large enough for huge pages), every strategy, also when allocations
+ * fail; a hint beyond the events a run may have is refused, and every allocation failure of a
+ * creation with a hint is reported and leaks nothing. */
+Test(online, size_hint_and_huge_pages_play_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 2, 300}, {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 12}};
+    static const uint32_t hints[] = {1, 7, (uint32_t)1 << 18};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+        for (size_t h = 0; h < sizeof hints / sizeof hints[0]; h++)
+            for (uint64_t seed = 1;
+                 seed <= (hints[h] > 7 || cases[c].st == HF_ONLINE_LEARN ? 1 : 3); seed++)
+                check_lockstep_hint(cases[c].st, cases[c].d, seed * 104729 + c, cases[c].max_events,
+                                    NULL, NULL, hints[h]);
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    size_t failures = lock_failures;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        long live = chaos.live;
+        check_lockstep_hint(seed % 2 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 2 ? 2 : 3,
+                            seed + 77, 200, &chaos, ctx, seed == 4 ? (uint32_t)1 << 18 : 5);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, failures);
+
+    hf_online_options o;
+    hf_online_options_init(&o);
+    cr_assert_eq(o.size_hint, 0);
+    cr_assert(!o.huge_pages);
+    hf_online *s = NULL;
+    hf_error err;
+    err.text[0] = '\0';
+    o.size_hint = HF_MAX_EVENTS + 1u;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_EINVAL);
+    cr_assert(strstr(err.text, "size hint"), "%s", err.text);
+    cr_assert_null(s);
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        o.d = 2;
+        o.strategy = (hf_online_strategy)st;
+        o.size_hint = 1000;
+        o.huge_pages = true;
+        for (long k = 0;; k++) {
+            long live = chaos.live;
+            chaos.left = k;
+            chaos.once = false;
+            hf_status rc = hf_online_new(ctx, &o, &s, &err);
+            chaos.left = -1;
+            if (rc == HF_OK) {
+                hf_online_free(s);
+                cr_assert_gt(k, 2, "a hint reserves several arrays");
+                break;
+            }
+            cr_assert_eq(rc, HF_ENOMEM);
+            cr_assert_null(s);
+            cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+        }
+    }
+    hf_ctx_free(ctx);
 }

@@ -49,16 +49,28 @@ typedef struct hf_online_options {
                                       HF_METHOD_AUTO) */
     uint64_t max_runs;           /**< hf_online_end_run says no more runs are needed once this
                                       many ran, whatever the strategy (default 100000; 0: none) */
+    uint32_t size_hint;          /**< events a run is expected to have: hf_online_new reserves
+                                      room for that many (run records, schedule, union forest,
+                                      scheduling structures) instead of letting them grow as
+                                      they come, which copies them; a run may still have more
+                                      (default 0: no reservation; at most HF_MAX_EVENTS) */
+    bool huge_pages;             /**< ask the system (Linux: madvise MADV_HUGEPAGE) to back the
+                                      session's large arrays by 2 MiB pages, which makes the
+                                      first run's fresh memory cheaper (fewer page faults); the
+                                      memory still comes from the context's allocator, and the
+                                      advice is dropped silently where it does not apply
+                                      (default false) */
 } hf_online_options;
 
-/** Defaults: d = 2, auto, learn with auto, max_runs 100000. */
+/** Defaults: d = 2, auto, learn with auto, max_runs 100000, no size hint, no huge pages. */
 HF_API void hf_online_options_init(hf_online_options *o);
 
 /** The strategy HF_ONLINE_AUTO resolves to for @p d (HF_ONLINE_AUTO itself if d is out of
  * range). */
 HF_API hf_online_strategy hf_online_strategy_for(unsigned d);
 
-/** Create a session. Errors: HF_EINVAL (NULL argument, d = 0 or above 4, unknown strategy),
+/** Create a session. Errors: HF_EINVAL (NULL argument, d = 0 or above 4, unknown strategy,
+ * size_hint above HF_MAX_EVENTS),
  * HF_EUNSUPPORTED (the strategy does not apply to d: dfs needs d <= 2, doubletree d <= 3),
  * HF_ENOMEM. @p ctx may be NULL. Caller owns `*out` (free with hf_online_free). */
 HF_API HF_NODISCARD hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o,
