@@ -162,7 +162,6 @@ struct hf_online {
         uint32_t t[4];  /* union nodes, in the order wanted */
         uint8_t status; /* AIM_* */
         uint8_t tries;  /* repair runs that aimed at it and missed it */
-        uint8_t group;  /* joins the next repair run (lib/online_learn.c) */
     } * aims;           /* tuples taken out of the coverage for repair runs */
     size_t n_aims, aims_cap;
     size_t lead;           /* the tuple of aims the repair runs aim at (SIZE_MAX: none yet) */

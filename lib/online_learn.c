@@ -109,11 +109,9 @@ static void learn_set_aside(hf_online *s)
     }
 }
 
-/* A tracked tuple (struct hf_i_aim, group) that joins the planned repair run. */
-enum { AIM_JOINED = 1 };
-
-/* Joiners of one repair run at most: each costs a plan when it is chosen and one after the run. */
-#define LEARN_GROUP_MAX 32u
+/* Tracked tuples a repair run is checked against besides its leader, at most: each costs a plan
+ * and a replay of the run. */
+#define LEARN_WATCH_MAX 64u
 
 /* The scratch arrays of s->mark, n_nodes + 1 entries each: positions + 1 of the nodes in a run
  * (mark_run), in the base run (repair_learn), constraint counts (repair_plan), keys by position
@@ -152,24 +150,14 @@ static bool marked_all(const hf_online *s, const uint32_t *t, unsigned d)
     return true;
 }
 
-/* Count (+1) or meet (-1) the order constraints of tuple t whose tail is `from` (every one when
- * from is NONE). */
-static void tuple_constraints(uint32_t *cnt, const uint32_t *t, unsigned d, uint32_t from, int by)
-{
-    for (unsigned j = 1; j < d; j++)
-        if (from == NONE || t[j - 1] == from)
-            cnt[t[j]] += (uint32_t)by;
-}
-
 /* A repair plan for tuple t (d nodes) from run `run`, where all of t ran: that run's own order,
- * changed only as much as t's order, the orders of the joiners (when `group`) and the learnt edges
- * e0 .. e1 - 1 ask. At each step it places the event that ran first in that run among those whose
- * parent, whose predecessors in the tuples and whose tails of learnt edges are placed. Nodes of
- * other runs get no position (they are placed as new events are). False when the tuples' orders,
- * the edges and the forest form a cycle. O(len^2 + len * (edges + d * joiners)) for a run of len
- * events. */
-static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d, bool group,
-                        size_t e0, size_t e1)
+ * changed only as much as t's order and the learnt edges e0 .. e1 - 1 ask. At each step it places
+ * the event that ran first in that run among those whose parent, whose predecessor in t and whose
+ * tails of learnt edges are placed. Nodes of other runs get no position (they are placed as new
+ * events are). False when t's order, the edges and the forest form a cycle. O(len^2 + len *
+ * edges) for a run of len events. */
+static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d, size_t e0,
+                        size_t e1)
 {
     uint32_t n = s->plan_n, len = (uint32_t)(s->run_off[run + 1] - s->run_off[run]);
     const uint32_t *row = s->sched + s->run_off[run];
@@ -180,10 +168,8 @@ static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d,
     }
     for (uint32_t i = 0; i < len; i++)
         cnt[row[i]] += s->nodes[row[i]].parent != NONE;
-    tuple_constraints(cnt, t, d, NONE, 1);
-    for (size_t i = 0; i < s->n_aims && group; i++)
-        if (s->aims[i].group & AIM_JOINED)
-            tuple_constraints(cnt, s->aims[i].t, d, NONE, 1);
+    for (unsigned j = 1; j < d; j++)
+        cnt[t[j]]++;
     for (size_t e = e0; e < e1; e++)
         cnt[s->learnt[e][1]]++;
     for (uint32_t k = 0; k < len; k++) {
@@ -197,10 +183,9 @@ static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d,
         for (uint32_t i = 0; i < len; i++)
             if (s->nodes[row[i]].parent == pick)
                 cnt[row[i]]--;
-        tuple_constraints(cnt, t, d, pick, -1);
-        for (size_t i = 0; i < s->n_aims && group; i++)
-            if (s->aims[i].group & AIM_JOINED)
-                tuple_constraints(cnt, s->aims[i].t, d, pick, -1);
+        for (unsigned j = 1; j < d; j++)
+            if (t[j - 1] == pick)
+                cnt[t[j]]--;
         for (size_t e = e0; e < e1; e++)
             if (s->learnt[e][0] == pick)
                 cnt[s->learnt[e][1]]--;
@@ -310,30 +295,29 @@ static bool run_has_all(const hf_online *s, size_t run, const uint32_t *t, unsig
     return found == d;
 }
 
-/* After a repair run (the last) aimed at the leader and its joiners, from the base run, where they
- * all ran. The leader counts a miss and learns from it as when it runs alone: the run played as
- * its own plan up to its last event (repair_group). A joiner the run missed learns from the miss
- * only when the base is the latest run where all its events ran (the base it would have as leader)
- * and the run, up to the handler that failed to post its event, played as the joiner's own plan
- * from the base would have: its miss is then the one of its own first repair run. It is set
- * aside when its plan with what it learnt has a cycle, and otherwise forgets the edges. */
+/* After a repair run (the last) aimed at the leader from the base run. The leader counts a miss
+ * and learns from it. The run also serves other tracked open tuples (at most LEARN_WATCH_MAX, in
+ * order) whose events all ran in the base, and for which the base is the latest such run before
+ * this one, as it would be if they led: when the run missed such a tuple and, up to the handler
+ * that failed to post its event, played as the tuple's own first plan from the base (no learnt
+ * edges) would have, the miss is the one the tuple's own first repair run would have had. It
+ * learns from it as a leader would, is set aside when its plan with those edges has a cycle,
+ * and otherwise forgets them (the run counts no attempt for it). O(watched * (plan + len * runs)).
+ */
 static hf_status repair_after(hf_online *s, hf_error *err)
 {
     struct hf_i_aim *a = &s->aims[s->lead];
     unsigned d = a->len;
     size_t base = s->lead_base;
     mark_run(s, s->runs - 1);
-    hf_status st = HF_OK;
-    for (size_t i = 0; i < s->n_aims; i++) {
+    unsigned watched = 0;
+    for (size_t i = 0; i < s->n_aims && watched < LEARN_WATCH_MAX; i++) {
         struct hf_i_aim *b = &s->aims[i];
-        if (!(b->group & AIM_JOINED))
+        if (i == s->lead || b->status != AIM_OPEN || b->len != d || !run_has_all(s, base, b->t, d))
             continue;
-        b->group &= (uint8_t)~AIM_JOINED;
-        if (st || b->status != AIM_OPEN || b->len != d ||
-            !repair_plan(s, base, b->t, d, false, 0, 0))
-            continue;
+        watched++;
         uint32_t upto = miss_point(s, b->t, d);
-        if (upto == NONE || !plays_as_planned(s, upto))
+        if (upto == NONE || !repair_plan(s, base, b->t, d, 0, 0) || !plays_as_planned(s, upto))
             continue;
         bool latest = true;
         for (size_t k = base + 1; k + 1 < s->runs && latest; k++)
@@ -341,13 +325,15 @@ static hf_status repair_after(hf_online *s, hf_error *err)
         if (!latest)
             continue;
         size_t e0 = s->n_learnt;
-        st = repair_learn(s, base, b->t, d, err);
-        if (!st && !repair_plan(s, base, b->t, d, false, e0, s->n_learnt))
+        hf_status st = repair_learn(s, base, b->t, d, err);
+        if (!st && !repair_plan(s, base, b->t, d, e0, s->n_learnt))
             b->status = AIM_ASIDE;
         s->n_learnt = e0;
+        if (st)
+            return st;
     }
-    if (st || a->status != AIM_OPEN)
-        return st;
+    if (a->status != AIM_OPEN)
+        return HF_OK;
     if (++a->tries >= HF_ONLINE_LEARN_REPAIRS) {
         a->status = AIM_ASIDE;
         s->lead = SIZE_MAX;
@@ -356,45 +342,12 @@ static hf_status repair_after(hf_online *s, hf_error *err)
     return repair_learn(s, base, a->t, d, err);
 }
 
-/* Joiners for the leader's repair run from run `base` (the leader's plan from it is acyclic):
- * tracked open tuples, all of whose events ran in the base run, taken in order while the plan of
- * the group keeps the first k places of the leader's own plan, k the place of the leader's last
- * event, at most LEARN_GROUP_MAX. A run following the group's plan then plays as the leader's own
- * plan until every event of those k places that occurs has ran (each of them, once posted, has a
- * smaller key than any other event, and an event that occurs is reached through its ancestors,
- * which are among them): the leader is hit or missed as when it runs alone, and a joiner cannot
- * starve it. Leaves plan_pos the plan of the group. O(joiners * plan). */
-static void repair_group(hf_online *s, size_t base)
-{
-    struct hf_i_aim *a = &s->aims[s->lead];
-    unsigned d = a->len;
-    (void)repair_plan(s, base, a->t, d, false, 0, s->n_learnt);
-    uint32_t *solo = scratch(s, 3), k = s->plan_pos[a->t[d - 1]] + 1;
-    memcpy(solo, s->plan_pos, s->plan_n * sizeof *solo);
-    mark_run(s, base);
-    unsigned joined = 0;
-    for (size_t i = 0; i < s->n_aims && joined < LEARN_GROUP_MAX; i++) {
-        struct hf_i_aim *b = &s->aims[i];
-        if (i == s->lead || b->status != AIM_OPEN || b->len != d || !marked_all(s, b->t, d))
-            continue;
-        b->group |= AIM_JOINED;
-        bool ok = repair_plan(s, base, a->t, d, true, 0, s->n_learnt);
-        for (uint32_t v = 0; v < s->plan_n && ok; v++)
-            ok = solo[v] == NONE || solo[v] >= k || s->plan_pos[v] == solo[v];
-        if (ok)
-            joined++;
-        else
-            b->group &= (uint8_t)~AIM_JOINED;
-    }
-    (void)repair_plan(s, base, a->t, d, true, 0, s->n_learnt);
-}
-
 /* Choose the next repair run, when no schedule of the offline family hits an open tuple. The
  * leader is the first tracked tuple still open (open tuples are moved from the coverage into the
  * tracked list HF_ONLINE_LEARN_BATCH at a time). Its base is the latest run where all its events
  * ran; its plan is repair_plan's with the edges learnt from its earlier misses (repair_learn),
- * and compatible open tuples join it (repair_group). When that plan has a cycle, the edges are
- * dropped and the next-latest such run becomes the base; with no such run left the tuple is set
+ * and the run also serves other open tuples (repair_after). When that plan has a cycle, the edges
+ * are dropped and the next-latest such run becomes the base; with no such run left the tuple is set
  * aside (apart when no run has all its events). Sets s->repair when a run is planned. */
 static hf_status repair_choose(hf_online *s, hf_error *err)
 {
@@ -430,12 +383,11 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
         }
         while (s->lead_base != SIZE_MAX) {
             if (s->lead_base < s->runs && s->n_learnt > 0 &&
-                !repair_plan(s, s->lead_base, a->t, d, false, 0, s->n_learnt)) {
+                !repair_plan(s, s->lead_base, a->t, d, 0, s->n_learnt)) {
                 s->lead_base = SIZE_MAX; /* what the misses taught contradicts t */
                 break;
             }
-            if (s->lead_base == s->runs ||
-                !repair_plan(s, s->lead_base, a->t, d, false, 0, s->n_learnt)) {
+            if (s->lead_base == s->runs || !repair_plan(s, s->lead_base, a->t, d, 0, s->n_learnt)) {
                 /* the next-latest run where all of t ran, without learnt edges */
                 size_t base = SIZE_MAX;
                 for (size_t k = s->lead_base; k-- > 0 && base == SIZE_MAX;) {
@@ -449,7 +401,6 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
                 s->n_learnt = 0;
                 continue;
             }
-            repair_group(s, s->lead_base);
             s->repair = true;
             return HF_OK;
         }
@@ -468,8 +419,8 @@ hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool chan
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     size_t last = s->runs - 1;
     /* the tracked tuples: did the last run hit them? (a tuple set aside before counts as hit
-     * then) A repair run that missed its leader counts one attempt and teaches the next plan; its
-     * joiners may learn from their misses too (repair_after). */
+     * then) A repair run that missed its leader counts one attempt and teaches the next plan;
+     * other open tuples may learn from their misses too (repair_after). */
     mark_run(s, last);
     unsigned dd = s->d < s->plan_n ? s->d : s->plan_n;
     for (size_t i = 0; i < s->n_aims; i++)
