@@ -109,6 +109,18 @@ static void learn_set_aside(hf_online *s)
     }
 }
 
+/* Tracked tuples a repair run is checked against besides its leader, at most: each costs a plan
+ * and a replay of the run. */
+#define LEARN_WATCH_MAX 64u
+
+/* The scratch arrays of s->mark, n_nodes + 1 entries each: positions + 1 of the nodes in a run
+ * (mark_run), in the base run (repair_learn), constraint counts (repair_plan), keys by position
+ * (plays_as_planned). */
+static uint32_t *scratch(hf_online *s, unsigned k)
+{
+    return s->mark + k * ((size_t)s->n_nodes + 1);
+}
+
 /* mark[v] = the position + 1 of node v in the run, 0 when it did not run. */
 static void mark_run(hf_online *s, size_t run)
 {
@@ -138,17 +150,18 @@ static bool marked_all(const hf_online *s, const uint32_t *t, unsigned d)
     return true;
 }
 
-/* A repair plan for the leader tuple t (d nodes) from run `run`, where all of t ran: that run's
- * own order, changed only as much as t's order and the learnt edges ask. At each step it places
- * the event that ran first in that run among those whose parent, whose predecessor in t and
- * whose tails of learnt edges are placed. Nodes of other runs get no position (they are placed
- * as new events are). False when t's order, the learnt edges and the forest form a cycle.
- * O(len^2 + len * edges) for a run of len events. */
-static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d)
+/* A repair plan for tuple t (d nodes) from run `run`, where all of t ran: that run's own order,
+ * changed only as much as t's order and the learnt edges e0 .. e1 - 1 ask. At each step it places
+ * the event that ran first in that run among those whose parent, whose predecessor in t and whose
+ * tails of learnt edges are placed. Nodes of other runs get no position (they are placed as new
+ * events are). False when t's order, the edges and the forest form a cycle. O(len^2 + len *
+ * edges) for a run of len events. */
+static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d, size_t e0,
+                        size_t e1)
 {
     uint32_t n = s->plan_n, len = (uint32_t)(s->run_off[run + 1] - s->run_off[run]);
     const uint32_t *row = s->sched + s->run_off[run];
-    uint32_t *cnt = s->mark; /* constraints not met yet, by node */
+    uint32_t *cnt = scratch(s, 2); /* constraints not met yet, by node */
     for (uint32_t v = 0; v < n; v++) {
         s->plan_pos[v] = NONE;
         cnt[v] = 0;
@@ -157,7 +170,7 @@ static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d)
         cnt[row[i]] += s->nodes[row[i]].parent != NONE;
     for (unsigned j = 1; j < d; j++)
         cnt[t[j]]++;
-    for (size_t e = 0; e < s->n_learnt; e++)
+    for (size_t e = e0; e < e1; e++)
         cnt[s->learnt[e][1]]++;
     for (uint32_t k = 0; k < len; k++) {
         uint32_t pick = NONE;
@@ -173,29 +186,83 @@ static bool repair_plan(hf_online *s, size_t run, const uint32_t *t, unsigned d)
         for (unsigned j = 1; j < d; j++)
             if (t[j - 1] == pick)
                 cnt[t[j]]--;
-        for (size_t e = 0; e < s->n_learnt; e++)
+        for (size_t e = e0; e < e1; e++)
             if (s->learnt[e][0] == pick)
                 cnt[s->learnt[e][1]]--;
     }
     return true;
 }
 
-/* Learn from a repair run (the last run) that missed its leader: some event of the tuple did not
- * occur. For each such event, its highest ancestor f that did not occur was not posted by f's
- * parent g, which did run, whereas g posted f in the base run: what ran before g differs. Every
- * event of both runs that ran before g in the base run and after it in the repair run gets an
- * edge to g, and every one that ran after g in the base run and before it in the repair run an
- * edge from g: the next plan keeps g's past as in the base run. */
-static hf_status repair_learn(hf_online *s, const struct hf_i_aim *a, hf_error *err)
+/* Where the last run (marked) missed tuple t: the latest position of a handler g that ran but did
+ * not post the highest ancestor f of an event of t that did not occur. NONE when t was not missed
+ * that way (it was hit, or a root of t did not occur). */
+static uint32_t miss_point(const hf_online *s, const uint32_t *t, unsigned d)
+{
+    uint32_t upto = NONE;
+    for (unsigned j = 0; j < d; j++) {
+        uint32_t f = t[j];
+        if (s->mark[f])
+            continue;
+        while (s->nodes[f].parent != NONE && !s->mark[s->nodes[f].parent])
+            f = s->nodes[f].parent;
+        uint32_t g = s->nodes[f].parent;
+        if (g == NONE)
+            return NONE;
+        if (upto == NONE || s->mark[g] - 1 > upto)
+            upto = s->mark[g] - 1;
+    }
+    return upto;
+}
+
+/* Whether the last run (marked), up to and including position `upto`, is what a run following
+ * plan_pos would have played: at each of those steps, no event then pending has a smaller key.
+ * Keys are those a run following plan_pos gives (2 pos for a planned node, its parent's key | 1
+ * otherwise, 2 plan_n + 1 for a new root). Equal keys are those of unplanned events under one
+ * nearest planned ancestor, equal in every plan made from the same base run, so the tie (newest
+ * first) was broken as that plan would break it. Then the program, which sees only what ran
+ * before, behaved in those steps as it would have under plan_pos. O(upto * len). */
+static bool plays_as_planned(hf_online *s, uint32_t upto)
+{
+    size_t last = s->runs - 1;
+    const uint32_t *row = s->sched + s->run_off[last];
+    uint32_t len = (uint32_t)(s->run_off[last + 1] - s->run_off[last]);
+    uint32_t *key = scratch(s, 3);
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t v = row[i], p = s->nodes[v].parent;
+        if (v < s->plan_n && s->plan_pos[v] != NONE)
+            key[i] = 2 * s->plan_pos[v];
+        else if (p != NONE)
+            key[i] = key[s->mark[p] - 1] | 1;
+        else
+            key[i] = 2 * s->plan_n + 1;
+    }
+    for (uint32_t i = 0; i <= upto && i < len; i++)
+        for (uint32_t j = i + 1; j < len; j++) {
+            uint32_t p = s->nodes[row[j]].parent;
+            bool pending = p == NONE || s->mark[p] - 1 < i;
+            if (pending && key[j] < key[i])
+                return false;
+        }
+    return true;
+}
+
+/* Learn from a run (the last, marked) that missed tuple t, planned from base run `base`: some
+ * event of t did not occur. For each such event, its highest ancestor f that did not occur was
+ * not posted by f's parent g, which did run, whereas g posted f in the base run: what ran before g
+ * differs. Every event that ran before g in the base run and not before it now gets an edge to g,
+ * and every one that ran after g in the base run and before it now an edge from g: the next plan
+ * keeps g's past as in the base run. What is learnt depends only on the run up to g. The edges
+ * are appended to s->learnt. */
+static hf_status repair_learn(hf_online *s, size_t base, const uint32_t *t, unsigned d,
+                              hf_error *err)
 {
     uint32_t n = s->n_nodes;
-    uint32_t *now = s->mark, *then = s->mark + n + 1;
-    mark_run(s, s->runs - 1);
+    uint32_t *now = s->mark, *then = scratch(s, 1);
     memset(then, 0, ((size_t)n + 1) * sizeof *then);
-    for (size_t i = s->run_off[s->lead_base]; i < s->run_off[s->lead_base + 1]; i++)
-        then[s->sched[i]] = (uint32_t)(i - s->run_off[s->lead_base]) + 1;
-    for (unsigned j = 0; j < a->len; j++) {
-        uint32_t f = a->t[j];
+    for (size_t i = s->run_off[base]; i < s->run_off[base + 1]; i++)
+        then[s->sched[i]] = (uint32_t)(i - s->run_off[base]) + 1;
+    for (unsigned j = 0; j < d; j++) {
+        uint32_t f = t[j];
         if (now[f])
             continue;
         while (s->nodes[f].parent != NONE && !now[s->nodes[f].parent])
@@ -204,9 +271,9 @@ static hf_status repair_learn(hf_online *s, const struct hf_i_aim *a, hf_error *
         if (g == NONE || !then[g])
             continue;
         for (uint32_t y = 0; y < n; y++) {
-            if (y == g || !now[y] || !then[y])
+            if (y == g || !then[y])
                 continue;
-            bool before = then[y] < then[g], before_now = now[y] < now[g];
+            bool before = then[y] < then[g], before_now = now[y] && now[y] < now[g];
             if (before == before_now)
                 continue;
             if (HF_I_GROW(s->ctx, s->learnt, &s->learnt_cap, s->n_learnt + 1))
@@ -218,13 +285,70 @@ static hf_status repair_learn(hf_online *s, const struct hf_i_aim *a, hf_error *
     return HF_OK;
 }
 
+/* Whether run `run` ran every node of t. O(len * d). */
+static bool run_has_all(const hf_online *s, size_t run, const uint32_t *t, unsigned d)
+{
+    unsigned found = 0;
+    for (size_t i = s->run_off[run]; i < s->run_off[run + 1]; i++)
+        for (unsigned j = 0; j < d; j++)
+            found += s->sched[i] == t[j];
+    return found == d;
+}
+
+/* After a repair run (the last) aimed at the leader from the base run. The leader counts a miss
+ * and learns from it. The run also serves other tracked open tuples (at most LEARN_WATCH_MAX, in
+ * order) whose events all ran in the base, and for which the base is the latest such run before
+ * this one, as it would be if they led: when the run missed such a tuple and, up to the handler
+ * that failed to post its event, played as the tuple's own first plan from the base (no learnt
+ * edges) would have, the miss is the one the tuple's own first repair run would have had. It
+ * learns from it as a leader would, is set aside when its plan with those edges has a cycle,
+ * and otherwise forgets them (the run counts no attempt for it). O(watched * (plan + len * runs)).
+ */
+static hf_status repair_after(hf_online *s, hf_error *err)
+{
+    struct hf_i_aim *a = &s->aims[s->lead];
+    unsigned d = a->len;
+    size_t base = s->lead_base;
+    mark_run(s, s->runs - 1);
+    unsigned watched = 0;
+    for (size_t i = 0; i < s->n_aims && watched < LEARN_WATCH_MAX; i++) {
+        struct hf_i_aim *b = &s->aims[i];
+        if (i == s->lead || b->status != AIM_OPEN || b->len != d || !run_has_all(s, base, b->t, d))
+            continue;
+        watched++;
+        uint32_t upto = miss_point(s, b->t, d);
+        if (upto == NONE || !repair_plan(s, base, b->t, d, 0, 0) || !plays_as_planned(s, upto))
+            continue;
+        bool latest = true;
+        for (size_t k = base + 1; k + 1 < s->runs && latest; k++)
+            latest = !run_has_all(s, k, b->t, d);
+        if (!latest)
+            continue;
+        size_t e0 = s->n_learnt;
+        hf_status st = repair_learn(s, base, b->t, d, err);
+        if (!st && !repair_plan(s, base, b->t, d, e0, s->n_learnt))
+            b->status = AIM_ASIDE;
+        s->n_learnt = e0;
+        if (st)
+            return st;
+    }
+    if (a->status != AIM_OPEN)
+        return HF_OK;
+    if (++a->tries >= HF_ONLINE_LEARN_REPAIRS) {
+        a->status = AIM_ASIDE;
+        s->lead = SIZE_MAX;
+        return HF_OK;
+    }
+    return repair_learn(s, base, a->t, d, err);
+}
+
 /* Choose the next repair run, when no schedule of the offline family hits an open tuple. The
  * leader is the first tracked tuple still open (open tuples are moved from the coverage into the
  * tracked list HF_ONLINE_LEARN_BATCH at a time). Its base is the latest run where all its events
- * ran; its plan is repair_plan's with the edges learnt from its earlier misses (repair_learn).
- * When that plan has a cycle, the edges are dropped and the next-latest such run becomes the
- * base; with no such run left the tuple is set aside (apart when no run has all its events).
- * Sets s->repair when a run is planned. */
+ * ran; its plan is repair_plan's with the edges learnt from its earlier misses (repair_learn),
+ * and the run also serves other open tuples (repair_after). When that plan has a cycle, the edges
+ * are dropped and the next-latest such run becomes the base; with no such run left the tuple is set
+ * aside (apart when no run has all its events). Sets s->repair when a run is planned. */
 static hf_status repair_choose(hf_online *s, hf_error *err)
 {
     unsigned d = hf_i_coverage_d(s->cov);
@@ -259,11 +383,11 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
         }
         while (s->lead_base != SIZE_MAX) {
             if (s->lead_base < s->runs && s->n_learnt > 0 &&
-                !repair_plan(s, s->lead_base, a->t, d)) {
+                !repair_plan(s, s->lead_base, a->t, d, 0, s->n_learnt)) {
                 s->lead_base = SIZE_MAX; /* what the misses taught contradicts t */
                 break;
             }
-            if (s->lead_base == s->runs || !repair_plan(s, s->lead_base, a->t, d)) {
+            if (s->lead_base == s->runs || !repair_plan(s, s->lead_base, a->t, d, 0, s->n_learnt)) {
                 /* the next-latest run where all of t ran, without learnt edges */
                 size_t base = SIZE_MAX;
                 for (size_t k = s->lead_base; k-- > 0 && base == SIZE_MAX;) {
@@ -291,29 +415,24 @@ static hf_status repair_choose(hf_online *s, hf_error *err)
  * hits any, repair runs aimed at the open tuples one at a time (repair_choose). */
 hf_status hf_i_online_learn_end(hf_online *s, hf_online_run_result *r, bool changed, hf_error *err)
 {
-    if (HF_I_GROW(s->ctx, s->mark, &s->mark_cap, 2 * ((size_t)s->n_nodes + 1)))
+    if (HF_I_GROW(s->ctx, s->mark, &s->mark_cap, 4 * ((size_t)s->n_nodes + 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     size_t last = s->runs - 1;
-    /* the tracked tuples: did the last run hit them? A repair run that missed its leader counts
-     * one attempt and teaches the next plan (repair_learn). */
+    /* the tracked tuples: did the last run hit them? (a tuple set aside before counts as hit
+     * then) A repair run that missed its leader counts one attempt and teaches the next plan;
+     * other open tuples may learn from their misses too (repair_after). */
     mark_run(s, last);
     unsigned dd = s->d < s->plan_n ? s->d : s->plan_n;
     for (size_t i = 0; i < s->n_aims; i++)
-        if (s->aims[i].status == AIM_OPEN && s->aims[i].len == dd &&
+        if (s->aims[i].status != AIM_HIT && s->aims[i].len == dd &&
             marked_hits(s, s->aims[i].t, dd))
             s->aims[i].status = AIM_HIT;
-    if (s->repair && s->lead < s->n_aims && s->aims[s->lead].status == AIM_OPEN) {
-        struct hf_i_aim *a = &s->aims[s->lead];
-        if (++a->tries >= HF_ONLINE_LEARN_REPAIRS) {
-            a->status = AIM_ASIDE;
-            s->lead = SIZE_MAX;
-        } else {
-            hf_status st = repair_learn(s, a, err);
-            if (st) { /* the coverage is rebuilt from every run when the next run ends */
-                s->repair = false;
-                s->stale = true;
-                return st;
-            }
+    if (s->repair && s->lead < s->n_aims) {
+        hf_status st = repair_after(s, err);
+        if (st) { /* the coverage is rebuilt from every run when the next run ends */
+            s->repair = false;
+            s->stale = true;
+            return st;
         }
     }
     s->repair = false;
