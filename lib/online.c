@@ -946,7 +946,7 @@ static NOINLINE hf_status step_slow(hf_online *s, uint32_t n, const char *const 
 /* Write the running event's next @p n children, as the children of its union node's block at
  * their ranks, into the run records from @p ev0 on, without counting them: false (and nothing
  * counted) when one of them is not its block's. */
-static inline bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const char *const *labels,
+static INLINE bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const char *const *labels,
                                   const uint64_t *users)
 {
     uint32_t pnode = s->cur.node, first = s->cur.kids + s->cur.posted, nn = s->n_nodes;
@@ -1023,30 +1023,7 @@ static NOINLINE hf_status step_general(hf_online *s, uint32_t n, const char *con
 static INLINE bool step_match(hf_online *s, uint32_t n, const char *const *labels,
                               const uint64_t *users)
 {
-    uint32_t first = s->cur.kids + s->cur.posted, nn = s->n_nodes;
-    if (s->cur.kids == NONE || first > nn || n > nn - first)
-        return false;
-    const unode *u = s->nodes + first;
-    revent *ev = s->ev + s->n_ev;
-    uint32_t pnode = s->cur.node;
-    if (!labels) {
-        for (uint32_t i = 0; i < n; i++) {
-            if (u[i].parent != pnode || u[i].label != NOLABEL)
-                return false;
-            ev[i] = (revent){users[i], first + i, u[i].kids};
-        }
-        return true;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lid = u[i].label;
-        const char *label = labels[i];
-        if (u[i].parent != pnode ||
-            (label ? lid >= NOLABEL || !str_eq(hf_i_strtab_str(&s->lab, lid), label)
-                   : lid != NOLABEL))
-            return false;
-        ev[i] = (revent){users[i], first + i, u[i].kids};
-    }
-    return true;
+    return match_children(s, s->n_ev, n, labels, users);
 }
 
 /* The end of a step: @p hi events, @p pending of them pending; @p v runs now. */

@@ -45,28 +45,6 @@ static void progress_setup(void)
         die("context", HF_ENOMEM, NULL);
 }
 
-/* bench_from_pairs with the progress context */
-static hf_poset *from_pairs_ctx(uint32_t n, const uint32_t *pairs, size_t m)
-{
-    hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(progress_ctx, &b);
-    char name[16];
-    for (uint32_t i = 0; i < n && !st; i++) {
-        snprintf(name, sizeof name, "%u", (unsigned)i);
-        st = hf_poset_builder_add_event(b, name, NULL);
-    }
-    for (size_t i = 0; i < m && !st; i++)
-        st = hf_poset_builder_add_order(b, pairs[2 * i], pairs[2 * i + 1]);
-    hf_poset *p = NULL;
-    hf_error err = {0};
-    if (!st)
-        st = hf_poset_builder_finish(b, &p, &err);
-    hf_poset_builder_free(b);
-    if (st)
-        die("building an order", st, &err);
-    return p;
-}
-
 /* An antichain (edges = 0) or a random DAG: for i < j in a random permutation of the events,
  * an edge with probability avg_deg / n. */
 static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
@@ -100,8 +78,7 @@ static hf_poset *build(uint32_t n, double avg_deg, uint64_t seed)
                 }
         free(perm);
     }
-    hf_poset *p =
-        progress_ctx ? from_pairs_ctx(n, pairs, m) : bench_from_pairs("bench_greedy", n, pairs, m);
+    hf_poset *p = bench_from_pairs_ctx("bench_greedy", progress_ctx, n, pairs, m);
     free(pairs);
     return p;
 }

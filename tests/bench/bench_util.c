@@ -26,10 +26,11 @@ void bench_die(const char *program, const char *what, hf_status st, const hf_err
     exit(1);
 }
 
-hf_poset *bench_from_pairs(const char *program, uint32_t n, const uint32_t *pairs, size_t m)
+hf_poset *bench_from_pairs_ctx(const char *program, hf_ctx *ctx, uint32_t n, const uint32_t *pairs,
+                               size_t m)
 {
     hf_poset_builder *b;
-    hf_status st = hf_poset_builder_new(NULL, &b);
+    hf_status st = hf_poset_builder_new(ctx, &b);
     char name[16];
     for (uint32_t i = 0; i < n && !st; i++) {
         snprintf(name, sizeof name, "%u", (unsigned)i);
@@ -45,6 +46,11 @@ hf_poset *bench_from_pairs(const char *program, uint32_t n, const uint32_t *pair
     if (st)
         bench_die(program, "building an order", st, &err);
     return p;
+}
+
+hf_poset *bench_from_pairs(const char *program, uint32_t n, const uint32_t *pairs, size_t m)
+{
+    return bench_from_pairs_ctx(program, NULL, n, pairs, m);
 }
 
 hf_poset *bench_from_parents(const char *program, uint32_t n, const uint32_t *parent)
