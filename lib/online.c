@@ -974,6 +974,23 @@ static INLINE bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const 
     return true;
 }
 
+/* The end of a step: @p hi events, @p pending of them pending; @p v runs now. */
+static INLINE void step_run(hf_online *s, uint32_t v, uint32_t hi, uint32_t pending,
+                            uint32_t *event, uint64_t *user)
+{
+    const revent *e = &s->ev[v];
+    s->n_ev = hi;
+    s->running = v;
+    s->sched[s->sched_len + (hi - pending)] = e->node;
+    s->pending = pending - 1;
+    s->cur.node = e->node;
+    s->cur.kids = e->kids;
+    s->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
+}
+
 /* hf_online_step when the depth-first case below does not apply: a running event whose children
  * match their union node's block, in a double-tree run with room for them, here; the rest in
  * step_slow. */
@@ -1005,16 +1022,7 @@ static NOINLINE hf_status step_general(hf_online *s, uint32_t n, const char *con
         if ((v = dt_pop(s)) == NONE) /* cannot happen: every pending event is on a stack */
             return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
     }
-    const revent *e = &s->ev[v];
-    s->running = v;
-    s->sched[s->sched_len + (hi - pending)] = e->node;
-    s->pending = pending - 1;
-    s->cur.node = e->node;
-    s->cur.kids = e->kids;
-    s->cur.posted = 0;
-    *event = v;
-    if (user)
-        *user = e->user;
+    step_run(s, v, hi, pending, event, user);
     return HF_OK;
 }
 
@@ -1024,23 +1032,6 @@ static INLINE bool step_match(hf_online *s, uint32_t n, const char *const *label
                               const uint64_t *users)
 {
     return match_children(s, s->n_ev, n, labels, users);
-}
-
-/* The end of a step: @p hi events, @p pending of them pending; @p v runs now. */
-static INLINE void step_run(hf_online *s, uint32_t v, uint32_t hi, uint32_t pending,
-                            uint32_t *event, uint64_t *user)
-{
-    const revent *e = &s->ev[v];
-    s->n_ev = hi;
-    s->running = v;
-    s->sched[s->sched_len + (hi - pending)] = e->node;
-    s->pending = pending - 1;
-    s->cur.node = e->node;
-    s->cur.kids = e->kids;
-    s->cur.posted = 0;
-    *event = v;
-    if (user)
-        *user = e->user;
 }
 
 /* The usual step of a later depth-first run on its own: the running event's children (with
