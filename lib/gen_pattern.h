@@ -94,10 +94,12 @@
  * bytes per pattern (the hash set, sized once from the count pass; for a slice from its last
  * row). No schedule is built or mapped back. generate: the same walk once to measure
  * (no hash set, R bits kept), then again with the tests replayed from the bits, plus O(n + n_orig)
- * per emitted schedule. Measured (tests/bench/bench_pattern, release build): T_12 (8,191 events), d
- * = 4, canonical: predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event chain: one
- * pattern per shape. The guard refuses with HF_ETOOLARGE, before anything is emitted, when W >
- * HF_I_PATTERN_MAX_WORK (W = the tree nodes the realisability tests visit, at most R m n,
+ * per emitted schedule; a slice that lib/gen.c has already predicted (HF_I_PATTERN_PREDICTED)
+ * skips the bound, count and measure walks and runs one walk that tests, hashes and builds,
+ * stopping after its last row. Measured (tests/bench/bench_pattern, release build): T_12 (8,191
+ * events), d = 4, canonical: predict 0.11 s, generate 1.3 s into a counting sink; a 3,000-event
+ * chain: one pattern per shape. The guard refuses with HF_ETOOLARGE, before anything is emitted,
+ * when W > HF_I_PATTERN_MAX_WORK (W = the tree nodes the realisability tests visit, at most R m n,
  * + C + K m + the sigma enumeration per shape) or K > HF_I_PATTERN_MAX_PATTERNS. W grows with the
  * layer choices of the non-free nodes: on long unary paths with other branches beside them
  * (a chain with side leaves) every layer of a one-child node between them still gives a new
