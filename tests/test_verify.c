@@ -1402,6 +1402,31 @@ static void check_rents(const hf_poset *p, const hf_family *f, const outcome *wh
         }
 }
 
+/* auto's d = 3 family of @p p (n events), less the schedules i with i % every == phase (none
+ * when every is 0): the generated families and the same with some left out, which the forest
+ * tests below compare with the reference. */
+static hf_family *generated_less(const hf_poset *p, uint32_t n, size_t every, size_t phase)
+{
+    hf_family *g = family_of(n, NULL, 0), *f = family_of(n, NULL, 0);
+    hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    hf_error err;
+    cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
+    for (size_t i = 0; i < hf_family_size(g); i++)
+        if (every == 0 || i % every != phase)
+            cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
+    hf_family_free(g);
+    return f;
+}
+
+/* The number of schedules of auto's d = 3 family of @p p. */
+static size_t generated_size(const hf_poset *p, uint32_t n)
+{
+    hf_family *g = generated_less(p, n, 0, 0);
+    size_t m = hf_family_size(g);
+    hf_family_free(g);
+    return m;
+}
+
 /* d = 3 on forests, where prefixes are settled by the pair matrices A and B, by A's rows and the
  * children along the second entry's path (chunks of B not filled), or by cuts when they
  * find an uncovered continuation: the answer, witness and count of the reference order (the
@@ -1421,19 +1446,12 @@ Test(verify, pair_matrices_give_the_reference_answer_on_forests)
             n = 65; /* every prefix uncovered: the reference count is slow beyond */
         hf_poset *p = pairs_forest(&rng, n, kind);
         unsigned fam = tu_below(&rng, 3);
-        hf_family *f = family_of(n, NULL, 0);
+        hf_family *f;
         hf_error err;
         if (fam < 2) {
-            hf_family *g = family_of(n, NULL, 0);
-            hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
-            cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
-            size_t m = hf_family_size(g), drop = fam ? 1 + tu_below(&rng, 3) : 0;
-            for (size_t i = 0; i < m; i++)
-                if (i % (m / (drop + 1) + 1) != 1 || !drop)
-                    cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
-            hf_family_free(g);
+            size_t m = generated_size(p, n), drop = fam ? 1 + tu_below(&rng, 3) : 0;
+            f = generated_less(p, n, drop ? m / (drop + 1) + 1 : 0, 1);
         } else {
-            hf_family_free(f);
             f = tu_random_family(p, 1 + tu_below(&rng, 12), &rng);
         }
         snprintf(what, sizeof what, "iter %d, %s forest, n=%u, %s, %zu schedules", iter,
@@ -1512,22 +1530,14 @@ Test(verify, deep_forests_and_in_forests_give_the_reference_answer)
         free(perm);
         free(parent);
         for (unsigned fam = 0; fam < 4; fam++) {
-            hf_family *f = family_of(n, NULL, 0);
-            hf_error err;
-            if (fam < 3) {
-                hf_family *g = family_of(n, NULL, 0);
-                hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
-                cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s",
-                             err.text);
-                size_t m = hf_family_size(g), drop = fam == 0   ? m
-                                                     : fam == 1 ? tu_below(&rng, m)
-                                                                : 3;
-                for (size_t i = 0; i < m; i++)
-                    if (fam == 0 || (fam == 1 ? i != drop : i % (m / drop + 1) != 0))
-                        cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
-                hf_family_free(g);
+            hf_family *f;
+            if (fam == 0) {
+                f = generated_less(p, n, 0, 0);
+            } else if (fam < 3) { /* less one at random, or less every (m / 3 + 1)-th */
+                size_t m = generated_size(p, n);
+                f = fam == 1 ? generated_less(p, n, SIZE_MAX, tu_below(&rng, m))
+                             : generated_less(p, n, m / 3 + 1, 0);
             } else {
-                hf_family_free(f);
                 f = tu_random_family(p, 1 + tu_below(&rng, 6), &rng);
             }
             snprintf(what, sizeof what, "iter %d, %s, n=%u, family %u, %zu schedules", iter,
