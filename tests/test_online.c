@@ -526,6 +526,41 @@ static bool hits(const char *s, const char *t)
         cr_assert_eq(rc_, HF_OK, "%s", err.text);                                                  \
     } while (0)
 
+/* One run of the program that explore() walks, under @p s: begun, its first @p nroots letters of
+ * @p pend posted as roots, then each event the session returns run (the events it posts posted
+ * as its children, labelled by their letters) until nothing is pending; the run is left open for
+ * hf_online_end_run. The letters in the order played go to @p played (27 bytes, ended by a NUL).
+ * Every call goes through RETRY, so a failing allocation is tried again once. */
+static void play_program(hf_online *s, int nroots, const char *pend, char *played)
+{
+    hf_error err;
+    RETRY(hf_online_begin_run(s, &err));
+    prog pg = {{0}};
+    char label[2] = {0}, letter[64];
+    for (int i = 0; i < nroots; i++) {
+        uint32_t e;
+        label[0] = pend[i];
+        RETRY(hf_online_post(s, HF_NO_EVENT, label, &e, &err));
+        letter[e] = pend[i];
+    }
+    int k = 0;
+    while (hf_online_pending(s) > 0) {
+        uint32_t e;
+        RETRY(hf_online_next(s, &e, &err));
+        char kids[4];
+        int nk = posts(&pg, letter[e], kids);
+        pg.ran[letter[e] - 'a'] = true;
+        played[k++] = letter[e];
+        for (int j = 0; j < nk; j++) {
+            uint32_t c;
+            label[0] = kids[j];
+            RETRY(hf_online_post(s, e, label, &c, &err));
+            letter[c] = kids[j];
+        }
+    }
+    played[k] = '\0';
+}
+
 static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strategy, hf_ctx *ctx)
 {
     execs x = {0};
@@ -543,31 +578,7 @@ static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strateg
     hf_online_run_result r;
     do {
         cr_assert_lt(runs, 400);
-        RETRY(hf_online_begin_run(s, &err));
-        prog pg = {{0}};
-        char label[2] = {0}, letter[64];
-        for (int i = 0; i < nroots; i++) {
-            uint32_t e;
-            label[0] = pend[i];
-            RETRY(hf_online_post(s, HF_NO_EVENT, label, &e, &err));
-            letter[e] = pend[i];
-        }
-        int k = 0;
-        while (hf_online_pending(s) > 0) {
-            uint32_t e;
-            RETRY(hf_online_next(s, &e, &err));
-            char kids[4];
-            int nk = posts(&pg, letter[e], kids);
-            pg.ran[letter[e] - 'a'] = true;
-            played[runs][k++] = letter[e];
-            for (int j = 0; j < nk; j++) {
-                uint32_t c;
-                label[0] = kids[j];
-                RETRY(hf_online_post(s, e, label, &c, &err));
-                letter[c] = kids[j];
-            }
-        }
-        played[runs][k] = '\0';
+        play_program(s, nroots, pend, played[runs]);
         runs++;
         hf_status st = hf_online_end_run(s, &r, &err);
         /* out of memory closes and records the run; the plan is made again after the next */
@@ -717,28 +728,8 @@ static size_t check_learn_counts(unsigned d, int nroots, uint64_t *aside)
     hf_online_run_result r;
     do {
         cr_assert_lt(hf_online_runs(s), 400);
-        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
-        prog pg = {{0}};
-        char label[2] = {0}, letter[64];
-        for (int i = 0; i < nroots; i++) {
-            uint32_t e;
-            label[0] = pend[i];
-            cr_assert_eq(hf_online_post(s, HF_NO_EVENT, label, &e, &err), HF_OK);
-            letter[e] = pend[i];
-        }
-        while (hf_online_pending(s) > 0) {
-            uint32_t e;
-            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
-            char kids[4];
-            int nk = posts(&pg, letter[e], kids);
-            pg.ran[letter[e] - 'a'] = true;
-            for (int j = 0; j < nk; j++) {
-                uint32_t c;
-                label[0] = kids[j];
-                cr_assert_eq(hf_online_post(s, e, label, &c, &err), HF_OK);
-                letter[c] = kids[j];
-            }
-        }
+        char played[27];
+        play_program(s, nroots, pend, played);
         cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
     } while (r.more);
     /* every ordered d-tuple of distinct union nodes (each node is one letter of the program) */
