@@ -140,6 +140,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->keys);
     hf_i_free(ctx, s->heap);
     hf_i_free(ctx, s->useful);
+    hf_i_free(ctx, s->gw);
     hf_i_free(ctx, s->aims);
     hf_i_free(ctx, s->learnt);
     hf_i_free(ctx, s->mark);
@@ -165,7 +166,7 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
  * b_{h-1} for the prefix of h, DT_SEEN_SUF at b_{l-1} for the suffix from l; both depths are
  * behind the scan when it reaches the row. docs/online.md proves that these rows are 3-hitting
  * and that they are the distinct rows of the offline rule on the binarized forest. */
-enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
+/* (DT_PROPER, DT_BRANCH and the seen marks: lib/online_i.h) */
 
 /* A depth is useful iff it is branching or its row B or C is proper (a node there has a child
  * and a two-child strict ancestor). */
@@ -265,10 +266,11 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->right = r % 2 == 1;
         break;
     case HF_ONLINE_DOUBLETREE:
-        if (s->d <= 2 || r == 0) { /* R(A, 0) and R(B, 0): the two preorders */
-            s->row_v = (unsigned)(r % 4);
+        if (s->d <= 2 || r == s->dt_base) { /* R(A, 0) and R(B, 0): the two preorders */
+            s->row_v = (unsigned)((r - s->dt_base) % 4);
             s->row_D = 0;
-        } else if (dt_rows(s, r, &s->row_v, &s->row_D) <= r) { /* beyond the rows: any one */
+        } else if (dt_rows(s, r - s->dt_base, &s->row_v, &s->row_D) <= r - s->dt_base) {
+            /* beyond the rows: any one */
             s->row_v = (unsigned)(r % 4);
             s->row_D = 0;
         }
@@ -692,7 +694,7 @@ static uint32_t heap_pop(hf_online *s)
 /* The binary children of the node whose children are the run events lo..hi-1 (a run event's
  * children, or a gadget's): none, one, two events, or two halves (a half of one event is that
  * event, of more a gadget). */
-static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
+static int binary_children(const hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, item *b)
 {
     uint32_t m = hi - lo;
     if (m == 0)
@@ -702,7 +704,7 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
             b[i] = (item){lo + i, NONE, depth + 1, 0, 0};
         return (int)m;
     }
-    uint32_t mid = lo + (m + 1) / 2;
+    uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
     b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0, 0};
     b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0, 0};
     return 2;
@@ -716,7 +718,7 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
                              uint8_t under)
 {
     item b[2];
-    int cnt = binary_children(lo, hi, depth, b);
+    int cnt = binary_children(s, lo, hi, depth, b);
     if (cnt >= 2)
         s->branched = true;
     if (cnt == 0)
@@ -1148,6 +1150,8 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         r->bound = s->d == 1 || !s->branched ? 1 : 2;
         break;
     case HF_ONLINE_DOUBLETREE:
+        if (s->d == 3) /* the gadgets weighed, the record made again (lib/online_union.c) */
+            st = hf_i_online_dt_end(s, err);
         if (s->d == 1 || !s->branched) {
             r->bound = 1;
         } else if (s->d == 2) {
@@ -1155,7 +1159,7 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         } else {
             unsigned v;
             uint32_t D;
-            r->bound = dt_rows(s, UINT64_MAX, &v, &D);
+            r->bound = s->dt_base + dt_rows(s, UINT64_MAX, &v, &D);
         }
         break;
     default:
