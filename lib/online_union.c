@@ -390,8 +390,9 @@ hf_status hf_i_online_dt_end(hf_online *s, hf_error *err)
     uint64_t bits = record_bits(s);
     restart = restart || bits != s->dt_bits;
     s->dt_bits = bits;
-    /* run 1 played R(A, 0), row 0 of every list: the rows go on from row 1 */
-    if (restart && s->runs > 1)
+    /* R(A, 0), the left-to-right preorder, is row 0 of every list: when the run that just ended
+     * played it (run 1, say), the rows go on from row 1 of the new list */
+    if (restart && s->runs - 1 != s->dt_base)
         s->dt_base = s->runs;
     if (st)
         return hf_i_fail(err, st, 0, 0, "out of memory");

@@ -1700,3 +1700,185 @@ Test(online, size_hint_and_huge_pages_play_the_same_schedules)
     }
     hf_ctx_free(ctx);
 }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Doubletree's weighed gadgets (issue 12): static programs play offline doubletree's count,   */
+/* programs that grow between runs are still covered                                           */
+
+/* A random recursive tree of n events (event i > 0 under a uniform one of 0..i-1), or with
+ * @p spine a chain 0 - 2 - 4 - ... whose events also get a random number of leaves and short
+ * branches (a deep chain with side branches). */
+static hf_poset *gadget_tree(uint32_t n, bool spine, uint64_t *rng)
+{
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    for (uint32_t i = 1; i < n; i++) {
+        /* the spine's odd events hang below a random earlier event, most often a spine event */
+        if (!spine)
+            e[i - 1][0] = tu_below(rng, i);
+        else if (i % 2 == 0)
+            e[i - 1][0] = i - 2;
+        else
+            e[i - 1][0] = tu_below(rng, 4) == 0 ? tu_below(rng, i) : 2 * tu_below(rng, (i + 1) / 2);
+        e[i - 1][1] = i;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, n - 1);
+    free(e);
+    return p;
+}
+
+/* Doubletree at d = 3 on a static forest: as many runs as offline doubletree's family, which
+ * end_run reports as its bound after run 1, at most 4 times the height of the forest binarized
+ * with weighed gadgets (hf_poset_tree_height, the height the test's reference finds too); the
+ * runs are linear extensions, and 3-hitting by the oracle up to 40 events. */
+static uint64_t check_gadget_static(const hf_poset *p)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    o.strategy = HF_ONLINE_DOUBLETREE;
+    tu_collect c = {0};
+    uint32_t n = hf_poset_size(p), k;
+    c.n = n;
+    hf_online_sim_result r;
+    hf_error err;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(r.runs, c.m);
+    cr_assert_eq(r.bound, r.runs, "the bound after run 1 is the number of runs");
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = 3;
+    opt.method = HF_METHOD_DOUBLETREE;
+    uint64_t size;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+    cr_assert_eq(r.runs, size, "online %llu runs, offline doubletree %llu",
+                 (unsigned long long)r.runs, (unsigned long long)size);
+    cr_assert_eq(hf_poset_tree_height(p, &k), HF_OK);
+    btree t = bt_build(p);
+    cr_assert_eq(t.k, k, "the reference's height %u, the library's %u", t.k, k);
+    free(t.v);
+    cr_assert_leq(r.runs, 4 * (uint64_t)k > 1 ? 4 * (uint64_t)k : 1);
+    uint32_t *pos = malloc((n + 1) * sizeof *pos);
+    for (size_t q = 0; q < c.m; q++) {
+        for (uint32_t i = 0; i < n; i++)
+            pos[c.rows[q * n + i]] = i;
+        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", q + 1);
+    }
+    free(pos);
+    if (n <= 40)
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
+    free(c.rows);
+    return r.runs;
+}
+
+Test(online, doubletree_weighs_gadgets_as_offline_doubletree)
+{
+    uint64_t rng = 1212;
+    for (int i = 0; i < 60; i++) {
+        uint32_t n = i < 40 ? 5 + tu_below(&rng, 36) : 100 + tu_below(&rng, 400);
+        hf_poset *p = gadget_tree(n, i % 3 == 2, &rng);
+        check_gadget_static(p);
+        hf_poset_free(p);
+    }
+    /* wide: a root with 40 children, the first three of which carry chains of 12, 8 and 4 */
+    uint32_t e[80][2], m = 0;
+    for (uint32_t i = 1; i <= 40; i++)
+        e[m][0] = 0, e[m][1] = i, m++;
+    uint32_t next = 41, len[3] = {12, 8, 4};
+    for (uint32_t b = 0; b < 3; b++)
+        for (uint32_t j = 0, at = 1 + b; j < len[b]; j++, at = next++)
+            e[m][0] = at, e[m][1] = next, m++;
+    hf_poset *p = tu_poset(next, (const uint32_t(*)[2])e, m);
+    check_gadget_static(p);
+    hf_poset_free(p);
+    /* a random recursive tree of 300 events: 102 runs with gadgets balanced by count */
+    rng = 3;
+    p = gadget_tree(300, false, &rng);
+    cr_assert_lt(check_gadget_static(p), 102);
+    hf_poset_free(p);
+}
+
+/* A program whose events appear over the runs: event v of @p p is posted from run born[v] on
+ * (born grows down the tree and along siblings, so ranks never shift and the union forest ends
+ * as p, some of its nodes overflow children). The harness plays runs while end_run asks for more
+ * and until every event appeared; once every run reveals p, the session stops, and the runs
+ * played from then on form a 3-hitting family of p. */
+static void check_gadget_growing(const hf_poset *p, const unsigned *born)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    o.strategy = HF_ONLINE_DOUBLETREE;
+    hf_online *s;
+    hf_error err;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_OK);
+    uint32_t n = hf_poset_size(p), *map = malloc((n + 1) * sizeof *map),
+             *of = malloc((n + 1) * sizeof *of); /* union node -> event of p */
+    unsigned last = 0;
+    for (uint32_t v = 0; v < n; v++)
+        last = born[v] > last ? born[v] : last;
+    hf_online_run_result r;
+    unsigned run = 0;
+    do {
+        cr_assert_lt(run, 2000);
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+        uint32_t e;
+        for (uint32_t v = 0; v < n; v++)
+            if (hf_poset_parent(p, v) == HF_NO_EVENT && born[v] <= run) {
+                cr_assert_eq(hf_online_post(s, HF_NO_EVENT, hf_poset_name(p, v), &e, &err), HF_OK);
+                map[e] = v;
+                cr_assert_lt(hf_online_event_node(s, e), n);
+                of[hf_online_event_node(s, e)] = v;
+            }
+        while (hf_online_pending(s) > 0) {
+            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+            uint32_t cnt, ce;
+            const uint32_t *succ = hf_poset_hasse_succ(p, map[e], &cnt);
+            for (uint32_t i = 0; i < cnt; i++)
+                if (born[succ[i]] <= run) {
+                    cr_assert_eq(hf_online_post(s, e, hf_poset_name(p, succ[i]), &ce, &err), HF_OK);
+                    map[ce] = succ[i];
+                    cr_assert_lt(hf_online_event_node(s, ce), n);
+                    of[hf_online_event_node(s, ce)] = succ[i];
+                }
+        }
+        cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
+        run++;
+    } while (r.more || run <= last); /* the harness plays on until every event appeared */
+    cr_assert_eq(hf_online_nodes(s), n);
+    size_t m = run - last;
+    uint32_t *rows = malloc((m * n + 1) * sizeof *rows), len;
+    for (size_t q = 0; q < m; q++) {
+        const uint32_t *sch = hf_online_schedule(s, last + q, &len);
+        cr_assert_eq(len, n);
+        for (uint32_t i = 0; i < n; i++)
+            rows[q * n + i] = of[sch[i]];
+    }
+    cr_assert(tu_oracle_hitting(p, rows, m, 3, NULL),
+              "the %zu runs after the last new event are not 3-hitting", m);
+    free(rows);
+    hf_online_free(s);
+    free(map);
+    free(of);
+}
+
+Test(online, doubletree_covers_a_program_whose_events_appear_over_the_runs)
+{
+    uint64_t rng = 4242;
+    for (int i = 0; i < 40; i++) {
+        uint32_t n = 4 + tu_below(&rng, 20);
+        hf_poset *p = gadget_tree(n, i % 2 == 1, &rng);
+        unsigned *born = calloc(n + 1, sizeof *born);
+        for (uint32_t v = 0; v < n; v++) { /* ids follow the tree and the siblings' order */
+            uint32_t par = hf_poset_parent(p, v);
+            born[v] = tu_below(&rng, 3) == 0 ? tu_below(&rng, 4) : 0;
+            if (par != HF_NO_EVENT && born[par] > born[v])
+                born[v] = born[par];
+            for (uint32_t w = 0; w < v; w++)
+                if (hf_poset_parent(p, w) == par && born[w] > born[v])
+                    born[v] = born[w];
+        }
+        check_gadget_growing(p, born);
+        free(born);
+        hf_poset_free(p);
+    }
+}
