@@ -1882,3 +1882,79 @@ Test(online, doubletree_covers_a_program_whose_events_appear_over_the_runs)
         hf_poset_free(p);
     }
 }
+
+/* A weighing that runs out of memory: end_run reports HF_ENOMEM (the run is closed and more
+ * runs are asked for), the session weighs again at the next end_run, and the runs still form a
+ * 3-hitting family of the static forest, with nothing leaked. */
+Test(online, doubletree_weighing_out_of_memory_is_reported_and_retried)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    uint64_t rng = 77;
+    hf_poset *p = gadget_tree(24, false, &rng);
+    uint32_t n = hf_poset_size(p), *map = malloc((n + 1) * sizeof *map),
+             *of = malloc((n + 1) * sizeof *of); /* union node -> event of p */
+    size_t failures = 0;
+    for (long k = 0; k < 4; k++) {
+        long live = chaos.live;
+        hf_online_options o;
+        hf_online_options_init(&o);
+        o.d = 3;
+        o.strategy = HF_ONLINE_DOUBLETREE;
+        hf_online *s;
+        cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+        hf_online_run_result r;
+        unsigned run = 0;
+        do {
+            cr_assert_lt(run, 500);
+            cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+            uint32_t e, ce, cnt;
+            for (uint32_t v = 0; v < n; v++)
+                if (hf_poset_parent(p, v) == HF_NO_EVENT) {
+                    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, hf_poset_name(p, v), &e, NULL),
+                                 HF_OK);
+                    map[e] = v;
+                    of[hf_online_event_node(s, e)] = v;
+                }
+            while (hf_online_pending(s) > 0) {
+                cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+                const uint32_t *succ = hf_poset_hasse_succ(p, map[e], &cnt);
+                for (uint32_t i = 0; i < cnt; i++) {
+                    cr_assert_eq(hf_online_post(s, e, hf_poset_name(p, succ[i]), &ce, NULL), HF_OK);
+                    map[ce] = succ[i];
+                    of[hf_online_event_node(s, ce)] = succ[i];
+                }
+            }
+            /* the weighing after run 1, and its retries, fail at their k-th allocation */
+            chaos.left = run < 2 ? k : -1;
+            chaos.once = true;
+            hf_error err;
+            hf_status st = hf_online_end_run(s, &r, &err);
+            chaos.left = -1;
+            if (st == HF_ENOMEM) {
+                failures++;
+                cr_assert(r.more, "a failed weighing asks for another run");
+            } else {
+                cr_assert_eq(st, HF_OK, "%s", err.text);
+            }
+            run++;
+        } while (r.more);
+        uint32_t *rows = malloc(((size_t)run * n + 1) * sizeof *rows), len;
+        for (unsigned q = 0; q < run; q++) {
+            const uint32_t *sch = hf_online_schedule(s, q, &len);
+            cr_assert_eq(len, n);
+            for (uint32_t i = 0; i < n; i++)
+                rows[(size_t)q * n + i] = of[sch[i]];
+        }
+        cr_assert_eq(hf_online_nodes(s), n);
+        cr_assert(tu_oracle_hitting(p, rows, run, 3, NULL), "failing allocation %ld", k);
+        hf_online_free(s);
+        cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+        free(rows);
+    }
+    cr_assert_gt(failures, 0);
+    free(map);
+    free(of);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
