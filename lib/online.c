@@ -155,8 +155,10 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
 /* ---- doubletree: which rows the runs play ---- */
 
 /* Run 1 plays R(A, 0) and records, per depth D of the binarized forest, in s->useful[D]: DT_PROPER
- * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand).
- * The later runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
+ * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand);
+ * at d = 3 the weighing at its end makes the record again for the weighed gadgets the later runs
+ * use (hf_i_online_dt_end, which also says from which run the list below is played). The later
+ * runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
  * unless it equals a row played before it. As docs/online.md (Lemma 4) shows, a row that is not
  * proper ("plain") is fixed by the set of branching depths it inverts: A: none; B_D: those >= D;
  * C_D: those <= D; E_D: all but D. Numbering the branching depths b_0 < .. < b_{nb-1}, those sets
@@ -693,7 +695,8 @@ static uint32_t heap_pop(hf_online *s)
 
 /* The binary children of the node whose children are the run events lo..hi-1 (a run event's
  * children, or a gadget's): none, one, two events, or two halves (a half of one event is that
- * event, of more a gadget). */
+ * event, of more a gadget), split where the weighed gadget splits once the union forest was
+ * weighed, else by count. */
 static int binary_children(const hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, item *b)
 {
     uint32_t m = hi - lo;
