@@ -213,6 +213,16 @@ static uint32_t weighed_split(const double *g, uint32_t a, uint32_t z, double p0
     return lo;
 }
 
+/* 2^e for -1000 <= e <= 0, as ldexp(1.0, e) gives it (a normal double: its exponent field alone),
+ * without ldexp's call: a weighing makes one per union node. */
+static inline double pow2(int e)
+{
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
 /* The number of block children of @p v (NONE: the roots), whose block starts at @p kids. */
 static uint32_t block_len(const hf_online *s, uint32_t v, uint32_t kids)
 {
@@ -313,7 +323,7 @@ static hf_status weigh(hf_online *s)
         double sum = 0;
         for (uint32_t j = 0; j < m; j++) {
             int e = (int)h[a + j] - (int)hmax;
-            s->gw[a + j] = sum += ldexp(1.0, e < -1000 ? -1000 : e);
+            s->gw[a + j] = sum += pow2(e < -1000 ? -1000 : e);
         }
         if (v == NONE)
             break;
