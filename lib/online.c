@@ -142,6 +142,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->keys);
     hf_i_free(ctx, s->heap);
     hf_i_free(ctx, s->useful);
+    hf_i_free(ctx, s->gw);
     hf_i_free(ctx, s->aims);
     hf_i_free(ctx, s->learnt);
     hf_i_free(ctx, s->mark);
@@ -156,8 +157,10 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
 /* ---- doubletree: which rows the runs play ---- */
 
 /* Run 1 plays R(A, 0) and records, per depth D of the binarized forest, in s->useful[D]: DT_PROPER
- * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand).
- * The later runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
+ * << v when row (v, D) is proper, DT_BRANCH when a node of depth D has two children (dt_expand);
+ * at d = 3 the weighing at its end makes the record again for the weighed gadgets the later runs
+ * use (hf_i_online_dt_end, which also says from which run the list below is played). The later
+ * runs play the rows (v, D) of the useful depths, D increasing, v = A, B, C, E, each
  * unless it equals a row played before it. As docs/online.md (Lemma 4) shows, a row that is not
  * proper ("plain") is fixed by the set of branching depths it inverts: A: none; B_D: those >= D;
  * C_D: those <= D; E_D: all but D. Numbering the branching depths b_0 < .. < b_{nb-1}, those sets
@@ -167,7 +170,7 @@ hf_online_strategy hf_online_strategy_of(const hf_online *s)
  * b_{h-1} for the prefix of h, DT_SEEN_SUF at b_{l-1} for the suffix from l; both depths are
  * behind the scan when it reaches the row. docs/online.md proves that these rows are 3-hitting
  * and that they are the distinct rows of the offline rule on the binarized forest. */
-enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
+/* (DT_PROPER, DT_BRANCH and the seen marks: lib/online_i.h) */
 
 /* A depth is useful iff it is branching or its row B or C is proper (a node there has a child
  * and a two-child strict ancestor). */
@@ -267,10 +270,11 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         s->right = r % 2 == 1;
         break;
     case HF_ONLINE_DOUBLETREE:
-        if (s->d <= 2 || r == 0) { /* R(A, 0) and R(B, 0): the two preorders */
-            s->row_v = (unsigned)(r % 4);
+        if (s->d <= 2 || r == s->dt_base) { /* R(A, 0) and R(B, 0): the two preorders */
+            s->row_v = (unsigned)((r - s->dt_base) % 4);
             s->row_D = 0;
-        } else if (dt_rows(s, r, &s->row_v, &s->row_D) <= r) { /* beyond the rows: any one */
+        } else if (dt_rows(s, r - s->dt_base, &s->row_v, &s->row_D) <= r - s->dt_base) {
+            /* beyond the rows: any one */
             s->row_v = (unsigned)(r % 4);
             s->row_D = 0;
         }
@@ -696,8 +700,9 @@ static uint32_t heap_pop(hf_online *s)
 
 /* The binary children of the node whose children are the run events lo..hi-1 (a run event's
  * children, or a gadget's): none, one, two events, or two halves (a half of one event is that
- * event, of more a gadget). */
-static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
+ * event, of more a gadget), split where the weighed gadget splits once the union forest was
+ * weighed, else by count. */
+static int binary_children(const hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, item *b)
 {
     uint32_t m = hi - lo;
     if (m == 0)
@@ -707,7 +712,7 @@ static int binary_children(uint32_t lo, uint32_t hi, uint32_t depth, item *b)
             b[i] = (item){lo + i, NONE, depth + 1, 0, 0};
         return (int)m;
     }
-    uint32_t mid = lo + (m + 1) / 2;
+    uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
     b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0, 0};
     b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0, 0};
     return 2;
@@ -721,7 +726,7 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
                              uint8_t under)
 {
     item b[2];
-    int cnt = binary_children(lo, hi, depth, b);
+    int cnt = binary_children(s, lo, hi, depth, b);
     if (cnt >= 2)
         s->branched = true;
     if (cnt == 0)
@@ -1154,6 +1159,8 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         r->bound = s->d == 1 || !s->branched ? 1 : 2;
         break;
     case HF_ONLINE_DOUBLETREE:
+        if (s->d == 3) /* the gadgets weighed, the record made again (lib/online_union.c) */
+            st = hf_i_online_dt_end(s, err);
         if (s->d == 1 || !s->branched) {
             r->bound = 1;
         } else if (s->d == 2) {
@@ -1161,7 +1168,7 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         } else {
             unsigned v;
             uint32_t D;
-            r->bound = dt_rows(s, UINT64_MAX, &v, &D);
+            r->bound = s->dt_base + dt_rows(s, UINT64_MAX, &v, &D);
         }
         break;
     default:

@@ -145,6 +145,16 @@ struct hf_online {
                            two children, or a child and an ancestor with two (docs/online.md) */
     size_t useful_cap;
     bool changed_any;
+    /* doubletree at d = 3: gadgets weighed by what earlier runs showed (lib/online_union.c,
+     * docs/online.md) */
+    double *gw; /* per union node in its parent's block: the weights of the block's nodes
+                   of rank <= its own, summed (a weight is 2^(binarized height - the
+                   highest sibling's), as offline doubletree weighs) */
+    size_t gw_cap;
+    uint32_t gw_n;    /* union nodes weighed (ids below it); 0: none, every gadget by count */
+    bool gw_stale;    /* the last weighing ran out of memory: done again at the next end_run */
+    uint64_t dt_base; /* run r plays row r - dt_base of the list dt_rows makes (0: R(A, 0)) */
+    uint64_t dt_bits; /* flags set in the per-depth record when the last run ended */
 
     /* learn */
     hf_poset *u;        /* the union forest the plan was made for (NULL: none) */
@@ -206,6 +216,26 @@ hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, s
 /* lib/online.c: the rank of union node @p node among its siblings. O(1) in its parent's block,
  * O(log overflow children) outside it. */
 uint32_t hf_i_online_rank(const hf_online *s, uint32_t node);
+
+/* Doubletree's per-depth record (hf_online.useful; dt_rows in lib/online.c): DT_PROPER << v when
+ * row (v, D) is proper, DT_BRANCH when a node of depth D has two children, and the seen marks
+ * of the plain rows. */
+enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
+
+/* lib/online_union.c: where the gadget over the sibling run events lo..hi-1 (hi - lo >= 3)
+ * splits: its first half is lo..mid-1. Where the union forest remembers those events as the
+ * consecutive children of one block and weighed them (the last weighing), at the point where
+ * their weights balance as offline doubletree splits (lib/forest.c); otherwise by count, the
+ * first half ceil((hi - lo) / 2) events. O(log(hi - lo)). */
+uint32_t hf_i_online_gadget_split(const hf_online *s, uint32_t lo, uint32_t hi);
+/* lib/online_union.c: at the end of a doubletree run at d = 3. When the union forest grew (or
+ * the last weighing failed): weigh every block's nodes by the binarized heights of the union
+ * forest's block forest, and set the per-depth record and the height seen to those of that
+ * forest binarized with the weighed gadgets. When the list of rows changed after run 1 (a
+ * weighing, or a flag the run added to the record), the runs start it again (dt_base). O(n)
+ * for a weighing of n union nodes, O(height) otherwise; HF_ENOMEM leaves the weights and the
+ * record as they were. */
+hf_status hf_i_online_dt_end(hf_online *s, hf_error *err);
 
 /* lib/online_learn.c: drop the plan (union poset, family, coverage). */
 void hf_i_online_learn_drop(hf_online *s);

@@ -1,6 +1,7 @@
 /* The union forest of an online session (lib/online_i.h): interned labels, the children of a
  * node as one block found by rank, the overflow children found by (parent, rank, label), and
  * the making of a new node when a run posts an event no run posted before. */
+#include <math.h>
 #include <string.h>
 
 #include "online_i.h"
@@ -172,5 +173,238 @@ hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, 
     s->n_nodes++;
     s->created = true;
     *out = node;
+    return HF_OK;
+}
+
+/* ---- doubletree: gadgets weighed by what earlier runs showed (docs/online.md) ---- */
+
+/* Where the gadget over the block nodes a..z (a < z) splits, as a node id t (its first half is
+ * a..t-1): the first t whose prefix weight g[t - 1] is closest to half the range's weight, p0
+ * being the prefix weight before a. Offline doubletree scans every point (lib/forest.c,
+ * split_point); the prefix weights only grow, so the gap to half falls and then rises, and two
+ * binary searches find the same point: the first prefix at or above half, then, when the one
+ * before it is as close, the first point as close as that one. */
+static uint32_t weighed_split(const double *g, uint32_t a, uint32_t z, double p0)
+{
+    double half = (p0 + g[z]) / 2;
+    uint32_t lo = a + 1, hi = z + 1;
+    while (lo < hi) { /* the first t with g[t - 1] >= half, z + 1 if none */
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (g[mid - 1] < half)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t t = lo;
+    if (t == a + 1)
+        return t;
+    if (t <= z && fabs(g[t - 1] - half) < fabs(g[t - 2] - half))
+        return t;
+    /* the best is t - 1 or a point before it with the same gap: below half, the gap only falls */
+    double gap = fabs(g[t - 2] - half);
+    lo = a + 1, hi = t - 1;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (fabs(g[mid - 1] - half) > gap)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* 2^e for -1000 <= e <= 0, as ldexp(1.0, e) gives it (a normal double: its exponent field alone),
+ * without ldexp's call: a weighing makes one per union node. */
+static inline double pow2(int e)
+{
+    uint64_t bits = (uint64_t)(e + 1023) << 52;
+    double x;
+    memcpy(&x, &bits, sizeof x);
+    return x;
+}
+
+/* The number of block children of @p v (NONE: the roots), whose block starts at @p kids. */
+static uint32_t block_len(const hf_online *s, uint32_t v, uint32_t kids)
+{
+    if (kids == NONE)
+        return 0;
+    uint32_t c = kids;
+    while (c < s->n_nodes && s->nodes[c].parent == v && !(s->nodes[c].label & OVER))
+        c++;
+    return c - kids;
+}
+
+uint32_t hf_i_online_gadget_split(const hf_online *s, uint32_t lo, uint32_t hi)
+{
+    uint32_t a = s->ev[lo].node, z = s->ev[hi - 1].node;
+    if (z < s->gw_n && z > a && z - a == hi - 1 - lo) {
+        const unode *ua = &s->nodes[a], *uz = &s->nodes[z];
+        /* both in one block, whose nodes are consecutive ids: so are those between */
+        if (ua->parent == uz->parent && !((ua->label | uz->label) & OVER)) {
+            const unode *ub = a > 0 ? &s->nodes[a - 1] : NULL;
+            double p0 = ub && ub->parent == ua->parent && !(ub->label & OVER) ? s->gw[a - 1] : 0;
+            return lo + (weighed_split(s->gw, a, z, p0) - a);
+        }
+    }
+    return lo + (hi - lo + 1) / 2;
+}
+
+/* The block of @p v (NONE: the roots) at a node of the binarized forest, and the gadgets below
+ * it: the record's flags as a run's expansion sets them (dt_expand in lib/online.c), and the
+ * depth and sides of each block node in dep, und. @p stack holds 4 (block size) entries. */
+static void record_block(hf_online *s, uint32_t a0, uint32_t m, uint32_t depth, uint8_t under,
+                         uint32_t *dep, uint8_t *und, uint32_t *stack)
+{
+    uint32_t sp = 0;
+    stack[sp++] = a0;
+    stack[sp++] = a0 + m - 1;
+    stack[sp++] = depth;
+    stack[sp++] = under;
+    while (sp > 0) {
+        uint8_t u = (uint8_t)stack[--sp];
+        uint32_t d = stack[--sp], z = stack[--sp], a = stack[--sp];
+        uint32_t n = z - a + 1, cnt = n < 2 ? n : 2, part[2][2] = {{a, a}, {z, z}};
+        if (n > 2) {
+            uint32_t t = weighed_split(s->gw, a, z, a == a0 ? 0 : s->gw[a - 1]);
+            part[0][1] = t - 1;
+            part[1][0] = t;
+        }
+        uint8_t f = (uint8_t)(((u & 1) ? (DT_PROPER << 1) : 0) | ((u & 2) ? (DT_PROPER << 2) : 0));
+        if (cnt == 2)
+            f |=
+                (uint8_t)(DT_BRANCH | ((u & 1) ? DT_PROPER : 0) | ((u & 2) ? (DT_PROPER << 3) : 0));
+        s->useful[d] |= f;
+        for (uint32_t i = 0; i < cnt; i++) {
+            uint8_t cu = (uint8_t)(i == 0 ? u | (cnt == 2 ? 1 : 0) : u | 2);
+            if (part[i][0] == part[i][1]) { /* an event */
+                dep[part[i][0]] = d + 1;
+                und[part[i][0]] = cu;
+                if (d + 1 > s->max_depth)
+                    s->max_depth = d + 1;
+            } else { /* a gadget */
+                stack[sp++] = part[i][0];
+                stack[sp++] = part[i][1];
+                stack[sp++] = d + 1;
+                stack[sp++] = cu;
+            }
+        }
+    }
+}
+
+/* Weigh the union forest's blocks, and make the record that of its block forest (every node
+ * reached from the roots through blocks: overflow children and what lies below them are left
+ * out) binarized with the weighed gadgets. */
+static hf_status weigh(hf_online *s)
+{
+    hf_ctx *ctx = s->ctx;
+    uint32_t n = s->n_nodes;
+    if (ONLINE_GROW(s, s->gw, &s->gw_cap, (size_t)n + 1))
+        return HF_ENOMEM;
+    if (2 * (size_t)n + 2 > s->useful_cap) {
+        size_t old = s->useful_cap;
+        if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * (size_t)n + 2))
+            return HF_ENOMEM;
+        memset(s->useful + old, 0, s->useful_cap - old);
+    }
+    uint32_t *h = hf_i_alloc_array(ctx, 5 * (size_t)n + 4, sizeof *h), *stack = h + n;
+    uint8_t *und = hf_i_alloc_array(ctx, (size_t)n + 1, 1);
+    if (!h || !und) {
+        hf_i_free(ctx, h);
+        hf_i_free(ctx, und);
+        return HF_ENOMEM;
+    }
+    /* bottom up (a child's id is above its parent's): binarized heights, and the weights of each
+     * block by its nodes' heights, as lib/forest.c weighs; the roots' block last */
+    for (uint32_t i = n + 1; i-- > 0;) {
+        uint32_t v = i == 0 ? NONE : i - 1;
+        uint32_t a = (v == NONE ? s->root : s->nodes[v]).kids, m = block_len(s, v, a), hmax = 0;
+        for (uint32_t j = 0; j < m; j++)
+            hmax = h[a + j] > hmax ? h[a + j] : hmax;
+        double sum = 0;
+        for (uint32_t j = 0; j < m; j++) {
+            int e = (int)h[a + j] - (int)hmax;
+            s->gw[a + j] = sum += pow2(e < -1000 ? -1000 : e);
+        }
+        if (v == NONE)
+            break;
+        if (m <= 2) {
+            h[v] = m ? hmax + 1 : 0;
+            continue;
+        }
+        uint32_t sp = 0, hv = 0;
+        stack[sp++] = a;
+        stack[sp++] = a + m - 1;
+        stack[sp++] = 0;
+        while (sp > 0) {
+            uint32_t d = stack[--sp], z = stack[--sp], l = stack[--sp];
+            uint32_t t = weighed_split(s->gw, l, z, l == a ? 0 : s->gw[l - 1]);
+            uint32_t part[2][2] = {{l, t - 1}, {t, z}};
+            for (int k = 0; k < 2; k++)
+                if (part[k][0] == part[k][1]) {
+                    uint32_t c = part[k][0];
+                    hv = h[c] + d + 1 > hv ? h[c] + d + 1 : hv;
+                } else {
+                    stack[sp++] = part[k][0];
+                    stack[sp++] = part[k][1];
+                    stack[sp++] = d + 1;
+                }
+        }
+        h[v] = hv;
+    }
+    /* top down: the record, and each node's depth and sides (h now holds depths) */
+    uint32_t *dep = h;
+    memset(dep, 0xff, (size_t)n * sizeof *dep);
+    memset(s->useful, 0, s->useful_cap);
+    s->max_depth = 0;
+    uint32_t a = s->root.kids, m = block_len(s, NONE, a);
+    if (m == 1) {
+        dep[a] = 0;
+        und[a] = 0;
+    } else if (m > 1) { /* the virtual root */
+        record_block(s, a, m, 0, 0, dep, und, stack);
+    }
+    for (uint32_t v = 0; v < n; v++) {
+        if (dep[v] == NONE)
+            continue;
+        uint32_t k = s->nodes[v].kids, mk = block_len(s, v, k);
+        if (mk > 0)
+            record_block(s, k, mk, dep[v], und[v], dep, und, stack);
+    }
+    s->gw_n = n;
+    hf_i_free(ctx, h);
+    hf_i_free(ctx, und);
+    return HF_OK;
+}
+
+/* The flags set in the record, the seen marks aside: flags are only added between weighings,
+ * so a change shows in their number. */
+static uint64_t record_bits(const hf_online *s)
+{
+    uint64_t bits = 0;
+    size_t top = s->max_depth < s->useful_cap ? s->max_depth + 1 : s->useful_cap;
+    for (size_t d = 0; d < top; d++)
+        for (uint8_t f = (uint8_t)(s->useful[d] & ~(DT_SEEN_PRE | DT_SEEN_SUF)); f; f &= f - 1)
+            bits++;
+    return bits;
+}
+
+hf_status hf_i_online_dt_end(hf_online *s, hf_error *err)
+{
+    hf_status st = HF_OK;
+    bool restart = false;
+    if (s->created || s->runs == 1 || s->gw_stale) {
+        st = weigh(s);
+        s->gw_stale = st != HF_OK;
+        restart = st == HF_OK;
+    }
+    uint64_t bits = record_bits(s);
+    restart = restart || bits != s->dt_bits;
+    s->dt_bits = bits;
+    /* R(A, 0), the left-to-right preorder, is row 0 of every list: when the run that just ended
+     * played it (run 1, say), the rows go on from row 1 of the new list */
+    if (restart && s->runs - 1 != s->dt_base)
+        s->dt_base = s->runs;
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "out of memory");
     return HF_OK;
 }

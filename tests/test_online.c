@@ -2,6 +2,7 @@
  * d-hitting family of the revealed forest (brute-force oracle), within each strategy's proved
  * number of runs; a program whose events depend on the schedule; misuse; out of memory. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +15,12 @@ TU_SUITE(online);
 /* ---------------------------------------------------------------------------------------- */
 /* Bounds computed here, independently of the library                                          */
 
-/* The forest binarized with balanced gadgets, B(F) of docs/online.md: a virtual root above two
- * or more roots; a node with more than two children gets the gadgets over the first ceil(m/2)
- * and over the rest (a gadget over one event is that event, over more a virtual node built by
- * the same rule). Children in id order: the order hf_online_simulate posts them. */
+/* The forest binarized with weighed gadgets, B(F) of docs/online.md: a virtual root above two
+ * or more roots; a node with more than two children c_1..c_m gets two gadgets, over c_1..c_j and
+ * over the rest, where a gadget over one event is that event and over more a virtual node built
+ * by the same rule, and j is the first point where the prefix weight is closest to half the
+ * weight of the range, a child weighing 2^(its binarized height - the highest sibling's), as
+ * offline doubletree splits. Children in id order: the order hf_online_simulate posts them. */
 typedef struct bnode {
     uint32_t ev; /* the event, HF_NO_EVENT for a virtual node */
     uint32_t nk, kid[2], depth;
@@ -30,6 +33,7 @@ typedef struct btree {
     bool branched;       /* some event or the root level has two or more */
     const uint32_t *par; /* while building */
     uint32_t events;
+    uint32_t *h; /* binarized height of an event's subtree, UINT32_MAX: not known yet */
 } btree;
 
 static uint32_t bt_node(btree *t, uint32_t ev, uint32_t depth)
@@ -40,26 +44,91 @@ static uint32_t bt_node(btree *t, uint32_t ev, uint32_t depth)
 }
 
 static uint32_t bt_event(btree *t, uint32_t e, uint32_t depth);
+static uint32_t bt_height(btree *t, uint32_t e);
 
-/* Give node u the children list[0..m-1], binarized. */
-static void bt_list(btree *t, uint32_t u, const uint32_t *list, uint32_t m)
+/* The children of e (HF_NO_EVENT: the roots) in id order, their number in *m (kids has room for
+ * every event), and their prefix weights: prefix[j] the weights of the first j summed. */
+static void bt_kids(btree *t, uint32_t e, uint32_t *kids, uint32_t *m, double *prefix)
+{
+    *m = 0;
+    for (uint32_t c = 0; c < t->events; c++)
+        if (t->par[c] == e)
+            kids[(*m)++] = c;
+    uint32_t hmax = 0;
+    for (uint32_t j = 0; j < *m; j++)
+        hmax = bt_height(t, kids[j]) > hmax ? bt_height(t, kids[j]) : hmax;
+    prefix[0] = 0;
+    for (uint32_t j = 0; j < *m; j++) {
+        int x = (int)bt_height(t, kids[j]) - (int)hmax;
+        prefix[j + 1] = prefix[j] + ldexp(1.0, x < -1000 ? -1000 : x);
+    }
+}
+
+/* Where the gadget over children lo..hi-1 splits, by a scan of every point. */
+static uint32_t bt_cut(const double *prefix, uint32_t lo, uint32_t hi)
+{
+    double half = (prefix[lo] + prefix[hi]) / 2;
+    uint32_t best = lo + 1;
+    for (uint32_t j = lo + 2; j < hi; j++)
+        if (fabs(prefix[j] - half) < fabs(prefix[best] - half))
+            best = j;
+    return best;
+}
+
+/* The binarized height below a node, of depth `depth` under the real node, whose children are
+ * kids[lo..hi-1]. */
+static uint32_t bt_range_height(btree *t, const uint32_t *kids, const double *prefix, uint32_t lo,
+                                uint32_t hi, uint32_t depth)
+{
+    if (hi - lo <= 2) {
+        uint32_t h = 0;
+        for (uint32_t j = lo; j < hi; j++)
+            h = bt_height(t, kids[j]) + depth + 1 > h ? bt_height(t, kids[j]) + depth + 1 : h;
+        return h;
+    }
+    uint32_t cut = bt_cut(prefix, lo, hi), h = 0, part[2][2] = {{lo, cut}, {cut, hi}};
+    for (int s = 0; s < 2; s++) {
+        uint32_t x = part[s][1] - part[s][0] == 1
+                         ? bt_height(t, kids[part[s][0]]) + depth + 1
+                         : bt_range_height(t, kids, prefix, part[s][0], part[s][1], depth + 1);
+        h = x > h ? x : h;
+    }
+    return h;
+}
+
+static uint32_t bt_height(btree *t, uint32_t e)
+{
+    if (t->h[e] != UINT32_MAX)
+        return t->h[e];
+    uint32_t *kids = malloc((t->events + 1) * sizeof *kids), m;
+    double *prefix = malloc((t->events + 2) * sizeof *prefix);
+    bt_kids(t, e, kids, &m, prefix);
+    t->h[e] = bt_range_height(t, kids, prefix, 0, m, 0);
+    free(kids);
+    free(prefix);
+    return t->h[e];
+}
+
+/* Give node u the children kids[lo..hi-1], binarized. */
+static void bt_list(btree *t, uint32_t u, const uint32_t *kids, const double *prefix, uint32_t lo,
+                    uint32_t hi)
 {
     uint32_t depth = t->v[u].depth + 1;
-    if (m <= 2) {
-        for (uint32_t i = 0; i < m; i++) {
-            uint32_t c = bt_event(t, list[i], depth);
+    if (hi - lo <= 2) {
+        for (uint32_t i = lo; i < hi; i++) {
+            uint32_t c = bt_event(t, kids[i], depth);
             t->v[u].kid[t->v[u].nk++] = c;
         }
         return;
     }
-    uint32_t half = (m + 1) / 2, part[2][2] = {{0, half}, {half, m}};
+    uint32_t cut = bt_cut(prefix, lo, hi), part[2][2] = {{lo, cut}, {cut, hi}};
     for (int s = 0; s < 2; s++) {
         uint32_t a = part[s][0], z = part[s][1], c;
         if (z - a == 1) {
-            c = bt_event(t, list[a], depth);
+            c = bt_event(t, kids[a], depth);
         } else {
             c = bt_node(t, HF_NO_EVENT, depth);
-            bt_list(t, c, list + a, z - a);
+            bt_list(t, c, kids, prefix, a, z);
         }
         t->v[u].kid[t->v[u].nk++] = c;
     }
@@ -67,14 +136,14 @@ static void bt_list(btree *t, uint32_t u, const uint32_t *list, uint32_t m)
 
 static void bt_children(btree *t, uint32_t u, uint32_t e)
 {
-    uint32_t *kids = malloc((t->events + 1) * sizeof *kids), m = 0;
-    for (uint32_t c = 0; c < t->events; c++)
-        if (t->par[c] == e)
-            kids[m++] = c;
+    uint32_t *kids = malloc((t->events + 1) * sizeof *kids), m;
+    double *prefix = malloc((t->events + 2) * sizeof *prefix);
+    bt_kids(t, e, kids, &m, prefix);
     t->wide = t->wide || m > 2;
     t->branched = t->branched || m >= 2;
-    bt_list(t, u, kids, m);
+    bt_list(t, u, kids, prefix, 0, m);
     free(kids);
+    free(prefix);
 }
 
 static uint32_t bt_event(btree *t, uint32_t e, uint32_t depth)
@@ -91,14 +160,18 @@ static btree bt_build(const hf_poset *p)
     for (uint32_t v = 0; v < n; v++)
         if (par[v] == HF_NO_EVENT)
             r++, root = v;
-    btree t = {calloc(2 * (size_t)n + 2, sizeof(bnode)), 0, 0, false, false, par, n};
+    btree t = {calloc(2 * (size_t)n + 2, sizeof(bnode)), 0, 0, false, false, par, n,
+               malloc((n + 1) * sizeof(uint32_t))};
+    memset(t.h, 0xff, (n + 1) * sizeof(uint32_t));
     if (r == 1)
         bt_event(&t, root, 0);
     else if (r > 1)
         bt_children(&t, bt_node(&t, HF_NO_EVENT, 0), HF_NO_EVENT);
     cr_assert_leq(t.n, 2 * n + 2);
     free(par);
+    free(t.h);
     t.par = NULL;
+    t.h = NULL;
     return t;
 }
 
@@ -253,9 +326,9 @@ static uint64_t proved_bound(const hf_poset *p, hf_online_strategy st, unsigned 
     }
 }
 
-/* Doubletree at d = 3 plays exactly the distinct rows of the reference, each once; where B(F)
- * has no gadget (no event, and not the root level, has more than two children) it is the tree
- * offline doubletree works on, and the runs are as many as its family (docs/online.md). */
+/* Doubletree at d = 3 plays exactly the distinct rows of the reference, each once; B(F) is the
+ * tree offline doubletree works on (its gadgets weighed the same way), and the runs are as many
+ * as its family (docs/online.md, Theorem 2). */
 static void check_dt_rows(const hf_poset *p, const tu_collect *c)
 {
     uint32_t n = hf_poset_size(p), *ref;
@@ -265,16 +338,14 @@ static void check_dt_rows(const hf_poset *p, const tu_collect *c)
     cr_assert_eq(distinct_rows(played, c->m, n), c->m, "doubletree played a row twice");
     cr_assert_eq(c->m, m, "doubletree played %zu runs, %zu distinct rows", c->m, m);
     cr_assert_eq(memcmp(played, ref, m * n * sizeof *ref), 0, "doubletree played other rows");
-    if (!forest_shape(p).wide) {
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = 3;
-        opt.method = HF_METHOD_DOUBLETREE;
-        uint64_t size;
-        cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
-        cr_assert_eq(c->m, size, "online %zu runs, offline doubletree %llu", c->m,
-                     (unsigned long long)size);
-    }
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = 3;
+    opt.method = HF_METHOD_DOUBLETREE;
+    uint64_t size;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+    cr_assert_eq(c->m, size, "online %zu runs, offline doubletree %llu", c->m,
+                 (unsigned long long)size);
     free(played);
     free(ref);
 }
@@ -526,6 +597,41 @@ static bool hits(const char *s, const char *t)
         cr_assert_eq(rc_, HF_OK, "%s", err.text);                                                  \
     } while (0)
 
+/* One run of the program that explore() walks, under @p s: begun, its first @p nroots letters of
+ * @p pend posted as roots, then each event the session returns run (the events it posts posted
+ * as its children, labelled by their letters) until nothing is pending; the run is left open for
+ * hf_online_end_run. The letters in the order played go to @p played (27 bytes, ended by a NUL).
+ * Every call goes through RETRY, so a failing allocation is tried again once. */
+static void play_program(hf_online *s, int nroots, const char *pend, char *played)
+{
+    hf_error err;
+    RETRY(hf_online_begin_run(s, &err));
+    prog pg = {{0}};
+    char label[2] = {0}, letter[64];
+    for (int i = 0; i < nroots; i++) {
+        uint32_t e;
+        label[0] = pend[i];
+        RETRY(hf_online_post(s, HF_NO_EVENT, label, &e, &err));
+        letter[e] = pend[i];
+    }
+    int k = 0;
+    while (hf_online_pending(s) > 0) {
+        uint32_t e;
+        RETRY(hf_online_next(s, &e, &err));
+        char kids[4];
+        int nk = posts(&pg, letter[e], kids);
+        pg.ran[letter[e] - 'a'] = true;
+        played[k++] = letter[e];
+        for (int j = 0; j < nk; j++) {
+            uint32_t c;
+            label[0] = kids[j];
+            RETRY(hf_online_post(s, e, label, &c, &err));
+            letter[c] = kids[j];
+        }
+    }
+    played[k] = '\0';
+}
+
 static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strategy, hf_ctx *ctx)
 {
     execs x = {0};
@@ -543,31 +649,7 @@ static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strateg
     hf_online_run_result r;
     do {
         cr_assert_lt(runs, 400);
-        RETRY(hf_online_begin_run(s, &err));
-        prog pg = {{0}};
-        char label[2] = {0}, letter[64];
-        for (int i = 0; i < nroots; i++) {
-            uint32_t e;
-            label[0] = pend[i];
-            RETRY(hf_online_post(s, HF_NO_EVENT, label, &e, &err));
-            letter[e] = pend[i];
-        }
-        int k = 0;
-        while (hf_online_pending(s) > 0) {
-            uint32_t e;
-            RETRY(hf_online_next(s, &e, &err));
-            char kids[4];
-            int nk = posts(&pg, letter[e], kids);
-            pg.ran[letter[e] - 'a'] = true;
-            played[runs][k++] = letter[e];
-            for (int j = 0; j < nk; j++) {
-                uint32_t c;
-                label[0] = kids[j];
-                RETRY(hf_online_post(s, e, label, &c, &err));
-                letter[c] = kids[j];
-            }
-        }
-        played[runs][k] = '\0';
+        play_program(s, nroots, pend, played[runs]);
         runs++;
         hf_status st = hf_online_end_run(s, &r, &err);
         /* out of memory closes and records the run; the plan is made again after the next */
@@ -717,28 +799,8 @@ static size_t check_learn_counts(unsigned d, int nroots, uint64_t *aside)
     hf_online_run_result r;
     do {
         cr_assert_lt(hf_online_runs(s), 400);
-        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
-        prog pg = {{0}};
-        char label[2] = {0}, letter[64];
-        for (int i = 0; i < nroots; i++) {
-            uint32_t e;
-            label[0] = pend[i];
-            cr_assert_eq(hf_online_post(s, HF_NO_EVENT, label, &e, &err), HF_OK);
-            letter[e] = pend[i];
-        }
-        while (hf_online_pending(s) > 0) {
-            uint32_t e;
-            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
-            char kids[4];
-            int nk = posts(&pg, letter[e], kids);
-            pg.ran[letter[e] - 'a'] = true;
-            for (int j = 0; j < nk; j++) {
-                uint32_t c;
-                label[0] = kids[j];
-                cr_assert_eq(hf_online_post(s, e, label, &c, &err), HF_OK);
-                letter[c] = kids[j];
-            }
-        }
+        char played[27];
+        play_program(s, nroots, pend, played);
         cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
     } while (r.more);
     /* every ordered d-tuple of distinct union nodes (each node is one letter of the program) */
@@ -1744,5 +1806,263 @@ Test(online, size_hint_and_huge_pages_play_the_same_schedules)
             cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
         }
     }
+    hf_ctx_free(ctx);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Doubletree's weighed gadgets (issue 12): static programs play offline doubletree's count,   */
+/* programs that grow between runs are still covered                                           */
+
+/* A random recursive tree of n events (event i > 0 under a uniform one of 0..i-1), or with
+ * @p spine a chain 0 - 2 - 4 - ... whose events also get a random number of leaves and short
+ * branches (a deep chain with side branches). */
+static hf_poset *gadget_tree(uint32_t n, bool spine, uint64_t *rng)
+{
+    uint32_t(*e)[2] = malloc((n + 1) * sizeof *e);
+    for (uint32_t i = 1; i < n; i++) {
+        /* the spine's odd events hang below a random earlier event, most often a spine event */
+        if (!spine)
+            e[i - 1][0] = tu_below(rng, i);
+        else if (i % 2 == 0)
+            e[i - 1][0] = i - 2;
+        else
+            e[i - 1][0] = tu_below(rng, 4) == 0 ? tu_below(rng, i) : 2 * tu_below(rng, (i + 1) / 2);
+        e[i - 1][1] = i;
+    }
+    hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, n - 1);
+    free(e);
+    return p;
+}
+
+/* Doubletree at d = 3 on a static forest: as many runs as offline doubletree's family, which
+ * end_run reports as its bound after run 1, at most 4 times the height of the forest binarized
+ * with weighed gadgets (hf_poset_tree_height, the height the test's reference finds too); the
+ * runs are linear extensions, and 3-hitting by the oracle up to 40 events. */
+static uint64_t check_gadget_static(const hf_poset *p)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    o.strategy = HF_ONLINE_DOUBLETREE;
+    tu_collect c = {0};
+    uint32_t n = hf_poset_size(p), k;
+    c.n = n;
+    hf_online_sim_result r;
+    hf_error err;
+    cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(r.runs, c.m);
+    cr_assert_eq(r.bound, r.runs, "the bound after run 1 is the number of runs");
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = 3;
+    opt.method = HF_METHOD_DOUBLETREE;
+    uint64_t size;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, NULL), HF_OK);
+    cr_assert_eq(r.runs, size, "online %llu runs, offline doubletree %llu",
+                 (unsigned long long)r.runs, (unsigned long long)size);
+    cr_assert_eq(hf_poset_tree_height(p, &k), HF_OK);
+    btree t = bt_build(p);
+    cr_assert_eq(t.k, k, "the reference's height %u, the library's %u", t.k, k);
+    free(t.v);
+    cr_assert_leq(r.runs, 4 * (uint64_t)k > 1 ? 4 * (uint64_t)k : 1);
+    uint32_t *pos = malloc((n + 1) * sizeof *pos);
+    for (size_t q = 0; q < c.m; q++) {
+        for (uint32_t i = 0; i < n; i++)
+            pos[c.rows[q * n + i]] = i;
+        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", q + 1);
+    }
+    free(pos);
+    if (n <= 40)
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
+    free(c.rows);
+    return r.runs;
+}
+
+Test(online, doubletree_weighs_gadgets_as_offline_doubletree)
+{
+    uint64_t rng = 1212;
+    for (int i = 0; i < 60; i++) {
+        uint32_t n = i < 40 ? 5 + tu_below(&rng, 36) : 100 + tu_below(&rng, 400);
+        hf_poset *p = gadget_tree(n, i % 3 == 2, &rng);
+        check_gadget_static(p);
+        hf_poset_free(p);
+    }
+    /* wide: a root with 40 children, the first three of which carry chains of 12, 8 and 4 */
+    uint32_t e[80][2], m = 0;
+    for (uint32_t i = 1; i <= 40; i++)
+        e[m][0] = 0, e[m][1] = i, m++;
+    uint32_t next = 41, len[3] = {12, 8, 4};
+    for (uint32_t b = 0; b < 3; b++)
+        for (uint32_t j = 0, at = 1 + b; j < len[b]; j++, at = next++)
+            e[m][0] = at, e[m][1] = next, m++;
+    hf_poset *p = tu_poset(next, (const uint32_t(*)[2])e, m);
+    check_gadget_static(p);
+    hf_poset_free(p);
+    /* a random recursive tree of 300 events: 102 runs with gadgets balanced by count */
+    rng = 3;
+    p = gadget_tree(300, false, &rng);
+    cr_assert_lt(check_gadget_static(p), 102);
+    hf_poset_free(p);
+}
+
+/* A program whose events appear over the runs: event v of @p p is posted from run born[v] on
+ * (born grows down the tree and along siblings, so ranks never shift and the union forest ends
+ * as p, some of its nodes overflow children). The harness plays runs while end_run asks for more
+ * and until every event appeared; once every run reveals p, the session stops, and the runs
+ * played from then on form a 3-hitting family of p. */
+static void check_gadget_growing(const hf_poset *p, const unsigned *born)
+{
+    hf_online_options o;
+    hf_online_options_init(&o);
+    o.d = 3;
+    o.strategy = HF_ONLINE_DOUBLETREE;
+    hf_online *s;
+    hf_error err;
+    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_OK);
+    uint32_t n = hf_poset_size(p), *map = malloc((n + 1) * sizeof *map),
+             *of = malloc((n + 1) * sizeof *of); /* union node -> event of p */
+    unsigned last = 0;
+    for (uint32_t v = 0; v < n; v++)
+        last = born[v] > last ? born[v] : last;
+    hf_online_run_result r;
+    unsigned run = 0;
+    do {
+        cr_assert_lt(run, 2000);
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+        uint32_t e;
+        for (uint32_t v = 0; v < n; v++)
+            if (hf_poset_parent(p, v) == HF_NO_EVENT && born[v] <= run) {
+                cr_assert_eq(hf_online_post(s, HF_NO_EVENT, hf_poset_name(p, v), &e, &err), HF_OK);
+                map[e] = v;
+                cr_assert_lt(hf_online_event_node(s, e), n);
+                of[hf_online_event_node(s, e)] = v;
+            }
+        while (hf_online_pending(s) > 0) {
+            cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+            uint32_t cnt, ce;
+            const uint32_t *succ = hf_poset_hasse_succ(p, map[e], &cnt);
+            for (uint32_t i = 0; i < cnt; i++)
+                if (born[succ[i]] <= run) {
+                    cr_assert_eq(hf_online_post(s, e, hf_poset_name(p, succ[i]), &ce, &err), HF_OK);
+                    map[ce] = succ[i];
+                    cr_assert_lt(hf_online_event_node(s, ce), n);
+                    of[hf_online_event_node(s, ce)] = succ[i];
+                }
+        }
+        cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK, "%s", err.text);
+        run++;
+    } while (r.more || run <= last); /* the harness plays on until every event appeared */
+    cr_assert_eq(hf_online_nodes(s), n);
+    size_t m = run - last;
+    uint32_t *rows = malloc((m * n + 1) * sizeof *rows), len;
+    for (size_t q = 0; q < m; q++) {
+        const uint32_t *sch = hf_online_schedule(s, last + q, &len);
+        cr_assert_eq(len, n);
+        for (uint32_t i = 0; i < n; i++)
+            rows[q * n + i] = of[sch[i]];
+    }
+    cr_assert(tu_oracle_hitting(p, rows, m, 3, NULL),
+              "the %zu runs after the last new event are not 3-hitting", m);
+    free(rows);
+    hf_online_free(s);
+    free(map);
+    free(of);
+}
+
+Test(online, doubletree_covers_a_program_whose_events_appear_over_the_runs)
+{
+    uint64_t rng = 4242;
+    for (int i = 0; i < 40; i++) {
+        uint32_t n = 4 + tu_below(&rng, 20);
+        hf_poset *p = gadget_tree(n, i % 2 == 1, &rng);
+        unsigned *born = calloc(n + 1, sizeof *born);
+        for (uint32_t v = 0; v < n; v++) { /* ids follow the tree and the siblings' order */
+            uint32_t par = hf_poset_parent(p, v);
+            born[v] = tu_below(&rng, 3) == 0 ? tu_below(&rng, 4) : 0;
+            if (par != HF_NO_EVENT && born[par] > born[v])
+                born[v] = born[par];
+            for (uint32_t w = 0; w < v; w++)
+                if (hf_poset_parent(p, w) == par && born[w] > born[v])
+                    born[v] = born[w];
+        }
+        check_gadget_growing(p, born);
+        free(born);
+        hf_poset_free(p);
+    }
+}
+
+/* A weighing that runs out of memory: end_run reports HF_ENOMEM (the run is closed and more
+ * runs are asked for), the session weighs again at the next end_run, and the runs still form a
+ * 3-hitting family of the static forest, with nothing leaked. */
+Test(online, doubletree_weighing_out_of_memory_is_reported_and_retried)
+{
+    tu_chaos chaos = {-1, false, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    uint64_t rng = 77;
+    hf_poset *p = gadget_tree(24, false, &rng);
+    uint32_t n = hf_poset_size(p), *map = malloc((n + 1) * sizeof *map),
+             *of = malloc((n + 1) * sizeof *of); /* union node -> event of p */
+    size_t failures = 0;
+    for (long k = 0; k < 4; k++) {
+        long live = chaos.live;
+        hf_online_options o;
+        hf_online_options_init(&o);
+        o.d = 3;
+        o.strategy = HF_ONLINE_DOUBLETREE;
+        hf_online *s;
+        cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+        hf_online_run_result r;
+        unsigned run = 0;
+        do {
+            cr_assert_lt(run, 500);
+            cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+            uint32_t e, ce, cnt;
+            for (uint32_t v = 0; v < n; v++)
+                if (hf_poset_parent(p, v) == HF_NO_EVENT) {
+                    cr_assert_eq(hf_online_post(s, HF_NO_EVENT, hf_poset_name(p, v), &e, NULL),
+                                 HF_OK);
+                    map[e] = v;
+                    of[hf_online_event_node(s, e)] = v;
+                }
+            while (hf_online_pending(s) > 0) {
+                cr_assert_eq(hf_online_next(s, &e, NULL), HF_OK);
+                const uint32_t *succ = hf_poset_hasse_succ(p, map[e], &cnt);
+                for (uint32_t i = 0; i < cnt; i++) {
+                    cr_assert_eq(hf_online_post(s, e, hf_poset_name(p, succ[i]), &ce, NULL), HF_OK);
+                    map[ce] = succ[i];
+                    of[hf_online_event_node(s, ce)] = succ[i];
+                }
+            }
+            /* the weighing after run 1, and its retries, fail at their k-th allocation */
+            chaos.left = run < 2 ? k : -1;
+            chaos.once = true;
+            hf_error err;
+            hf_status st = hf_online_end_run(s, &r, &err);
+            chaos.left = -1;
+            if (st == HF_ENOMEM) {
+                failures++;
+                cr_assert(r.more, "a failed weighing asks for another run");
+            } else {
+                cr_assert_eq(st, HF_OK, "%s", err.text);
+            }
+            run++;
+        } while (r.more);
+        uint32_t *rows = malloc(((size_t)run * n + 1) * sizeof *rows), len;
+        for (unsigned q = 0; q < run; q++) {
+            const uint32_t *sch = hf_online_schedule(s, q, &len);
+            cr_assert_eq(len, n);
+            for (uint32_t i = 0; i < n; i++)
+                rows[(size_t)q * n + i] = of[sch[i]];
+        }
+        cr_assert_eq(hf_online_nodes(s), n);
+        cr_assert(tu_oracle_hitting(p, rows, run, 3, NULL), "failing allocation %ld", k);
+        hf_online_free(s);
+        cr_assert_eq(chaos.live, live, "leak after failing allocation %ld", k);
+        free(rows);
+    }
+    cr_assert_gt(failures, 0);
+    free(map);
+    free(of);
+    hf_poset_free(p);
     hf_ctx_free(ctx);
 }

@@ -1402,6 +1402,31 @@ static void check_rents(const hf_poset *p, const hf_family *f, const outcome *wh
         }
 }
 
+/* auto's d = 3 family of @p p (n events), less the schedules i with i % every == phase (none
+ * when every is 0): the generated families and the same with some left out, which the forest
+ * tests below compare with the reference. */
+static hf_family *generated_less(const hf_poset *p, uint32_t n, size_t every, size_t phase)
+{
+    hf_family *g = family_of(n, NULL, 0), *f = family_of(n, NULL, 0);
+    hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    hf_error err;
+    cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
+    for (size_t i = 0; i < hf_family_size(g); i++)
+        if (every == 0 || i % every != phase)
+            cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
+    hf_family_free(g);
+    return f;
+}
+
+/* The number of schedules of auto's d = 3 family of @p p. */
+static size_t generated_size(const hf_poset *p, uint32_t n)
+{
+    hf_family *g = generated_less(p, n, 0, 0);
+    size_t m = hf_family_size(g);
+    hf_family_free(g);
+    return m;
+}
+
 /* d = 3 on forests, where prefixes are settled by the pair matrices A and B, by A's rows and the
  * children along the second entry's path (chunks of B not filled), or by cuts when they
  * find an uncovered continuation: the answer, witness and count of the reference order (the
@@ -1421,19 +1446,12 @@ Test(verify, pair_matrices_give_the_reference_answer_on_forests)
             n = 65; /* every prefix uncovered: the reference count is slow beyond */
         hf_poset *p = pairs_forest(&rng, n, kind);
         unsigned fam = tu_below(&rng, 3);
-        hf_family *f = family_of(n, NULL, 0);
+        hf_family *f;
         hf_error err;
         if (fam < 2) {
-            hf_family *g = family_of(n, NULL, 0);
-            hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
-            cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
-            size_t m = hf_family_size(g), drop = fam ? 1 + tu_below(&rng, 3) : 0;
-            for (size_t i = 0; i < m; i++)
-                if (i % (m / (drop + 1) + 1) != 1 || !drop)
-                    cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
-            hf_family_free(g);
+            size_t m = generated_size(p, n), drop = fam ? 1 + tu_below(&rng, 3) : 0;
+            f = generated_less(p, n, drop ? m / (drop + 1) + 1 : 0, 1);
         } else {
-            hf_family_free(f);
             f = tu_random_family(p, 1 + tu_below(&rng, 12), &rng);
         }
         snprintf(what, sizeof what, "iter %d, %s forest, n=%u, %s, %zu schedules", iter,
@@ -1512,22 +1530,14 @@ Test(verify, deep_forests_and_in_forests_give_the_reference_answer)
         free(perm);
         free(parent);
         for (unsigned fam = 0; fam < 4; fam++) {
-            hf_family *f = family_of(n, NULL, 0);
-            hf_error err;
-            if (fam < 3) {
-                hf_family *g = family_of(n, NULL, 0);
-                hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
-                cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s",
-                             err.text);
-                size_t m = hf_family_size(g), drop = fam == 0   ? m
-                                                     : fam == 1 ? tu_below(&rng, m)
-                                                                : 3;
-                for (size_t i = 0; i < m; i++)
-                    if (fam == 0 || (fam == 1 ? i != drop : i % (m / drop + 1) != 0))
-                        cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
-                hf_family_free(g);
+            hf_family *f;
+            if (fam == 0) {
+                f = generated_less(p, n, 0, 0);
+            } else if (fam < 3) { /* less one at random, or less every (m / 3 + 1)-th */
+                size_t m = generated_size(p, n);
+                f = fam == 1 ? generated_less(p, n, SIZE_MAX, tu_below(&rng, m))
+                             : generated_less(p, n, m / 3 + 1, 0);
             } else {
-                hf_family_free(f);
                 f = tu_random_family(p, 1 + tu_below(&rng, 6), &rng);
             }
             snprintf(what, sizeof what, "iter %d, %s, n=%u, family %u, %zu schedules", iter,
@@ -1786,6 +1796,150 @@ Test(verify, every_allocation_failure_is_reported_and_cleaned_up)
         cr_assert(verify_done && count_done);
     }
     hf_family_free(f);
+    hf_poset_free(p);
+    hf_ctx_free(ctx);
+}
+
+/* A random in-forest of @p n events (each event after the first r points to an earlier one,
+ * which is above it), under shuffled ids, built on @p ctx (NULL: the default). */
+static hf_poset *random_in_forest(uint32_t n, uint32_t r, uint64_t *rng, hf_ctx *ctx)
+{
+    uint32_t *perm = tu_random_perm(n, rng);
+    uint32_t(*e)[2] = malloc((n ? n : 1) * sizeof *e);
+    size_t links = 0;
+    for (uint32_t i = r; i < n; i++) {
+        e[links][0] = perm[i];
+        e[links++][1] = perm[tu_below(rng, i)];
+    }
+    hf_poset *q = tu_poset(n, (const uint32_t(*)[2])e, links);
+    free(e);
+    free(perm);
+    if (!ctx)
+        return q;
+    hf_poset *p = tu_poset_copy(q, ctx);
+    hf_poset_free(q);
+    return p;
+}
+
+/* In-forests at d = 3 and 4 are checked as their dual forests with the schedules reversed: the
+ * answer, witness and count are the reference order's on the order itself, and the same with a
+ * memory limit that leaves no room for the reversed copy (the dual not used); 1 and 3 threads;
+ * generated families (hitting), the same less a schedule, random extensions. The progress of a
+ * hitting family's check goes forward only (the dual answers alone); failing allocations at
+ * every step give out of memory or the answer, and leave nothing allocated. (That the dual is
+ * used at all shows in tests/bench/bench_verify's in-tree row, not here.) */
+Test(verify, in_forests_are_checked_as_their_dual_forests)
+{
+    uint64_t rng = 0x5eed0031;
+    static const uint32_t sizes[] = {4, 12, 30, 65, 100};
+    char what[160];
+    unsigned missed = 0;
+    for (int iter = 0; iter < 15; iter++) {
+        uint32_t n = sizes[iter % 5];
+        unsigned d = 3 + (unsigned)(iter % 2) * (n <= 30);
+        hf_poset *p = random_in_forest(n, 1 + tu_below(&rng, 3), &rng, NULL);
+        cr_assert(hf_poset_shape(p) & HF_SHAPE_INFOREST);
+        for (unsigned fam = 0; fam < 3; fam++) {
+            hf_family *f;
+            if (fam < 2) {
+                hf_family *g = family_of(n, NULL, 0);
+                hf_gen_options go = tu_gen_options(d, HF_METHOD_AUTO, NULL, 0);
+                hf_error err;
+                cr_assert_eq(hf_generate(p, &go, hf_family_sink(g), NULL, &err), HF_OK, "%s",
+                             err.text);
+                size_t m = hf_family_size(g), drop = fam ? tu_below(&rng, (uint32_t)m) : m;
+                f = family_of(n, NULL, 0);
+                for (size_t i = 0; i < m; i++)
+                    if (i != drop)
+                        cr_assert_eq(hf_family_append(f, hf_family_schedule(g, i)), HF_OK);
+                hf_family_free(g);
+            } else {
+                f = tu_random_family(p, 1 + tu_below(&rng, 5), &rng);
+            }
+            snprintf(what, sizeof what, "iter %d, n=%u, d=%u, family %u, %zu schedules", iter, n, d,
+                     fam, hf_family_size(f));
+            hf_verify_options o;
+            hf_verify_options_init(&o);
+            o.d = d;
+            outcome ref = run(p, f, d, NULL, 0, 1, 0, 1, true);
+            uint64_t ref_count = reference_count(p, f, &o);
+            cr_assert_eq(ref.res.hitting, ref_count == 0, "%s", what);
+            if (fam == 0)
+                cr_assert(ref.res.hitting, "%s: the generated family", what);
+            missed += !ref.res.hitting;
+            for (unsigned limit = 0; limit < 2; limit++)
+                for (unsigned threads = 1; threads <= 3; threads += 2) {
+                    o.threads = threads;
+                    o.memory_limit = limit; /* 1 byte: no room for the copy */
+                    hf_verify_result res;
+                    hf_error err;
+                    cr_assert_eq(hf_verify(p, f, &o, &res, &err), HF_OK, "%s: %s", what, err.text);
+                    cr_assert_eq(res.hitting, ref.res.hitting, "%s", what);
+                    cr_assert_eq(res.d, ref.res.d, "%s", what);
+                    cr_assert_eq(memcmp(res.witness, ref.res.witness, sizeof res.witness), 0,
+                                 "%s: witness (limit %u, %u threads)", what, limit, threads);
+                    mpz_t c;
+                    mpz_init(c);
+                    cr_assert_eq(hf_verify_count_uncovered(p, f, &o, c, &err), HF_OK, "%s",
+                                 err.text);
+                    cr_assert_eq(mpz_get_ui(c), ref_count, "%s: count (limit %u)", what, limit);
+                    mpz_clear(c);
+                }
+            hf_family_free(f);
+        }
+        hf_poset_free(p);
+    }
+    cr_assert_gt(missed, 8, "the families less a schedule were nearly all hitting");
+
+    /* progress: a hitting family's check goes forward only */
+    tu_chaos ch = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&ch);
+    progress_log l = {0};
+    cr_assert_eq(hf_ctx_set_progress(ctx, on_progress, &l), HF_OK);
+    hf_poset *p = random_in_forest(300, 1, &rng, ctx);
+    hf_family *hit = family_of(300, NULL, 0);
+    hf_gen_options go = tu_gen_options(3, HF_METHOD_AUTO, NULL, 0);
+    hf_error err;
+    cr_assert_eq(hf_generate(p, &go, hf_family_sink(hit), NULL, &err), HF_OK, "%s", err.text);
+    hf_family *few = tu_random_family(p, 2, &rng);
+    hf_verify_options o;
+    hf_verify_options_init(&o);
+    o.d = 3;
+    o.threads = 1;
+    hf_verify_result res;
+    l = (progress_log){0};
+    cr_assert_eq(hf_verify(p, hit, &o, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(res.hitting && !l.backward && !l.other_task && l.calls >= 1);
+    l = (progress_log){0};
+    cr_assert_eq(hf_verify(p, few, &o, &res, &err), HF_OK, "%s", err.text);
+    cr_assert(!res.hitting && !l.other_task);
+    cr_assert_eq(hf_ctx_set_progress(ctx, NULL, NULL), HF_OK);
+
+    /* failing allocations at every step of both checks: out of memory or the answer, nothing
+     * left allocated */
+    hf_verify_result want[2];
+    hf_family *fams[2] = {hit, few};
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(hf_verify(p, fams[i], &o, &want[i], &err), HF_OK, "%s", err.text);
+    for (int i = 0; i < 2; i++) {
+        long base = ch.live;
+        bool done = false;
+        for (long k = 0; !done && k < 100000; k++) {
+            ch.left = k;
+            hf_status st = hf_verify(p, fams[i], &o, &res, &err);
+            ch.left = -1;
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "k=%ld: %s", k, hf_strerror(st));
+            cr_assert_eq(ch.live, base, "k=%ld: %ld blocks leaked", k, ch.live - base);
+            if (st == HF_OK) {
+                done = true;
+                cr_assert_eq(res.hitting, want[i].hitting);
+                cr_assert_eq(memcmp(res.witness, want[i].witness, sizeof res.witness), 0);
+            }
+        }
+        cr_assert(done);
+    }
+    hf_family_free(hit);
+    hf_family_free(few);
     hf_poset_free(p);
     hf_ctx_free(ctx);
 }

@@ -586,7 +586,11 @@ typedef struct hf_verify_result {
  * The enumeration runs on @p opt->threads threads (the answer never depends on it) and covers
  * only the tuples of shard @p opt->shard_index when @p opt->shard_count > 1 (see
  * hf_verify_options; witness: the shard's first uncovered tuple). HF_EINVAL for a shard index
- * out of range. */
+ * out of range. An in-forest (not a forest) at d >= 3, whole (one shard), whose reversed family
+ * fits in a quarter of @p opt->memory_limit, is checked as its dual forest with the schedules
+ * reversed (the same answer, and a copy of the family more memory); a family found not hitting
+ * there is checked again on the order itself for its witness, so a progress callback then sees
+ * the task "verify" start over once. */
 HF_API HF_NODISCARD hf_status hf_verify(const hf_poset *p, const hf_family *f,
                                         const hf_verify_options *opt, hf_verify_result *result,
                                         hf_error *err);

@@ -30,8 +30,9 @@ typedef enum hf_online_strategy {
     HF_ONLINE_AUTO = 0,       /**< dfs for d <= 2, doubletree for d = 3, learn for d = 4 */
     HF_ONLINE_DFS = 1,        /**< d <= 2: the two depth-first orders, 2 runs (1 for a chain) */
     HF_ONLINE_DOUBLETREE = 2, /**< d <= 3: the double-tree rows played online, at most 4k + 1
-                                   runs for k the height of the forest binarized by balanced
-                                   gadgets (docs/online.md) */
+                                   runs for k the height of the forest binarized by gadgets
+                                   weighed as offline doubletree's (on a static program its
+                                   family exactly; docs/online.md) */
     HF_ONLINE_LEARN = 3       /**< d <= 4: replay the offline family of the union forest seen
                                    so far until every admissible tuple of it is hit */
 } hf_online_strategy;
@@ -164,9 +165,11 @@ typedef struct hf_online_run_result {
  * large for the coverage bookkeeping, see HF_ONLINE_LEARN_MAX_BITS), HF_ENOMEM, and the offline
  * generator's errors (learn). After HF_ESTATE for pending events the run stays open (run them,
  * then end it); after the other errors it is closed and recorded, and `r->more` is true only
- * for HF_ENOMEM (learn builds its plan again when the next run ends). @p r may be NULL. dfs and
- * doubletree: O(events); learn: the offline family of the union forest is generated again when
- * the forest changed, and every earlier run is replayed into the coverage bookkeeping. */
+ * for HF_ENOMEM (learn builds its plan again, doubletree weighs its gadgets again, when the next
+ * run ends). @p r may be NULL. dfs and doubletree: O(events), and doubletree at d = 3 O(union
+ * events) after a run in which the union forest grew (its gadgets weighed); learn: the offline
+ * family of the union forest is generated again when the forest changed, and every earlier run is
+ * replayed into the coverage bookkeeping. */
 HF_API HF_NODISCARD hf_status hf_online_end_run(hf_online *s, hf_online_run_result *r,
                                                 hf_error *err);
 

@@ -6,7 +6,8 @@ for, on trees: the table of papers/online/README.md.
 usage: papers/online/table.py PATH/TO/hitfam [--quick] [--source-root DIR] [--doubletree]
 
 With --doubletree, only d = 3: the runs of strategy doubletree against the offline doubletree
-family (`hitfam gen --method doubletree`) and method auto's, on the same orders (a minute).
+family (`hitfam gen --method doubletree`) and method auto's, on the same orders and on rrt 3000,
+deep 300 and deep 3000 and the other forests of tests/data/posets (a few minutes).
 
 Every family played or generated is checked with `hitfam verify`; the script exits 1 if one is
 not d-hitting. Orders are generated here, deterministically (Python's random with fixed seeds):
@@ -14,6 +15,8 @@ not d-hitting. Orders are generated here, deterministically (Python's random wit
   T_h         complete binary tree of height h (2^(h+1) - 1 events)
   spine L     a chain of L events, each with one extra leaf child (2L events)
   wide k      a root with k children, each with two leaf children (1 + 3k events)
+  deep n      a chain with side branches: event i > 0 hangs below i - 1 with probability 1/2,
+              else below one of the 64 events before it (the deep-spine forest of bench_online)
 plus the forests of tests/data/posets and examples/ (forest.dot, wide_tree.dot, eventloop.dot,
 page.dot). PCTCP (Ozkan et al., OOPSLA 2018) hits a given depth-d bug with probability at least
 p = 1 / (w^2 n^(d-1)) per run, w the width (for a forest: its number of leaves), n the events;
@@ -38,6 +41,12 @@ def dot(name, parent):
 def rrt(n, seed):
     rnd = random.Random(seed)
     return [None] + [rnd.randrange(v) for v in range(1, n)]
+
+
+def deep(n, seed):
+    rnd = random.Random(seed)
+    return [None] + [v - 1 if rnd.random() < 0.5 else v - 1 - rnd.randrange(min(v, 64))
+                     for v in range(1, n)]
 
 
 def complete(h):
@@ -112,6 +121,8 @@ def doubletree_table(hitfam, orders):
                 f.write(text)
             s, sd = r.stats(3, path)
             on = r.family("online", 3, path, ["--strategy", "doubletree"])
+            if on is None:  # not a forest
+                continue
             off = r.family("gen", 3, path, ["--method", "doubletree"])
             auto = r.family("gen", 3, path, [])
             print(f"| {name} | {s['events']} | {s['height']} | {on} | {off} | {auto} "
@@ -145,6 +156,13 @@ def main():
             orders.append((os.path.basename(rel), f.read()))
 
     if "--doubletree" in sys.argv:
+        orders.insert(3, ("rrt 3000", dot("R", rrt(3000, 4))))
+        orders += [(f"deep {n}", dot("D", deep(n, 5 + n))) for n in (300, 3000)]
+        posets = os.path.join(root, "tests/data/posets")
+        for name in sorted(os.listdir(posets)):
+            if name.endswith(".dot") and name not in ("forest.dot", "wide_tree.dot"):
+                with open(os.path.join(posets, name)) as f:
+                    orders.append((name, f.read()))
         doubletree_table(hitfam, orders)
         return
     print("| order | n | h | w | d | dfs | doubletree | learn | offline auto | lower bound "
