@@ -96,6 +96,8 @@ hf_status hf_online_new(hf_ctx *ctx, const hf_online_options *o, hf_online **out
     s->learn_method = o->learn_method;
     s->max_runs = o->max_runs;
     s->root = (unode){NONE, NONE, NOLABEL};
+    s->lab_data = &s->lab.data;
+    s->lab_off = &s->lab.off;
     s->running = NONE;
     s->target = s->next_target = SIZE_MAX;
     s->lead = SIZE_MAX;
@@ -283,6 +285,9 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
         break;
     }
     s->dfs_run = s->strategy != HF_ONLINE_DOUBLETREE && !s->learn_plan;
+    s->fast = !s->dfs_run ? HF_ONLINE_FAST_NONE
+              : s->right  ? HF_ONLINE_FAST_DFS_RIGHT
+                          : HF_ONLINE_FAST_DFS_LEFT;
     return HF_OK;
 }
 
@@ -1138,6 +1143,7 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
                          s->pending);
     s->running = NONE;
     s->open = false;
+    s->fast = HF_ONLINE_FAST_NONE;
     s->sched_len += s->n_ev;
     s->runs++;
     s->run_off[s->runs] = s->sched_len;

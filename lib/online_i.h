@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include <hitfam/online.h>
+#include <hitfam/online_inline.h>
 
 #include "coverage.h"
 #include "gen.h"
@@ -20,14 +20,10 @@
  * once other nodes were created, or another label at a rank of the block) is an overflow child,
  * found by hashing (parent, rank, label). 12 bytes, so that the runs after the first, which post
  * in another order than the one the union forest was made in, touch few cache lines. */
-typedef struct unode {
-    uint32_t parent;
-    uint32_t kids;  /* first child of the block, NONE: no child yet */
-    uint32_t label; /* interned label id or NOLABEL, with OVER for an overflow child */
-} unode;
+typedef hf_online_node_rec unode; /* include/hitfam/online_inline.h publishes it */
 
-#define NOLABEL 0x7fffffffu
-#define OVER    0x80000000u
+#define NOLABEL HF_ONLINE_REC_NOLABEL
+#define OVER    HF_ONLINE_REC_OVER
 
 /* A child outside its parent's block, in order of creation (so by node id). */
 typedef struct uover {
@@ -45,27 +41,21 @@ enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
  * needs of the parent (children posted so far, the double-tree depth and mode) lives in the
  * session (hf_online.cur), and an event needs no state: it is pending, running, or done, as the
  * schedule of the run says. */
-typedef struct revent {
-    uint64_t user; /* the caller's value (hf_online_post_user) */
-    uint32_t node; /* union node */
-    uint32_t kids; /* its union node's block of children, copied when it was posted (the node's
-                      record is then in cache) so that its children need not read the node */
-} revent;
+typedef hf_online_event_rec revent; /* published, as unode; kids is copied from the node when
+                                       the event is posted (the node's record is then in cache),
+                                       so that its children need not read the node */
 
 /* The parent whose children are being posted: the running event, or the roots before the first
  * next(). */
-typedef struct hf_i_cur {
-    uint32_t node;   /* its union node, NONE for the roots */
-    uint32_t kids;   /* the node's block of children, as revent */
-    uint32_t posted; /* children posted so far: the next child's rank, and the events posted
-                        since the last next() */
-    uint32_t key;    /* learn: its key */
-    uint32_t depth;  /* doubletree: depth in the binarized forest */
-    uint8_t mode;    /* doubletree */
-    uint8_t under;   /* doubletree: the sides of its two-child strict ancestors in the binarized
-                        forest it lies under: bit 0 a 0-child with a sibling, bit 1 a 1-child (so
-                        nonzero when some strict ancestor has two children) */
-} hf_i_cur;
+typedef hf_online_cur
+    hf_i_cur; /* published, as unode; its fields:
+               * node: its union node, NONE for the roots;
+               * kids: the node's block of children, as revent;
+               * posted: children posted so far: the next child's rank, and the events posted since
+               * the last next(); key: learn: its key; depth: doubletree: depth in the binarized
+               * forest; mode: doubletree; under: doubletree: the sides of its two-child strict
+               * ancestors in the binarized forest it lies under: bit 0 a 0-child with a sibling,
+               * bit 1 a 1-child (so nonzero when some strict ancestor has two children) */
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
  * gadget over the sibling run events lo..hi-1. */
@@ -76,6 +66,30 @@ typedef struct item {
 } item;
 
 struct hf_online {
+    /* what include/hitfam/online_inline.h reads and writes, first, in the layout it publishes
+     * (hf_online_hot), here by the fields' own names */
+    union {
+        hf_online_hot hot;
+        struct {
+            unode *nodes;           /* union forest */
+            revent *ev;             /* the open run's events */
+            uint32_t *stack;        /* dfs: ranges lo, hi of sibling run events not run yet */
+            uint32_t *sched;        /* runs: schedules of node ids, one after another */
+            size_t sched_len;       /* entries of the ended runs' schedules */
+            size_t room;            /* pending events the scheduling structures have room for */
+            uint32_t n_nodes;       /* nodes of the union forest */
+            uint32_t ev_lim;        /* events the run records and schedule have room for */
+            uint32_t n_ev;          /* events of the open run */
+            uint32_t running;       /* NONE before the first next() */
+            uint32_t pending;       /* events posted and not run */
+            uint32_t sp;            /* entries of stack */
+            hf_i_cur cur;           /* the event whose children are posted */
+            uint8_t fast;           /* HF_ONLINE_FAST_*: the open run's steps the header may take */
+            bool branched;          /* some event or the root level had two or more children */
+            char *const *lab_data;  /* &lab.data */
+            size_t *const *lab_off; /* &lab.off */
+        };
+    };
     hf_ctx *ctx;
     unsigned d;
     hf_online_strategy strategy;
@@ -83,9 +97,7 @@ struct hf_online {
     uint64_t max_runs;
 
     /* union forest */
-    unode *nodes;
     size_t nodes_cap;
-    uint32_t n_nodes;
     unode root;  /* the roots' block, as a node's children */
     uover *over; /* overflow children */
     size_t n_over, over_cap;
@@ -96,28 +108,18 @@ struct hf_online {
     uint32_t lc_id[8];     /* passes the same few strings again and again (lib/online.c) */
 
     /* runs: schedules of node ids, one after another */
-    uint32_t *sched;
-    size_t sched_len, sched_cap;
+    size_t sched_cap;
     size_t *run_off; /* runs + 1 offsets */
     size_t runs, run_off_cap;
 
     /* the open run */
     bool open;
     bool started; /* next() was called in this run */
-    revent *ev;
     size_t ev_cap;
-    size_t room;     /* pending events the scheduling structures have room for */
-    uint32_t ev_lim; /* events the run records and schedule have room for */
-    uint32_t n_ev;
-    uint32_t running; /* NONE before the first next() */
-    uint32_t pending;
-    hf_i_cur cur;          /* the event whose children are posted */
     uint32_t nodes_before; /* union nodes when the run began */
     bool created;          /* the run made new union nodes */
     /* scheduling state */
-    uint32_t *stack; /* dfs: ranges lo, hi of sibling run events not run yet */
     size_t stack_cap;
-    uint32_t sp;
     item *items; /* doubletree */
     size_t items_cap;
     uint32_t isp;
@@ -142,7 +144,6 @@ struct hf_online {
                            rows (dt_rows in lib/online.c); it is useful when some node there has
                            two children, or a child and an ancestor with two (docs/online.md) */
     size_t useful_cap;
-    bool branched; /* some event or the root level had two or more children */
     bool changed_any;
     /* doubletree at d = 3: gadgets weighed by what earlier runs showed (lib/online_union.c,
      * docs/online.md) */
@@ -183,6 +184,27 @@ struct hf_online {
     bool stale; /* u must be rebuilt before the next plan */
     bool huge;  /* option huge_pages: advise the large arrays to use 2 MiB pages */
 };
+
+/* The fields by name lie where the published layout has them. */
+#define HF_I_HOT_AT(f) _Static_assert(offsetof(hf_online, f) == offsetof(hf_online_hot, f), #f)
+HF_I_HOT_AT(nodes);
+HF_I_HOT_AT(ev);
+HF_I_HOT_AT(stack);
+HF_I_HOT_AT(sched);
+HF_I_HOT_AT(sched_len);
+HF_I_HOT_AT(room);
+HF_I_HOT_AT(n_nodes);
+HF_I_HOT_AT(ev_lim);
+HF_I_HOT_AT(n_ev);
+HF_I_HOT_AT(running);
+HF_I_HOT_AT(pending);
+HF_I_HOT_AT(sp);
+HF_I_HOT_AT(cur);
+HF_I_HOT_AT(fast);
+HF_I_HOT_AT(branched);
+HF_I_HOT_AT(lab_data);
+HF_I_HOT_AT(lab_off);
+#undef HF_I_HOT_AT
 
 /* HF_I_GROW for the arrays that grow with the events (run records, schedule, union nodes,
  * scheduling structures): with option huge_pages, an array that grew is advised to use huge

@@ -3,6 +3,7 @@
 #include <hitfam/enum.h>
 #include <hitfam/hitfam.h>
 #include <hitfam/online.h>
+#include <hitfam/online_inline.h>
 #include <hitfam/order.h>
 #include <hitfam/probability.h>
 

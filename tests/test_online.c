@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hitfam/online.h>
+#include <hitfam/online_inline.h>
 
 #include "oracle.h"
 
@@ -1365,8 +1365,22 @@ static uint32_t lock_children(uint64_t seed, uint32_t node, unsigned run, uint32
  * every event, user value, run result, schedule and union node must be the same. With @p chaos,
  * bat's allocations fail at random: a refused call must change nothing (events, pending,
  * nodes) and is retried. */
-static size_t lock_failures; /* refused calls of check_lockstep's bat session */
-static bool lock_step_only;  /* bat plays every event with hf_online_step (way 0) */
+static size_t lock_failures;   /* refused calls of check_lockstep's bat session */
+static bool lock_step_only;    /* bat plays every event with hf_online_step (way 0) */
+static bool lock_fast;         /* bat's steps are hf_online_step_fast's (ways 0 and 3) */
+static size_t lock_fast_steps; /* steps of hf_online_step_fast in a depth-first run */
+
+/* bat's step: hf_online_step, or with lock_fast hf_online_step_fast (whose records are then
+ * checked to say which runs it may take alone: the depth-first ones) */
+static hf_status lock_step(hf_online *s, uint32_t n, const char *const *labels,
+                           const uint64_t *users, uint32_t *event, uint64_t *user, hf_error *err)
+{
+    if (!lock_fast)
+        return hf_online_step(s, n, labels, users, event, user, err);
+    const hf_online_hot *h = (const hf_online_hot *)(const void *)s;
+    lock_fast_steps += h->fast != HF_ONLINE_FAST_NONE;
+    return hf_online_step_fast(s, n, labels, users, event, user, err);
+}
 
 static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed,
                                 uint32_t max_events, tu_chaos *chaos, hf_ctx *ctx, uint32_t hint)
@@ -1411,6 +1425,16 @@ static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed
     do {
         cr_assert_eq(hf_online_begin_run(ref, NULL), HF_OK);
         BAT(hf_online_begin_run(bat, &err));
+        { /* the published records say which runs the inline step takes alone */
+            const hf_online_hot *h = (const hf_online_hot *)(const void *)bat;
+            bool dfs = st == HF_ONLINE_DFS || (st == HF_ONLINE_AUTO && d <= 2);
+            if (dfs)
+                cr_assert_eq(h->fast, run % 2 ? HF_ONLINE_FAST_DFS_RIGHT : HF_ONLINE_FAST_DFS_LEFT);
+            else if (st == HF_ONLINE_DOUBLETREE)
+                cr_assert_eq(h->fast, HF_ONLINE_FAST_NONE);
+            cr_assert_eq(h->running, HF_NO_EVENT);
+            cr_assert_eq(h->n_ev, 0);
+        }
         uint32_t parent = HF_NO_EVENT, n_ev = 0, eb = HF_NO_EVENT;
         for (;;) {
             const char *labs[8];
@@ -1433,7 +1457,7 @@ static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed
                      single = m ? (uint32_t)tu_below(&rng, m + 1) : 0;
             uint64_t ub = 0;
             if (way == 0) {
-                BAT(hf_online_step(bat, m, lp, users, &eb, &ub, &err));
+                BAT(lock_step(bat, m, lp, users, &eb, &ub, &err));
             } else {
                 if (way == 2 || way == 3)
                     for (uint32_t k = 0; k < (way == 3 ? m : single); k++)
@@ -1445,7 +1469,7 @@ static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed
                     cr_assert_eq(first, n_ev + (m - rest));
                 }
                 if (way == 3) {
-                    BAT(hf_online_step(bat, 0, NULL, NULL, &eb, &ub, &err));
+                    BAT(lock_step(bat, 0, NULL, NULL, &eb, &ub, &err));
                 } else if (hf_online_pending(bat) > 0) {
                     BAT(hf_online_next(bat, &eb, &err));
                     ub = hf_online_event_user(bat, eb);
@@ -1625,6 +1649,99 @@ Test(online, step_alone_plays_the_same_schedules)
     cr_assert_gt(lock_failures, failures);
     lock_step_only = false;
     hf_ctx_free(ctx);
+}
+
+/* hf_online_step_fast (include/hitfam/online_inline.h), alone and mixed with the other calls,
+ * takes the usual step of a depth-first run in the caller's code and hands every other case to
+ * hf_online_step: the same events, user values, schedules and union forest as posting one child
+ * at a time (which the tests above play against hf_online_step), every strategy, on programs that
+ * stay the same and that change from run to run (other children counts and labels at a place), also
+ * when allocations fail; and it takes its own path in depth-first runs. */
+Test(online, inline_step_plays_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
+                 {HF_ONLINE_AUTO, 2, 300},       {HF_ONLINE_DOUBLETREE, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 20}};
+    lock_fast = true;
+    lock_fast_steps = 0;
+    for (int only = 1; only >= 0; only--) {
+        lock_step_only = only;
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+            for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 15); seed++)
+                check_lockstep(cases[c].st, cases[c].d, seed * 7001 + c + 31 * (uint64_t)only,
+                               cases[c].max_events, NULL, NULL);
+    }
+    cr_assert_gt(lock_fast_steps, 1000);
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    size_t failures = lock_failures;
+    lock_step_only = true;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        long live = chaos.live;
+        check_lockstep(seed % 3 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 3 ? 2 : 3,
+                       seed + 4243, 200, &chaos, ctx);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, failures);
+    lock_step_only = false;
+    lock_fast = false;
+    hf_ctx_free(ctx);
+}
+
+/* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused
+ * call in a depth-first run (a label too long where the union forest has a shorter one, children
+ * under a finished run) posts nothing. */
+Test(online, inline_step_misuse_is_refused)
+{
+    hf_online *s = session(2, HF_ONLINE_DFS);
+    hf_error err;
+    uint32_t e = 0;
+    uint64_t user = 7, users[2] = {11, 12};
+    const char *labs[2] = {"a", "b"};
+    cr_assert_eq(hf_online_step_fast(NULL, 0, NULL, NULL, &e, NULL, &err), HF_EINVAL);
+    cr_assert_eq(hf_online_step_fast(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+    cr_assert(strstr(err.text, "begin_run"), "%s", err.text);
+    char *lng = malloc(HF_MAX_NAME + 2);
+    memset(lng, 'a', HF_MAX_NAME + 1);
+    lng[HF_MAX_NAME + 1] = '\0';
+    const char *bad[2] = {"a", lng};
+    for (int run = 0; run < 2; run++) {
+        cr_assert_eq(hf_online_begin_run(s, NULL), HF_OK);
+        cr_assert_eq(hf_online_step_fast(s, 1, NULL, users, NULL, NULL, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_step_fast(s, 1, NULL, users, &e, &user, &err), HF_OK);
+        cr_assert_eq(e, 0);
+        cr_assert_eq(user, 11);
+        /* event 0 posts "a" and "b" in run 1; in run 2 the fast path meets them, and a label
+         * too long at the place of "b" goes to hf_online_step, which refuses it */
+        cr_assert_eq(hf_online_step_fast(s, 2, bad, users, &e, &user, &err), HF_EINVAL);
+        cr_assert(strstr(err.text, "longer"), "%s", err.text);
+        cr_assert_eq(hf_online_run_events(s), 1);
+        cr_assert_eq(hf_online_pending(s), 0);
+        cr_assert_eq(hf_online_nodes(s), run == 0 ? 1 : 3);
+        cr_assert_eq(hf_online_step_fast(s, 1, NULL, NULL, NULL, NULL, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_run_events(s), 1);
+        cr_assert_eq(hf_online_step_fast(s, 2, labs, users, &e, &user, &err), HF_OK);
+        cr_assert_eq(e, run == 0 ? 1 : 2); /* run 2 goes right to left */
+        cr_assert_eq(user, run == 0 ? 11 : 12);
+        cr_assert_eq(hf_online_step_fast(s, 0, NULL, NULL, &e, &user, &err), HF_OK);
+        cr_assert_eq(e, run == 0 ? 2 : 1);
+        cr_assert_eq(hf_online_step_fast(s, 0, NULL, NULL, &e, &user, &err), HF_OK);
+        cr_assert_eq(e, HF_NO_EVENT);
+        cr_assert_eq(user, 0);
+        /* the run is over: no running event to post under */
+        cr_assert_eq(hf_online_step_fast(s, 1, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+        cr_assert_eq(hf_online_run_events(s), 3);
+        hf_online_run_result r;
+        cr_assert_eq(hf_online_end_run(s, &r, &err), HF_OK);
+        cr_assert_eq(r.changed, false);
+        cr_assert_eq(hf_online_step_fast(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+    }
+    free(lng);
+    hf_online_free(s);
 }
 
 /* Options size_hint and huge_pages reserve and advise memory: the same events, schedules and

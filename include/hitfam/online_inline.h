@@ -1,0 +1,189 @@
+/* hitfam: hf_online_step's usual case compiled into the caller's own loop. It reads and writes a
+ * session through a published record layout, so that a depth-first run's step costs no call. */
+#ifndef HITFAM_ONLINE_INLINE_H
+#define HITFAM_ONLINE_INLINE_H
+
+#include <hitfam/online.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The layout below is part of the library's 0.x ABI: a program compiled with this header reads
+ * a session's records directly, so the library keeps these types, their fields and their place
+ * at the start of every hf_online until the soname changes. Nothing else in it is public: a
+ * program reads and writes these records only through hf_online_step_fast. */
+
+/** A node of the union forest (12 bytes): its parent node, the first node of its block of
+ * children (HF_NO_EVENT: none yet), and its interned label id (HF_ONLINE_REC_NOLABEL: none),
+ * with HF_ONLINE_REC_OVER set for a child outside its parent's block. */
+typedef struct hf_online_node_rec {
+    uint32_t parent;
+    uint32_t kids;
+    uint32_t label;
+} hf_online_node_rec;
+
+/** hf_online_node_rec.label of an unlabelled node. */
+#define HF_ONLINE_REC_NOLABEL 0x7fffffffu
+/** hf_online_node_rec.label's flag of a node outside its parent's block of children. */
+#define HF_ONLINE_REC_OVER 0x80000000u
+
+/** An event of the open run (16 bytes): its user value, its union node, and that node's block of
+ * children as it was when the event was posted. */
+typedef struct hf_online_event_rec {
+    uint64_t user;
+    uint32_t node;
+    uint32_t kids;
+} hf_online_event_rec;
+
+/** The event whose children are being posted: the running event (or the roots). */
+typedef struct hf_online_cur {
+    uint32_t node;   /**< its union node, HF_NO_EVENT for the roots */
+    uint32_t kids;   /**< the node's block of children */
+    uint32_t posted; /**< children posted so far */
+    uint32_t key;    /**< strategy learn's key */
+    uint32_t depth;  /**< strategy doubletree's depth in the binarized forest */
+    uint8_t mode;    /**< strategy doubletree's mode */
+    uint8_t under;   /**< strategy doubletree's sides of the two-child ancestors */
+} hf_online_cur;
+
+/** What hf_online_hot.fast says of the open run. */
+enum {
+    HF_ONLINE_FAST_NONE = 0,     /**< every step goes through hf_online_step */
+    HF_ONLINE_FAST_DFS_LEFT = 1, /**< a depth-first run, children left to right */
+    HF_ONLINE_FAST_DFS_RIGHT = 2 /**< a depth-first run, children right to left */
+};
+
+/** The records a step reads and writes, at the start of every session. */
+typedef struct hf_online_hot {
+    hf_online_node_rec *nodes; /**< the union forest, n_nodes nodes */
+    hf_online_event_rec *ev;   /**< the open run's events, n_ev of them */
+    uint32_t *stack;           /**< depth-first runs: ranges (lo, hi) of waiting siblings */
+    uint32_t *sched;           /**< the schedules; the open run's starts at sched_len */
+    size_t sched_len;          /**< entries of the ended runs' schedules */
+    size_t room;               /**< pending events the stack has room for */
+    uint32_t n_nodes;          /**< nodes of the union forest */
+    uint32_t ev_lim;           /**< events the run's records and schedule have room for */
+    uint32_t n_ev;             /**< events of the open run */
+    uint32_t running;          /**< the running event, HF_NO_EVENT when none */
+    uint32_t pending;          /**< events posted and not run */
+    uint32_t sp;               /**< entries of stack */
+    hf_online_cur cur;         /**< the running event's posting state */
+    uint8_t fast;              /**< HF_ONLINE_FAST_* */
+    bool branched;             /**< some event had two or more children */
+    char *const *lab_data;     /**< where the interned labels' bytes are */
+    size_t *const *lab_off;    /**< where their offsets (by label id) into those bytes are */
+} hf_online_hot;
+
+/* Inlined wherever the compiler allows: the point is that the step costs no call. */
+#if defined(__GNUC__) || defined(__clang__)
+#define HF_ONLINE_INLINE static inline __attribute__((always_inline))
+#else
+#define HF_ONLINE_INLINE static inline
+#endif
+
+/* Write the running event's next @p n children (n > 0), when they are the children of its union
+ * node's block at their ranks, into the run records after the run's events: false when one of
+ * them is not (the records written past the run's events are then left for hf_online_step to
+ * write again). */
+HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
+                                           const char *const *labels, const uint64_t *users)
+{
+    uint32_t kids = h->cur.kids, first = kids + h->cur.posted, nn = h->n_nodes;
+    uint32_t pnode = h->cur.node;
+    if (kids == HF_NO_EVENT || first > nn || n > nn - first || n > h->ev_lim - h->n_ev ||
+        n > h->room - h->pending)
+        return false;
+    const hf_online_node_rec *u = h->nodes + first;
+    hf_online_event_rec *ev = h->ev + h->n_ev;
+    const uint64_t none = 0, *uv = users ? users : &none;
+    size_t ustep = users ? 1 : 0;
+    if (!labels) {
+        for (uint32_t i = 0; i < n; i++, uv += ustep) {
+            if (u[i].parent != pnode || u[i].label != HF_ONLINE_REC_NOLABEL)
+                return false;
+            ev[i].user = *uv;
+            ev[i].node = first + i;
+            ev[i].kids = u[i].kids;
+        }
+        return true;
+    }
+    const char *data = *h->lab_data;
+    const size_t *off = *h->lab_off;
+    for (uint32_t i = 0; i < n; i++, uv += ustep) {
+        uint32_t lid = u[i].label;
+        const char *b = labels[i];
+        if (u[i].parent != pnode)
+            return false;
+        if (!b) {
+            if (lid != HF_ONLINE_REC_NOLABEL)
+                return false;
+        } else {
+            if (lid >= HF_ONLINE_REC_NOLABEL)
+                return false;
+            const char *a = data + off[lid];
+            for (; *a == *b; a++, b++)
+                if (!*a)
+                    break;
+            if (*a != *b)
+                return false;
+        }
+        ev[i].user = *uv;
+        ev[i].node = first + i;
+        ev[i].kids = u[i].kids;
+    }
+    return true;
+}
+
+/** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
+ * dfs, and learn's runs without a plan) the running event posts the children an earlier run
+ * posted at the same place (the same number or fewer, with the same labels), and there is room
+ * for them; that case is handled here, without a call, and every other case (the first run, new
+ * or other children, another strategy, the end of the run, misuse) by hf_online_step itself.
+ * Same arguments, results, errors and schedules as hf_online_step, which it may be mixed with,
+ * and with the other calls of a run, freely. Labels are compared with the interned labels of the
+ * union forest byte by byte, as hf_online_step does. O(n + the labels' lengths). */
+HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const char *const *labels,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    hf_online_hot *h = (hf_online_hot *)(void *)s;
+    if (!s || !event || h->fast == HF_ONLINE_FAST_NONE || h->running == HF_NO_EVENT ||
+        (n > 0 && !hf_online_fast_match(h, n, labels, users)) || h->pending + n == 0)
+        return hf_online_step(s, n, labels, users, event, user, err);
+    uint32_t hi = h->n_ev + n, posted = h->cur.posted + n, pending = h->pending + n, v;
+    bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
+    if (posted > 0) { /* the first child runs now, its siblings wait as one range */
+        uint32_t lo = hi - posted;
+        if (posted >= 2) {
+            h->branched = true;
+            h->stack[h->sp] = right ? lo : lo + 1;
+            h->stack[h->sp + 1] = right ? hi - 1 : hi;
+            h->sp += 2;
+        }
+        v = right ? hi - 1 : lo;
+    } else {
+        uint32_t *top = h->stack + h->sp - 2;
+        v = right ? --top[1] : top[0]++;
+        if (top[0] == top[1])
+            h->sp -= 2;
+    }
+    const hf_online_event_rec *e = h->ev + v;
+    h->n_ev = hi;
+    h->running = v;
+    h->sched[h->sched_len + (hi - pending)] = e->node;
+    h->pending = pending - 1;
+    h->cur.node = e->node;
+    h->cur.kids = e->kids;
+    h->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
+    return HF_OK;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HITFAM_ONLINE_INLINE_H */
