@@ -953,52 +953,22 @@ static NOINLINE hf_status step_slow(hf_online *s, uint32_t n, const char *const 
     return st;
 }
 
-/* Write the running event's next @p n children, as the children of its union node's block at
- * their ranks, into the run records from @p ev0 on, without counting them: false (and nothing
- * counted) when one of them is not its block's. */
-static INLINE bool match_children(hf_online *s, uint32_t ev0, uint32_t n, const char *const *labels,
-                                  const uint64_t *users)
-{
-    uint32_t pnode = s->cur.node, first = s->cur.kids + s->cur.posted, nn = s->n_nodes;
-    if (s->cur.kids == NONE || first > nn || n > nn - first)
-        return false;
-    const unode *u = s->nodes + first;
-    revent *ev = s->ev + ev0;
-    if (!labels) { /* unlabelled children: the loop the usual event loop runs, on its own */
-        for (uint32_t i = 0; i < n; i++) {
-            if (u[i].parent != pnode || u[i].label != NOLABEL)
-                return false;
-            ev[i] = (revent){users ? users[i] : 0, first + i, u[i].kids};
-        }
-        return true;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t lid = u[i].label;
-        const char *label = labels[i];
-        if (u[i].parent != pnode ||
-            (label ? lid >= NOLABEL || !str_eq(hf_i_strtab_str(&s->lab, lid), label)
-                   : lid != NOLABEL))
-            return false;
-        ev[i] = (revent){users ? users[i] : 0, first + i, u[i].kids};
-    }
-    return true;
-}
-
 /* The end of a step: @p hi events, @p pending of them pending; @p v runs now. */
 static INLINE void step_run(hf_online *s, uint32_t v, uint32_t hi, uint32_t pending,
                             uint32_t *event, uint64_t *user)
 {
-    const revent *e = &s->ev[v];
-    s->n_ev = hi;
-    s->running = v;
-    s->sched[s->sched_len + (hi - pending)] = e->node;
-    s->pending = pending - 1;
-    s->cur.node = e->node;
-    s->cur.kids = e->kids;
-    s->cur.posted = 0;
-    *event = v;
-    if (user)
-        *user = e->user;
+    hf_online_fast_run(&s->hot, v, hi, pending, event, user);
+}
+
+/* Write the running event's next @p n children (n > 0), as the children of its union node's
+ * block at their ranks, into the run records after the run's events, without counting them:
+ * false (nothing counted) when one of them is not its block's or there is no room for them
+ * (hf_online_fast_match of include/hitfam/online_inline.h, the code the callers' inline step
+ * runs). */
+static INLINE bool match_children(hf_online *s, uint32_t n, const char *const *labels,
+                                  const uint64_t *users)
+{
+    return hf_online_fast_match(&s->hot, n, labels, users);
 }
 
 /* hf_online_step when the depth-first case below does not apply: a running event whose children
@@ -1012,7 +982,7 @@ static NOINLINE hf_status step_general(hf_online *s, uint32_t n, const char *con
     if (!s || !event || s->running == NONE || s->learn_plan || n > s->ev_lim - s->n_ev ||
         n > s->room - s->pending)
         return step_slow(s, n, labels, users, event, user, err);
-    if (n > 0 && !match_children(s, s->n_ev, n, labels, users)) { /* the first run, say */
+    if (n > 0 && !match_children(s, n, labels, users)) { /* the first run, say */
         hf_status st = post_children_out(s, s->running, n, labels, users, err);
         if (st)
             return st;
@@ -1036,68 +1006,27 @@ static NOINLINE hf_status step_general(hf_online *s, uint32_t n, const char *con
     return HF_OK;
 }
 
-/* The running event's next @p n children (n > 0) as match_children, for step_dfs: each with its
- * user value, labelled or (@p labels NULL) not. */
-static INLINE bool step_match(hf_online *s, uint32_t n, const char *const *labels,
-                              const uint64_t *users)
-{
-    return match_children(s, s->n_ev, n, labels, users);
-}
-
-/* The usual step of a later depth-first run on its own: the running event's children (with
- * their user values) are those of its union node's block at their ranks, there is room for them,
- * and the next event is picked as dfs_pick does. It calls nothing, so it keeps to few registers;
- * false (nothing changed) for every other case. */
-static INLINE bool step_dfs(hf_online *s, uint32_t n, const char *const *labels,
-                            const uint64_t *users, uint32_t *event, uint64_t *user)
-{
-    if (n > 0 && (!users || n > s->ev_lim - s->n_ev || n > s->room - s->pending ||
-                  !step_match(s, n, labels, users)))
-        return false;
-    uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n, v;
-    if (posted > 0) { /* the first child runs now, its siblings wait as one range */
-        uint32_t lo = hi - posted;
-        if (posted >= 2) {
-            s->branched = true;
-            s->stack[s->sp] = s->right ? lo : lo + 1;
-            s->stack[s->sp + 1] = s->right ? hi - 1 : hi;
-            s->sp += 2;
-        }
-        v = s->right ? hi - 1 : lo;
-    } else {
-        if (pending == 0) /* the run is over */
-            return false;
-        uint32_t *top = &s->stack[s->sp - 2];
-        v = s->right ? --top[1] : top[0]++;
-        if (top[0] == top[1])
-            s->sp -= 2;
-    }
-    step_run(s, v, hi, pending, event, user);
-    return true;
-}
-
-/* hf_online_step in a depth-first run: step_dfs, else step_general. */
+/* hf_online_step in a depth-first run: the usual step of a later run as the callers' inline step
+ * takes it (hf_online_fast_dfs), else step_general. */
 static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char *const *labels,
                                            const uint64_t *users, uint32_t *event, uint64_t *user,
                                            hf_error *err)
 {
-    if (step_dfs(s, n, labels, users, event, user))
+    if (hf_online_fast_dfs(&s->hot, n, labels, users, event, user))
         return HF_OK;
     return step_general(s, n, labels, users, event, user, err);
 }
 
-/* hf_online_step in a double-tree run, the usual case as step_dfs (the children match their
- * union node's block, with their user values, and there is room): the running event's children
- * expanded as take_children does, the next item of the row taken as dt_pop does; every other
- * case in step_general. (Handing the item the row visits next back from the expansion instead
+/* hf_online_step in a double-tree run, the usual case as hf_online_fast_dfs (the children match
+ * their union node's block, with their user values, and there is room): the running event's
+ * children expanded as take_children does, the next item of the row taken as dt_pop does; every
+ * other case in step_general. (Handing the item the row visits next back from the expansion instead
  * of a push and a pop saved 40 instructions per event, and cost 10% more time: measured.) */
 static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char *const *labels,
                                            const uint64_t *users, uint32_t *event, uint64_t *user,
                                            hf_error *err)
 {
-    if ((n > 0 && (!users || n > s->ev_lim - s->n_ev || n > s->room - s->pending ||
-                   !step_match(s, n, labels, users))) ||
-        s->pending + n == 0)
+    if ((n > 0 && (!users || !match_children(s, n, labels, users))) || s->pending + n == 0)
         return step_general(s, n, labels, users, event, user, err);
     uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
     if (posted > 0) {

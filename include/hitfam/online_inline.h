@@ -135,25 +135,37 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
     return true;
 }
 
-/** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
- * dfs, and learn's runs without a plan) the running event posts the children an earlier run
- * posted at the same place (the same number or fewer, with the same labels), and there is room
- * for them; that case is handled here, without a call, and every other case (the first run, new
- * or other children, another strategy, the end of the run, misuse) by hf_online_step itself.
- * Same arguments, results, errors and schedules as hf_online_step, which it may be mixed with,
- * and with the other calls of a run, freely. Labels are compared with the interned labels of the
- * union forest byte by byte, as hf_online_step does. O(n + the labels' lengths). */
-HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const char *const *labels,
-                                               const uint64_t *users, uint32_t *event,
-                                               uint64_t *user, hf_error *err)
+/* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
+ * now. The library's own steps end here too. */
+HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
+                                         uint32_t pending, uint32_t *event, uint64_t *user)
 {
-    hf_online_hot *h = (hf_online_hot *)(void *)s;
-    if (!s || !event || h->fast == HF_ONLINE_FAST_NONE || h->running == HF_NO_EVENT ||
-        (n > 0 && !hf_online_fast_match(h, n, labels, users)) || h->pending + n == 0)
-        return hf_online_step(s, n, labels, users, event, user, err);
+    const hf_online_event_rec *e = h->ev + v;
+    h->n_ev = hi;
+    h->running = v;
+    h->sched[h->sched_len + (hi - pending)] = e->node;
+    h->pending = pending - 1;
+    h->cur.node = e->node;
+    h->cur.kids = e->kids;
+    h->cur.posted = 0;
+    *event = v;
+    if (user)
+        *user = e->user;
+}
+
+/* The step of a depth-first run (h->fast not HF_ONLINE_FAST_NONE, an event running) when the
+ * running event's @p n children match as hf_online_fast_match says and some event is pending:
+ * the first child runs now and its siblings wait as one range, or without children the next
+ * waiting sibling runs. False, with nothing changed, in every other case. It calls nothing, so
+ * it keeps to few registers; the library's own depth-first step is this one. */
+HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const char *const *labels,
+                                         const uint64_t *users, uint32_t *event, uint64_t *user)
+{
+    if ((n > 0 && !hf_online_fast_match(h, n, labels, users)) || h->pending + n == 0)
+        return false;
     uint32_t hi = h->n_ev + n, posted = h->cur.posted + n, pending = h->pending + n, v;
     bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
-    if (posted > 0) { /* the first child runs now, its siblings wait as one range */
+    if (posted > 0) {
         uint32_t lo = hi - posted;
         if (posted >= 2) {
             h->branched = true;
@@ -168,18 +180,27 @@ HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const c
         if (top[0] == top[1])
             h->sp -= 2;
     }
-    const hf_online_event_rec *e = h->ev + v;
-    h->n_ev = hi;
-    h->running = v;
-    h->sched[h->sched_len + (hi - pending)] = e->node;
-    h->pending = pending - 1;
-    h->cur.node = e->node;
-    h->cur.kids = e->kids;
-    h->cur.posted = 0;
-    *event = v;
-    if (user)
-        *user = e->user;
-    return HF_OK;
+    hf_online_fast_run(h, v, hi, pending, event, user);
+    return true;
+}
+
+/** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
+ * dfs, and learn's runs without a plan) the running event posts the children an earlier run
+ * posted at the same place (the same number or fewer, with the same labels), and there is room
+ * for them; that case is handled here, without a call, and every other case (the first run, new
+ * or other children, another strategy, the end of the run, misuse) by hf_online_step itself.
+ * Same arguments, results, errors and schedules as hf_online_step, which it may be mixed with,
+ * and with the other calls of a run, freely. Labels are compared with the interned labels of the
+ * union forest byte by byte, as hf_online_step does. O(n + the labels' lengths). */
+HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const char *const *labels,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    hf_online_hot *h = (hf_online_hot *)(void *)s;
+    if (s && event && h->fast != HF_ONLINE_FAST_NONE && h->running != HF_NO_EVENT &&
+        hf_online_fast_dfs(h, n, labels, users, event, user))
+        return HF_OK;
+    return hf_online_step(s, n, labels, users, event, user, err);
 }
 
 #ifdef __cplusplus
