@@ -86,11 +86,12 @@ static inline bool less(const greedy *g, uint32_t a, uint32_t b)
 /* The dense local search on all of g->rows (counts for every tuple code; `admissible` tuples
  * to hit): shrinks the family in place and updates g->count. */
 hf_status hf_i_greedy_local_search(greedy *g, uint64_t admissible, hf_error *err);
+/* The packing rounds (g->cov as the insertion rounds left it, some tuples open): schedules
+ * appended to g->rows (and the tuples each leaves open to *left) until every tuple is hit; g->cov
+ * is not updated. */
+hf_status hf_i_greedy_pack(greedy *g, uint64_t **left, size_t *left_cap, hf_error *err);
 /* The tail local search (families beyond the dense limits): left[i] is the number of tuples
  * left open after schedule i; tail_max the most tuples the frozen schedules may leave open. */
-/* The packing rounds: schedules appended to g->rows (and the tuples each leaves open to *left)
- * until every tuple is hit. */
-hf_status hf_i_greedy_pack(greedy *g, uint64_t **left, size_t *left_cap, hf_error *err);
 hf_status hf_i_greedy_tail_search(greedy *g, const uint64_t *left, const hf_gen_options *opt,
                                   uint64_t tail_max, hf_error *err);
 
