@@ -108,6 +108,11 @@ typedef struct hf_i_greedy_limits {
      * depends on either. */
     unsigned threads;
     uint32_t split_min;
+    /* the packing rounds (lib/gen_greedy_pack.c) replace the insertion rounds once pack_rounds
+     * schedules are chosen and at most pack_open tuples are open (pack_rounds 0: on orders of
+     * at least GREEDY_PACK_MIN_M focus events, after GREEDY_PACK_ROUNDS; pack_open 0:
+     * GREEDY_PACK_OPEN); any thread count gives the same family */
+    uint64_t pack_rounds, pack_open;
 } hf_i_greedy_limits;
 hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
                           const hf_i_greedy_limits *lim, hf_sink sink, uint64_t *emitted,

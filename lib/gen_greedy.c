@@ -21,8 +21,13 @@
  * hill-climbed: each event in turn is taken out and put back at its best allowed slot (the gain
  * changes by exactly the difference of the two slots' gains), for up to IMPROVE_PASSES passes (one
  * when the round affords a single candidate). If no candidate hits anything new the round takes a
- * schedule built around an uncovered tuple, so every round makes progress. The family is then
- * shrunk by the local search of lib/gen_greedy_search.c.
+ * schedule built around an uncovered tuple, so every round makes progress. On orders of
+ * GREEDY_PACK_MIN_M focus events or more, from GREEDY_PACK_ROUNDS rounds on, once at most
+ * GREEDY_PACK_OPEN tuples are open, packing rounds take over (lib/gen_greedy_pack.c): each builds
+ * its schedule around as many open tuples as it can add without contradiction, at a cost of one
+ * pass over the open tuples instead of m insertions (a random DAG of 1,000 events, mean degree 8:
+ * 3,246 schedules in 139 s where the insertion rounds alone needed more than 16,100 and 658 s).
+ * The family is then shrunk by the local search of lib/gen_greedy_search.c.
  *
  * Cost: about 2 m^2 * m/64 word operations per candidate at d = 3 (C(m, d) * d lookups
  * otherwise), CAND_WORK per round; the local search at most its budget plus one recount of
@@ -629,6 +634,11 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
     unsigned cands = per_cand >= CAND_WORK              ? 1u
                      : CAND_WORK / per_cand >= CAND_MAX ? CAND_MAX
                                                         : (unsigned)(CAND_WORK / per_cand);
+    /* the packing rounds: by default only on orders of GREEDY_PACK_MIN_M focus events or more */
+    uint64_t pack_rounds = lim->pack_rounds           ? lim->pack_rounds
+                           : g.m >= GREEDY_PACK_MIN_M ? GREEDY_PACK_ROUNDS
+                                                      : UINT64_MAX;
+    uint64_t pack_open = lim->pack_open ? lim->pack_open : GREEDY_PACK_OPEN;
     while (hf_i_coverage_remaining(g.cov) > 0) {
         uint64_t best_gain = 0;
         for (unsigned c = 0; c < cands; c++) {
@@ -664,6 +674,12 @@ hf_status hf_i_greedy_run(const hf_poset *p, const hf_gen_options *opt,
         hf_i_log(g.ctx, HF_LOG_PROGRESS,
                  "greedy: %zu schedules, %" PRIu64 " of %" PRIu64 " tuples left", g.count,
                  hf_i_coverage_remaining(g.cov), total);
+        if (g.d >= 2 && g.count >= pack_rounds && hf_i_coverage_remaining(g.cov) > 0 &&
+            hf_i_coverage_remaining(g.cov) <= pack_open) {
+            if ((st = hf_i_greedy_pack(&g, &left, &left_cap, err)))
+                goto out;
+            break;
+        }
     }
     uint64_t cells = 1;
     for (unsigned i = 0; i < g.d; i++)
@@ -701,7 +717,7 @@ out:
     return st;
 }
 
-static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX, false, 0, 0};
+static const hf_i_greedy_limits greedy_limits = {LS_MAX_CELLS, TAIL_MAX, false, 0, 0, 0, 0};
 
 static hf_status greedy_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t size,
                                 hf_error *err)

@@ -40,6 +40,15 @@
  * between them (hf_i_greedy_limits.split_min 0); at most GREEDY_MAX_SWEEP_THREADS. */
 #define GREEDY_SPLIT_MIN         256u
 #define GREEDY_MAX_SWEEP_THREADS HF_I_COVERAGE_MAX_THREADS
+/* The packing rounds (lib/gen_greedy_pack.c) take over on orders of GREEDY_PACK_MIN_M focus
+ * events or more, from GREEDY_PACK_ROUNDS schedules on, once at most GREEDY_PACK_OPEN tuples
+ * are open (their list: 12 bytes a tuple at d = 3, 96 MiB at most). Orders of fewer events, and
+ * families that the insertion rounds finish within GREEDY_PACK_ROUNDS, keep the families of the
+ * insertion rounds alone (bench_greedy: the antichains, d = 4, trees, forests, DAGs of 50, 200
+ * and 300 events, the DAG of 1,000 events at mean degree 2, 543 schedules). */
+#define GREEDY_PACK_MIN_M  512u
+#define GREEDY_PACK_ROUNDS 1024u
+#define GREEDY_PACK_OPEN   ((uint64_t)1 << 23)
 /* predict() runs the whole generation: refuse beyond these sizes. */
 #define PREDICT_MAX_N_D2 5000u
 #define PREDICT_MAX_N_D3 300u
@@ -77,6 +86,10 @@ static inline bool less(const greedy *g, uint32_t a, uint32_t b)
 /* The dense local search on all of g->rows (counts for every tuple code; `admissible` tuples
  * to hit): shrinks the family in place and updates g->count. */
 hf_status hf_i_greedy_local_search(greedy *g, uint64_t admissible, hf_error *err);
+/* The packing rounds (g->cov as the insertion rounds left it, some tuples open): schedules
+ * appended to g->rows (and the tuples each leaves open to *left) until every tuple is hit; g->cov
+ * is not updated. */
+hf_status hf_i_greedy_pack(greedy *g, uint64_t **left, size_t *left_cap, hf_error *err);
 /* The tail local search (families beyond the dense limits): left[i] is the number of tuples
  * left open after schedule i; tail_max the most tuples the frozen schedules may leave open. */
 hf_status hf_i_greedy_tail_search(greedy *g, const uint64_t *left, const hf_gen_options *opt,

@@ -173,7 +173,7 @@ Test(gen_greedy, ordered_families_stay_extensions)
 Test(gen_greedy, tail_search_on_small_orders)
 {
     uint64_t rng = 12;
-    const hf_i_greedy_limits sparse = {0, 40, false, 0, 0}, none = {0, 0, false, 0, 0};
+    const hf_i_greedy_limits sparse = {0, 40, false, 0, 0, 0, 0}, none = {0, 0, false, 0, 0, 0, 0};
     for (unsigned i = 0; i < 90; i++) {
         unsigned d = 2 + i % 3;
         uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 6 + tu_below(&rng, 5);
@@ -212,8 +212,8 @@ Test(gen_greedy, tail_search_on_small_orders)
 Test(gen_greedy, bitset_moves_equal_enumeration)
 {
     uint64_t rng = 31;
-    const hf_i_greedy_limits fast = {(uint64_t)1 << 24, (uint64_t)1 << 21, false, 0, 0},
-                             plain = {(uint64_t)1 << 24, (uint64_t)1 << 21, true, 0, 0};
+    const hf_i_greedy_limits fast = {(uint64_t)1 << 24, (uint64_t)1 << 21, false, 0, 0, 0, 0},
+                             plain = {(uint64_t)1 << 24, (uint64_t)1 << 21, true, 0, 0, 0, 0};
     for (unsigned i = 0; i < 66; i++) {
         uint32_t n = 4 + tu_below(&rng, i < 60 ? 8 : 14);
         hf_poset *p = tu_some_order(i, n, &rng);
@@ -264,7 +264,8 @@ Test(gen_greedy, same_family_for_any_thread_count)
         /* small orders with the dense local search, larger ones the construction alone; the
          * sweeps split between the threads from 4 positions on (the small orders and one
          * larger one: each split wakes the threads) */
-        hf_i_greedy_limits lim = {i < 12 ? (uint64_t)1 << 24 : 0, 0, false, 1, i <= 12 ? 4u : 0u};
+        hf_i_greedy_limits lim = {
+            i < 12 ? (uint64_t)1 << 24 : 0, 0, false, 1, i <= 12 ? 4u : 0u, 0, 0};
         cr_assert_eq(hf_i_greedy_run(p, &opt, &lim, tu_collect_sink(&one), NULL, NULL), HF_OK);
         if (n <= 12)
             cr_assert(tu_oracle_hitting(p, one.rows, one.m, 3, opt.focus ? in_focus : NULL),
@@ -283,10 +284,59 @@ Test(gen_greedy, same_family_for_any_thread_count)
     }
 }
 
+/* The packing rounds, forced after the first few insertion rounds on small random orders (d = 2,
+ * 3, 4, some with a focus set): hitting by the oracle, extensions, the same family for any
+ * number of threads and for the same seed, and they do run (some families differ from those of
+ * the insertion rounds alone). */
+Test(gen_greedy, packing_rounds_on_small_orders)
+{
+    uint64_t rng = 31;
+    unsigned differ = 0;
+    for (unsigned i = 0; i < 60; i++) {
+        unsigned d = 2 + i % 3;
+        uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 5 + tu_below(&rng, 7);
+        hf_poset *p = i % 5 == 4 ? tu_random_dag(n, 1, 4, &rng) : tu_some_order(i, n, &rng);
+        hf_gen_options opt;
+        hf_gen_options_init(&opt);
+        opt.d = d;
+        opt.method = HF_METHOD_GREEDY;
+        opt.seed = i;
+        uint32_t focus[] = {0, 1, 3, 4};
+        bool in_focus[16] = {true, true, false, true, true};
+        if (i % 4 == 3) {
+            opt.focus = focus;
+            opt.focus_count = 4;
+        }
+        /* no local search, so that the packing rounds' schedules are the family */
+        hf_i_greedy_limits pack = {0, 0, false, 1, 4, 1 + i % 3, UINT64_MAX},
+                           plain = {0, 0, false, 1, 4, UINT64_MAX, 0};
+        tu_collect one = {n, 0, 0, NULL}, ins = {n, 0, 0, NULL};
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &pack, tu_collect_sink(&one), NULL, NULL), HF_OK);
+        cr_assert(tu_oracle_hitting(p, one.rows, one.m, d, opt.focus ? in_focus : NULL),
+                  "order %u d=%u", i, d);
+        for (unsigned t = 1; t <= 3; t++) {
+            tu_collect more = {n, 0, 0, NULL};
+            pack.threads = t;
+            cr_assert_eq(hf_i_greedy_run(p, &opt, &pack, tu_collect_sink(&more), NULL, NULL),
+                         HF_OK);
+            cr_assert_eq(more.m, one.m, "order %u, %u threads", i, t);
+            cr_assert_eq(memcmp(more.rows, one.rows, one.m * n * sizeof *one.rows), 0,
+                         "order %u, %u threads", i, t);
+            free(more.rows);
+        }
+        cr_assert_eq(hf_i_greedy_run(p, &opt, &plain, tu_collect_sink(&ins), NULL, NULL), HF_OK);
+        differ += ins.m != one.m || memcmp(ins.rows, one.rows, one.m * n * sizeof *one.rows);
+        free(ins.rows);
+        free(one.rows);
+        hf_poset_free(p);
+    }
+    cr_assert_gt(differ, 0);
+}
+
 /* Out of memory at every allocation in turn: HF_ENOMEM and nothing leaked, or the family. */
 Test(gen_greedy, out_of_memory_everywhere)
 {
-    for (unsigned shape = 0; shape < 4; shape++) {
+    for (unsigned shape = 0; shape < 5; shape++) {
         tu_chaos chaos = {-1, false, 0, 0};
         hf_ctx *ctx = tu_chaos_ctx(&chaos);
         hf_poset_builder *b;
@@ -323,10 +373,12 @@ Test(gen_greedy, out_of_memory_everywhere)
             long live = chaos.live;
             chaos.left = k;
             chaos.once = false;
-            const hf_i_greedy_limits sparse = {0, 30, false, 3, 4}; /* and threads */
-            hf_status st = shape == 0
-                               ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
-                               : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);
+            const hf_i_greedy_limits sparse = {0, 30, false, 3, 4, 0, 0}, /* and threads */
+                pack = {0, 0, false, 3, 4, 2, UINT64_MAX};                /* packing rounds */
+            hf_status st =
+                shape == 0   ? hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c), NULL, NULL)
+                : shape == 4 ? hf_i_greedy_run(p, &opt, &pack, tu_collect_sink(&c), NULL, NULL)
+                             : hf_i_method_greedy.generate(p, &opt, tu_collect_sink(&c), NULL);
             chaos.left = -1;
             cr_assert(st == HF_OK || st == HF_ENOMEM, "k=%ld: %d", k, st);
             cr_assert_eq(chaos.live, live, "k=%ld leaked %ld blocks", k, chaos.live - live);
