@@ -167,6 +167,25 @@ Test(gen_greedy, ordered_families_stay_extensions)
     hf_poset_free(p);
 }
 
+/* Greedy's options for order @p i of a test: d, seed i, and with @p focus the focus set
+ * {0, 1, 3, 4} (small_in_focus as flags). */
+static const uint32_t small_focus[] = {0, 1, 3, 4};
+static const bool small_in_focus[16] = {true, true, false, true, true};
+
+static hf_gen_options greedy_options(unsigned d, unsigned i, bool focus)
+{
+    hf_gen_options opt;
+    hf_gen_options_init(&opt);
+    opt.d = d;
+    opt.method = HF_METHOD_GREEDY;
+    opt.seed = i;
+    if (focus) {
+        opt.focus = small_focus;
+        opt.focus_count = 4;
+    }
+    return opt;
+}
+
 /* The local search of large families (a count only for the tuples the first schedules leave
  * open), forced on small orders: still hitting, still extensions, never larger than plain
  * greedy, and deterministic. */
@@ -178,17 +197,7 @@ Test(gen_greedy, tail_search_on_small_orders)
         unsigned d = 2 + i % 3;
         uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 6 + tu_below(&rng, 5);
         hf_poset *p = tu_some_order(i, n, &rng);
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = d;
-        opt.method = HF_METHOD_GREEDY;
-        opt.seed = i;
-        uint32_t focus[] = {0, 1, 3, 4};
-        bool in_focus[16] = {true, true, false, true, true};
-        if (i % 4 == 3) {
-            opt.focus = focus;
-            opt.focus_count = 4;
-        }
+        hf_gen_options opt = greedy_options(d, i, i % 4 == 3);
         tu_collect c = {n, 0, 0, NULL}, c2 = {n, 0, 0, NULL};
         uint64_t plain = 0, again = 0;
         hf_error e1;
@@ -196,7 +205,7 @@ Test(gen_greedy, tail_search_on_small_orders)
         cr_assert_eq(s1, HF_OK, "%d %s", s1, e1.text);
         cr_assert_eq(hf_i_greedy_run(p, &opt, &sparse, tu_collect_sink(&c2), &again, NULL), HF_OK);
         cr_assert_eq(hf_i_greedy_run(p, &opt, &none, (hf_sink){NULL, NULL}, &plain, NULL), HF_OK);
-        cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, opt.focus ? in_focus : NULL),
+        cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, opt.focus ? small_in_focus : NULL),
                   "order %u d=%u", i, d);
         cr_assert_leq(c.m, plain);
         cr_assert_eq(c.m, again);
@@ -217,16 +226,7 @@ Test(gen_greedy, bitset_moves_equal_enumeration)
     for (unsigned i = 0; i < 66; i++) {
         uint32_t n = 4 + tu_below(&rng, i < 60 ? 8 : 14);
         hf_poset *p = tu_some_order(i, n, &rng);
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = 3;
-        opt.method = HF_METHOD_GREEDY;
-        opt.seed = i;
-        uint32_t focus[] = {0, 1, 3, 4};
-        if (i % 5 == 4) {
-            opt.focus = focus;
-            opt.focus_count = 4;
-        }
+        hf_gen_options opt = greedy_options(3, i, i % 5 == 4);
         tu_collect a = {n, 0, 0, NULL}, b = {n, 0, 0, NULL};
         cr_assert_eq(hf_i_greedy_run(p, &opt, &fast, tu_collect_sink(&a), NULL, NULL), HF_OK);
         cr_assert_eq(hf_i_greedy_run(p, &opt, &plain, tu_collect_sink(&b), NULL, NULL), HF_OK);
@@ -249,17 +249,7 @@ Test(gen_greedy, same_family_for_any_thread_count)
     for (unsigned i = 0; i < 24; i++) {
         uint32_t n = i < 12 ? 5 + tu_below(&rng, 7) : 40 + tu_below(&rng, 51);
         hf_poset *p = tu_some_order(i, n, &rng);
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = 3;
-        opt.method = HF_METHOD_GREEDY;
-        opt.seed = i;
-        uint32_t focus[] = {0, 1, 3, 4};
-        bool in_focus[16] = {true, true, false, true, true};
-        if (i % 6 == 5) {
-            opt.focus = focus;
-            opt.focus_count = 4;
-        }
+        hf_gen_options opt = greedy_options(3, i, i % 6 == 5);
         tu_collect one = {n, 0, 0, NULL};
         /* small orders with the dense local search, larger ones the construction alone; the
          * sweeps split between the threads from 4 positions on (the small orders and one
@@ -268,7 +258,7 @@ Test(gen_greedy, same_family_for_any_thread_count)
             i < 12 ? (uint64_t)1 << 24 : 0, 0, false, 1, i <= 12 ? 4u : 0u, 0, 0};
         cr_assert_eq(hf_i_greedy_run(p, &opt, &lim, tu_collect_sink(&one), NULL, NULL), HF_OK);
         if (n <= 12)
-            cr_assert(tu_oracle_hitting(p, one.rows, one.m, 3, opt.focus ? in_focus : NULL),
+            cr_assert(tu_oracle_hitting(p, one.rows, one.m, 3, opt.focus ? small_in_focus : NULL),
                       "order %u", i);
         for (unsigned t = 2; t <= 4; t++) {
             tu_collect more = {n, 0, 0, NULL};
@@ -296,23 +286,13 @@ Test(gen_greedy, packing_rounds_on_small_orders)
         unsigned d = 2 + i % 3;
         uint32_t n = d == 4 ? 5 + tu_below(&rng, 3) : 5 + tu_below(&rng, 7);
         hf_poset *p = i % 5 == 4 ? tu_random_dag(n, 1, 4, &rng) : tu_some_order(i, n, &rng);
-        hf_gen_options opt;
-        hf_gen_options_init(&opt);
-        opt.d = d;
-        opt.method = HF_METHOD_GREEDY;
-        opt.seed = i;
-        uint32_t focus[] = {0, 1, 3, 4};
-        bool in_focus[16] = {true, true, false, true, true};
-        if (i % 4 == 3) {
-            opt.focus = focus;
-            opt.focus_count = 4;
-        }
+        hf_gen_options opt = greedy_options(d, i, i % 4 == 3);
         /* no local search, so that the packing rounds' schedules are the family */
         hf_i_greedy_limits pack = {0, 0, false, 1, 4, 1 + i % 3, UINT64_MAX},
                            plain = {0, 0, false, 1, 4, UINT64_MAX, 0};
         tu_collect one = {n, 0, 0, NULL}, ins = {n, 0, 0, NULL};
         cr_assert_eq(hf_i_greedy_run(p, &opt, &pack, tu_collect_sink(&one), NULL, NULL), HF_OK);
-        cr_assert(tu_oracle_hitting(p, one.rows, one.m, d, opt.focus ? in_focus : NULL),
+        cr_assert(tu_oracle_hitting(p, one.rows, one.m, d, opt.focus ? small_in_focus : NULL),
                   "order %u d=%u", i, d);
         for (unsigned t = 1; t <= 3; t++) {
             tu_collect more = {n, 0, 0, NULL};
