@@ -1,13 +1,19 @@
 /* The family writer's range path (lib/family_rows_i.h): rows that a generator describes as
- * ranges of a few sequences are written from renders of those sequences. Its bytes equal the
- * token-by-token writer's on random forests with awkward and long names, in every format, on one
- * and two threads, with focus sets and slices; a described row is what the writer sees; a row
- * whose description does not match is still checked and refused when broken. */
+ * ranges of a few sequences are written from renders of those sequences, with writev when the
+ * stream has a descriptor. Its bytes equal the token-by-token writer's on random forests with
+ * awkward and long names, in every format, on one and two threads, with focus sets and slices,
+ * to memory, to a pipe whose writes signals cut short, and with allocations failing; a file
+ * limit cuts the output where the limit is; descriptions that do not make a row are refused. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "family_rows_i.h"
 #include "forest.h"
@@ -248,6 +254,188 @@ Test(gen_write, described_rows_are_checked)
     cr_assert(size > 0 && buf[size - 1] == '\n');
     free(buf);
     hf_poset_free(p);
+}
+
+/* The bytes of p's doubletree family in `format` through the watch, written to memory. */
+static char *expected_bytes(const hf_poset *p, hf_format format, unsigned threads, size_t *len)
+{
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    opt.threads = threads;
+    size_t described;
+    char *b = write_gen(p, &opt, format, true, len, &described);
+    return b;
+}
+
+/* Reads a pipe to its end, slowly at first so that the writer blocks on a full pipe. */
+typedef struct drain {
+    int fd;
+    char *buf;
+    size_t len, cap;
+} drain;
+
+static void *drain_run(void *arg)
+{
+    drain *d = arg;
+    usleep(20000);
+    for (;;) {
+        if (d->len == d->cap) {
+            d->cap = d->cap ? 2 * d->cap : 1 << 16;
+            d->buf = realloc(d->buf, d->cap);
+            cr_assert(d->buf);
+        }
+        size_t want = d->cap - d->len < 4096 ? d->cap - d->len : 4096;
+        ssize_t r = read(d->fd, d->buf + d->len, want);
+        if (r <= 0)
+            break;
+        d->len += (size_t)r;
+    }
+    return NULL;
+}
+
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarms++;
+}
+
+/* writev through a pipe, its calls cut short by a timer's signals (no SA_RESTART: a blocked
+ * writev returns what it wrote, or EINTR): the same bytes arrive. */
+Test(gen_write, writev_to_a_pipe_survives_signals)
+{
+    uint64_t rng = 99;
+    hf_poset *p = named_forest(3000, 1, &rng);
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
+    struct sigaction sa = {0};
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        size_t elen;
+        char *expect = expected_bytes(p, formats[k], 1, &elen);
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        drain d = {fds[0], NULL, 0, 0};
+        /* the signals go to this thread, which writes */
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGALRM);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        pthread_t tid;
+        cr_assert_eq(pthread_create(&tid, NULL, drain_run, &d), 0);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        struct itimerval every = {{0, 500}, {0, 500}}, off = {{0, 0}, {0, 0}};
+        alarms = 0;
+        cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+        FILE *out = fdopen(fds[1], "w");
+        cr_assert(out);
+        hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+        size_t described;
+        write_gen_to(out, p, &opt, formats[k], false, &described);
+        cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+        cr_assert_gt(described, 0);
+        cr_assert_gt(alarms, 0);
+        cr_assert_eq(fclose(out), 0);
+        pthread_join(tid, NULL);
+        close(fds[0]);
+        cr_assert_eq(d.len, elen, "format %d: %zu bytes through the pipe, %zu expected", k, d.len,
+                     elen);
+        cr_assert(memcmp(d.buf, expect, elen) == 0, "format %d: the bytes differ", k);
+        free(d.buf);
+        free(expect);
+    }
+    hf_poset_free(p);
+}
+
+/* A file size limit stops writev part of the way: the writer reports HF_EIO, and the file holds
+ * the output's first bytes, up to the limit. */
+Test(gen_write, writev_stopped_by_a_file_limit)
+{
+    uint64_t rng = 17;
+    hf_poset *p = named_forest(5000, 1, &rng);
+    size_t elen;
+    char *expect = expected_bytes(p, HF_FORMAT_TEXT, 1, &elen);
+    const rlim_t limit = 100000 + 37; /* within a row, and within a piece of writev */
+    cr_assert_gt(elen, 2 * limit);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {limit, limit};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    FILE *out = tmpfile();
+    cr_assert(out);
+    hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+    hf_writer *w = NULL;
+    cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
+    hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    hf_error err;
+    hf_status st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+    hf_status cst = hf_writer_close(w);
+    cr_assert(st == HF_EIO || cst == HF_EIO, "generate %d, close %d", st, cst);
+    cr_assert_eq(fseek(out, 0, SEEK_END), 0);
+    cr_assert_eq(ftell(out), (long)limit);
+    rewind(out);
+    char *got = malloc(limit);
+    cr_assert_eq(fread(got, 1, limit, out), limit);
+    cr_assert(memcmp(got, expect, limit) == 0);
+    fclose(out);
+    free(got);
+    free(expect);
+    hf_poset_free(p);
+}
+
+/* Every allocation failing in turn, the writer made and fed through the watch in a chaos
+ * context: HF_ENOMEM, or the same bytes (the renders or the gather list missing, rows go token
+ * by token); nothing leaks. */
+Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
+{
+    uint64_t rng = 23;
+    hf_poset *q = named_forest(200, 2, &rng);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
+                                        HF_FORMAT_BIN};
+    for (int k = 0; k < 4; k++) {
+        size_t elen;
+        char *expect = expected_bytes(q, formats[k], 1, &elen);
+        hf_status st = HF_ENOMEM;
+        size_t ok = 0;
+        for (long fail = 0; st == HF_ENOMEM || fail < 40; fail++) {
+            cr_assert_lt(fail, 100000);
+            char *buf = NULL;
+            size_t size = 0;
+            FILE *out = open_memstream(&buf, &size);
+            long live = c.live;
+            c.left = fail;
+            hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+            hf_writer *w = NULL;
+            st = hf_writer_new(p, out, formats[k], &h, &w);
+            if (!st) {
+                hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+                hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+                opt.threads = 1 + (unsigned)(fail & 1);
+                hf_error err;
+                st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+                hf_status cst = hf_writer_close(w);
+                st = st ? st : cst;
+            }
+            c.left = -1;
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
+            cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
+            fclose(out);
+            if (st == HF_OK) {
+                ok++;
+                cr_assert_eq(size, elen, "format %d, fail %ld", k, fail);
+                cr_assert(memcmp(buf, expect, elen) == 0, "format %d, fail %ld", k, fail);
+            }
+            free(buf);
+        }
+        cr_assert_gt(ok, 0);
+        free(expect);
+    }
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
 }
 
 /* Within a scope the forest view of the same order and options is built once and kept until the
