@@ -1,5 +1,7 @@
 /* The family writers: text, ids, JSON and bin, row by row to a stream (hf_writer, a sink for
- * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c). */
+ * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c),
+ * or, when a generator describes them by ranges (lib/family_rows_i.h), gathered from renders
+ * and written with writev. */
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
