@@ -13,6 +13,9 @@
 #include <hitfam/order.h>
 
 #include "cli.h"
+/* the one internal header the CLI reads: the watch that passes rows described by ranges on to
+ * the writer (stream_sink) */
+#include "../lib/family_rows_i.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */
@@ -435,7 +438,19 @@ hf_status stream_begin(cli_stream *s, const hf_family_header *header)
     errno = 0;
     s->writer_st = hf_writer_new(s->p, s->out.stream, s->format, header, &s->w);
     s->fail_errno = errno;
+    if (s->watch)
+        s->watch->next = hf_writer_sink(s->w);
     return s->writer_st;
+}
+
+/* The writer's first refusal, with errno as the writer left it. */
+static void stream_failed(void *user, hf_status st)
+{
+    cli_stream *s = user;
+    if (!s->put_st) {
+        s->put_st = st;
+        s->fail_errno = errno;
+    }
 }
 
 static hf_status stream_put(void *user, const uint32_t *schedule, uint32_t n)
@@ -444,14 +459,19 @@ static hf_status stream_put(void *user, const uint32_t *schedule, uint32_t n)
     hf_sink ws = hf_writer_sink(s->w);
     errno = 0;
     hf_status st = ws.put(ws.user, schedule, n);
-    if (st && !s->put_st) {
-        s->put_st = st;
-        s->fail_errno = errno;
-    }
+    if (st)
+        stream_failed(s, st);
     return st;
 }
 
-hf_sink stream_sink(cli_stream *s) { return (hf_sink){stream_put, s}; }
+hf_sink stream_sink(cli_stream *s)
+{
+    /* the library's watch passes rows described by ranges on to the writer (lib/family_rows_i.h);
+     * the writer is set here or in stream_begin */
+    if (!s->watch && (s->watch = malloc(sizeof *s->watch)) != NULL)
+        *s->watch = (hf_i_watch){hf_writer_sink(s->w), stream_failed, s};
+    return s->watch ? hf_i_watch_sink(s->watch) : (hf_sink){stream_put, s};
+}
 
 uint64_t stream_count(const cli_stream *s) { return s->w ? hf_writer_count(s->w) : 0; }
 
@@ -463,6 +483,8 @@ int stream_close(cli_stream *s, hf_status st, const hf_error *err, const char *i
         close_st = HF_EIO;
     int write_errno = s->writer_st || s->put_st ? s->fail_errno : errno;
     s->w = NULL;
+    free(s->watch);
+    s->watch = NULL;
     /* the writer's own memory is not the output's fault */
     if (s->writer_st == HF_ENOMEM || s->put_st == HF_ENOMEM)
         report(NULL, 0, "%s", hf_strerror(HF_ENOMEM));

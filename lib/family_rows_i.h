@@ -1,15 +1,15 @@
 /* Rows described by ranges: a generator whose rows are runs of a few fixed sequences of the
- * events (doubletree's two preorders) says so to the family writer, which then renders each
- * sequence's text once and writes a row as a few copies of byte ranges of those renders instead
- * of one token per event (issue 16 item 1).
+ * events (doubletree's two preorders) hands such a row to its sink as that description, and the
+ * family writer writes it from renders of the sequences (each sequence's text made once) with
+ * writev, without building the row or copying its bytes (issue 16 item 1).
  *
- * The description travels beside the row, not through the sink: while a generator hands a row to
- * its sink it points hf_i_row_hint_now (one per thread) at the description, and puts the old
- * value back when the sink returns. The sinks in between (progress, slices, the CLI's stream)
- * pass the row pointer on unchanged; the writer uses the description only for that very row
- * pointer and length, and otherwise renders the row token by token as before. The rows are the
- * library's own, so the writer skips its permutation check of them (each sequence is checked
- * once when it is rendered); rows that callers build keep being checked. */
+ * The description goes through the sinks as a call of its own beside `put`: the public hf_sink
+ * is unchanged, and the library knows which of its sinks take the call (hf_i_sink_takes_rows):
+ * the writer's, and the wrappers of lib/gen.c (progress, slices, the name guard) and the watch
+ * below when what they pass rows on to takes it. A generator asks once, and then either
+ * describes every row (no row of event ids is built) or hands rows to `put` as before. The rows
+ * are the library's own, so the writer skips its permutation check of them (each sequence is
+ * checked once when it is rendered); rows that callers build keep being checked. */
 #ifndef HITFAM_FAMILY_ROWS_I_H
 #define HITFAM_FAMILY_ROWS_I_H
 
@@ -22,21 +22,42 @@ typedef struct hf_i_row_range {
 
 enum { HF_I_ROW_SOURCES = 2 };
 
-typedef struct hf_i_row_hint {
-    const uint32_t *row; /* the row described, n values */
-    uint32_t n;
+typedef struct hf_i_rows {
+    uint32_t n; /* values in the row */
     /* The sequences, each a permutation of the events 0..n-1, fixed while `id` names them:
      * hf_i_row_source_id gives a new id to every set of sequences. */
     uint64_t id;
     const uint32_t *src[HF_I_ROW_SOURCES];
     const hf_i_row_range *ranges; /* the row is these ranges one after the other */
     size_t count;
-} hf_i_row_hint;
-
-/* The description of the row being handed to a sink on this thread, or NULL. */
-extern _Thread_local const hf_i_row_hint *hf_i_row_hint_now;
+} hf_i_rows;
 
 /* A new id for a set of sequences (never 0, never given twice in a process). */
 uint64_t hf_i_row_source_id(void);
+
+/* Whether s takes rows as descriptions (hf_i_sink_put_rows). O(wrappers). */
+bool hf_i_sink_takes_rows(hf_sink s);
+/* The row r describes, to s (only when hf_i_sink_takes_rows(s)): the same as s.put of the row
+ * of values; HF_ESCHEDULE when the ranges do not make a row of r->n values within the
+ * sequences. */
+hf_status hf_i_sink_put_rows(hf_sink s, const hf_i_rows *r);
+
+/* The writer's two calls (lib/io_family_write.c). */
+hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n);
+hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
+/* Rows w wrote from its renders (the rest went token by token). */
+uint64_t hf_i_writer_described(const hf_writer *w);
+
+/* A sink that passes everything on to `next` and tells `failed` (may be NULL) the first
+ * status of next that is not HF_OK, at once (errno still as next left it). `next` may be set
+ * after the sink is made, before its first row: the CLI's stream, whose writer is made when
+ * hf_generate_ex announces the family (lib/gen.c). */
+typedef struct hf_i_watch {
+    hf_sink next;
+    void (*failed)(void *user, hf_status st);
+    void *user;
+} hf_i_watch;
+
+hf_sink hf_i_watch_sink(hf_i_watch *w);
 
 #endif /* HITFAM_FAMILY_ROWS_I_H */

@@ -1,8 +1,10 @@
 /* The method registry: names, applicability checks with advice, exact size prediction, and the
  * `auto` choice of the smallest applicable family. */
+#include <errno.h>
 #include <string.h>
 
 #include "family_i.h"
+#include "family_rows_i.h"
 #include "forest.h"
 #include "gen.h"
 #include "hitfam/count.h"
@@ -448,6 +450,104 @@ static hf_status slice_put(void *user, const uint32_t *schedule, uint32_t n)
         return HF_EABORTED;
     }
     return st;
+}
+
+/* The rows described by ranges (lib/family_rows_i.h) through the same sinks: each wrapper does
+ * what its put does, then hands the description on. */
+static hf_status guard_put_rows(void *user, const hf_i_rows *r)
+{
+    name_guard *g = user;
+    if (r->n > g->max - g->names || g->names > g->max)
+        return guard_put(user, NULL, r->n); /* the same refusal */
+    g->names += r->n;
+    return hf_i_sink_put_rows(g->next, r);
+}
+
+static hf_status progress_put_rows(void *user, const hf_i_rows *r)
+{
+    progress_sink *ps = user;
+    hf_status st = hf_i_progress(ps->ctx, "gen", ++ps->done, ps->total, ps->err);
+    return st ? st : hf_i_sink_put_rows(ps->next, r);
+}
+
+static hf_status slice_put_rows(void *user, const hf_i_rows *r)
+{
+    slice_sink *s = user;
+    if (s->direct) {
+        s->passed++;
+        return hf_i_sink_put_rows(s->next, r);
+    }
+    uint64_t row = ++s->seen;
+    if (row < s->first)
+        return HF_OK;
+    s->passed++;
+    hf_status st = hf_i_sink_put_rows(s->next, r);
+    if (!st && s->last && row >= s->last) {
+        s->stopped = true;
+        return HF_EABORTED;
+    }
+    return st;
+}
+
+static hf_status watch_put(void *user, const uint32_t *schedule, uint32_t n)
+{
+    hf_i_watch *w = user;
+    errno = 0;
+    hf_status st = w->next.put(w->next.user, schedule, n);
+    if (st && w->failed)
+        w->failed(w->user, st);
+    return st;
+}
+
+static hf_status watch_put_rows(void *user, const hf_i_rows *r)
+{
+    hf_i_watch *w = user;
+    errno = 0;
+    hf_status st = hf_i_sink_put_rows(w->next, r);
+    if (st && w->failed)
+        w->failed(w->user, st);
+    return st;
+}
+
+hf_sink hf_i_watch_sink(hf_i_watch *w) { return (hf_sink){watch_put, w}; }
+
+/* The sink a wrapper passes rows on to, and its put_rows; NULL when s is not one of the
+ * library's wrappers. */
+static const hf_sink *wrapped(hf_sink s, hf_status (**put_rows)(void *, const hf_i_rows *))
+{
+    if (s.put == progress_put) {
+        *put_rows = progress_put_rows;
+        return &((progress_sink *)s.user)->next;
+    }
+    if (s.put == slice_put) {
+        *put_rows = slice_put_rows;
+        return &((slice_sink *)s.user)->next;
+    }
+    if (s.put == guard_put) {
+        *put_rows = guard_put_rows;
+        return &((name_guard *)s.user)->next;
+    }
+    if (s.put == watch_put) {
+        *put_rows = watch_put_rows;
+        return &((hf_i_watch *)s.user)->next;
+    }
+    return NULL;
+}
+
+bool hf_i_sink_takes_rows(hf_sink s)
+{
+    hf_status (*put_rows)(void *, const hf_i_rows *);
+    for (const hf_sink *next; (next = wrapped(s, &put_rows));)
+        s = *next;
+    return s.put == hf_i_writer_put && s.user;
+}
+
+hf_status hf_i_sink_put_rows(hf_sink s, const hf_i_rows *r)
+{
+    hf_status (*put_rows)(void *, const hf_i_rows *);
+    if (wrapped(s, &put_rows))
+        return put_rows(s.user, r);
+    return s.put == hf_i_writer_put ? hf_i_writer_put_rows(s.user, r) : HF_EINVAL;
 }
 
 /* The rows asked for against a family of `size` schedules (size_known false: more than 2^64),

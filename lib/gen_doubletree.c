@@ -355,11 +355,13 @@ static hf_status dt_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t 
 
 static inline uint32_t pos_in(const preorder *o, uint32_t u) { return o->pos ? o->pos[u] : u; }
 
-/* Appends positions a .. b-1 of preorder o to row at len; returns the new length. */
+/* Appends positions a .. b-1 of preorder o to row at len (row NULL: only counted); returns the
+ * new length. */
 static inline uint32_t put(const preorder *o, uint32_t a, uint32_t b, uint32_t *row, uint32_t len)
 {
     uint32_t from = o->rank[a], count = o->rank[b] - from;
-    memcpy(row + len, o->val + from, (size_t)count * sizeof *row);
+    if (row)
+        memcpy(row + len, o->val + from, (size_t)count * sizeof *row);
     return len + count;
 }
 
@@ -384,7 +386,8 @@ static inline void note(range_list *rl, uint32_t src, const preorder *o, uint32_
         rl->r[rl->count++] = (hf_i_row_range){src, from, to};
 }
 
-/* Row (v, D) (see the comment at the top) into row, pl->len values. F is the preorder T of the
+/* Row (v, D) (see the comment at the top) into row, pl->len values (row NULL: only its ranges
+ * into rl). F is the preorder T of the
  * tree (l in the upper group, r in the lower) with each node u of depth D followed by the
  * traversal X (l or r) of its first child, and without the rest of u's subtree: runs of T
  * between the nodes of depth D, and one range of X per node. S is one range of X per node of
@@ -435,26 +438,22 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, ran
     (void)len; /* pl->len: every value once (the tests compare with the walk of the tree) */
 }
 
-/* Hands a built row to the sink: through the emitter when a focus set restricted the tree,
- * else directly (read backwards for an in-forest). */
+/* Hands a built row to the sink: as its ranges when the sink takes them (`described`: the
+ * row of values was not built), through the emitter when a focus set restricted the tree, else
+ * directly (read backwards for an in-forest). */
 static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const range_list *rl,
-                          hf_sink sink)
+                          bool described, hf_sink sink)
 {
+    if (described) {
+        hf_i_rows h = {.n = pl->len,
+                       .id = pl->src_id,
+                       .src = {pl->ord[0].val, pl->ord[1].val},
+                       .ranges = rl->r,
+                       .count = rl->count};
+        return hf_i_sink_put_rows(sink, &h);
+    }
     if (em)
         return hf_i_emit(em, row, sink);
-    if (rl && rl->r) { /* described to the family writer (lib/family_rows_i.h) */
-        hf_i_row_hint h = {.row = row,
-                           .n = pl->len,
-                           .id = pl->src_id,
-                           .src = {pl->ord[0].val, pl->ord[1].val},
-                           .ranges = rl->r,
-                           .count = rl->count};
-        const hf_i_row_hint *before = hf_i_row_hint_now;
-        hf_i_row_hint_now = &h;
-        hf_status st = sink.put(sink.user, row, pl->len);
-        hf_i_row_hint_now = before;
-        return st;
-    }
     if (pl->t->reversed)
         for (uint32_t i = 0, j = pl->len; i + 1 < j; i++, j--) {
             uint32_t x = row[i];
@@ -477,8 +476,8 @@ typedef struct ahead {
     const plan *pl;
     const row_label *rows;
     size_t count;
-    uint32_t *buf[2];
-    range_list *rl; /* two, one per buffer */
+    uint32_t *buf[2]; /* NULL: rows described by their ranges only */
+    range_list *rl;   /* two, one per buffer */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t built, used; /* rows built by the worker, rows whose buffer the caller gave back */
@@ -508,7 +507,8 @@ static void *ahead_work(void *arg)
 /* The rows through the sink, built on a second thread. false: the thread could not be started
  * (nothing was emitted). */
 static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint32_t *buf[2],
-                       range_list rl[2], hf_i_emitter *em, hf_sink sink, hf_status *st)
+                       range_list rl[2], bool described, hf_i_emitter *em, hf_sink sink,
+                       hf_status *st)
 {
     ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}, .rl = rl};
     if (pthread_mutex_init(&a.mu, NULL))
@@ -524,7 +524,7 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
         while (a.built <= i)
             pthread_cond_wait(&a.cv, &a.mu);
         pthread_mutex_unlock(&a.mu);
-        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], sink);
+        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], described, sink);
         pthread_mutex_lock(&a.mu);
         a.used = i + 1;
         a.stop = *st != HF_OK;
@@ -552,13 +552,23 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
     hf_i_emitter *em = NULL;
     range_list rl[2] = {{NULL, 0}, {NULL, 0}};
     bool threaded = opt->threads >= 2;
+    /* rows described by their ranges when the sink takes them (lib/family_rows_i.h): no row of
+     * values is built; without memory for the ranges, rows go as values */
+    bool described = pl.src_id && hf_i_sink_takes_rows(sink);
+    for (int i = 0; i < (threaded ? 2 : 1) && described; i++)
+        described = (rl[i].r = hf_i_alloc_array(ctx, pl.max_ranges, sizeof *rl[i].r)) != NULL;
+    if (!described) { /* rows as values: no ranges noted */
+        hf_i_free(ctx, rl[0].r);
+        rl[0].r = NULL;
+    }
     size_t len = pl.len ? pl.len : 1;
-    uint32_t *buf[2] = {hf_i_alloc_array(ctx, len, sizeof(uint32_t)),
-                        threaded ? hf_i_alloc_array(ctx, len, sizeof(uint32_t)) : NULL};
+    uint32_t *buf[2] = {NULL, NULL};
+    for (int i = 0; i < (threaded ? 2 : 1) && !described; i++)
+        buf[i] = hf_i_alloc_array(ctx, len, sizeof(uint32_t));
     /* the rows to build: a slice (opt->row_first) runs the labels before it through the dedup
      * rule only, O(1) each */
     row_label *rows = hf_i_alloc_array(ctx, 4 * (size_t)pl.k + 1, sizeof *rows);
-    if (!buf[0] || (threaded && !buf[1]) || !rows ||
+    if ((!described && (!buf[0] || (threaded && !buf[1]))) || !rows ||
         (pl.t->restricted && hf_i_emitter_new(pl.t, &em))) {
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         goto out;
@@ -579,14 +589,11 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         if (want == HF_I_ROW_TAKE)
             rows[count++] = (row_label){(uint8_t)v, D};
     }
-    /* the rows' ranges, for the family writer; without them (no memory) rows go as values */
-    for (int i = 0; i < (threaded ? 2 : 1) && pl.src_id; i++)
-        rl[i].r = hf_i_alloc_array(ctx, pl.max_ranges, sizeof *rl[i].r);
-    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, rl, em, sink, &st))
+    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, rl, described, em, sink, &st))
         goto out;
     for (size_t i = 0; i < count && !st; i++) {
         build_row(&pl, rows[i].v, rows[i].D, buf[0], &rl[0]);
-        st = emit_row(&pl, em, buf[0], &rl[0], sink);
+        st = emit_row(&pl, em, buf[0], &rl[0], described, sink);
     }
 out:
     hf_i_free(ctx, rl[0].r);

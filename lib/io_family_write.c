@@ -1,8 +1,13 @@
 /* The family writers: text, ids, JSON and bin, row by row to a stream (hf_writer, a sink for
- * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c). */
+ * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c),
+ * or, when a generator describes them by ranges (lib/family_rows_i.h), gathered from renders
+ * and written with writev. */
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "family_i.h"
 #include "family_rows_i.h"
@@ -40,9 +45,29 @@ struct hf_writer {
     uint64_t render_id;
     char *render[HF_I_ROW_SOURCES];
     size_t *render_at[HF_I_ROW_SOURCES];
+    /* Rows from the renders are gathered, not copied: vec[0 .. nvec-1] are the pieces waiting,
+     * in order, each in a render or in o.buf (short pieces are copied there: o.len counts them
+     * while nvec > 0; bin's checksum reads them when they are written). They reach the
+     * stream's descriptor `fd` with writev (-1: the stream has none, each piece goes through
+     * fwrite) before the renders change, before o.buf serves another row, and at the close. */
+    struct iovec *vec;
+    size_t nvec;
+    int fd;
+    uint32_t *row;      /* a described row as values, when the renders could not be made */
+    uint64_t described; /* rows written from the renders (tests) */
 };
 
-_Thread_local const hf_i_row_hint *hf_i_row_hint_now;
+/* Gathered pieces shorter than this are copied into o.buf (one piece of writev costs about as
+ * much as copying a few hundred bytes); longer ones are written from the renders in place. */
+enum { GATHER_COPY = 512, GATHER_MAX = 1024 };
+
+#if defined(IOV_MAX) && IOV_MAX < GATHER_MAX
+#define GATHER_CALL IOV_MAX
+#else
+#define GATHER_CALL GATHER_MAX
+#endif
+
+static bool gather_flush(hf_writer *w);
 
 uint64_t hf_i_row_source_id(void)
 {
@@ -272,6 +297,8 @@ static void writer_free(hf_writer *w)
 {
     hf_ctx *ctx = w->p->ctx;
     renders_free(w);
+    hf_i_free(ctx, w->vec);
+    hf_i_free(ctx, w->row);
     hf_i_out_free(ctx, &w->o);
     hf_i_free(ctx, w->tok);
     hf_i_free(ctx, w->tok_off);
@@ -295,6 +322,7 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     wr->p = p;
     wr->out = out;
     wr->format = format;
+    wr->fd = fileno(out);
     hf_status st = HF_OK;
     wr->seen = hf_i_calloc(p->ctx, p->n ? p->n : 1, 1);
     /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
@@ -414,12 +442,17 @@ static size_t put_token(const hf_writer *w, uint32_t v, char sep, char *dst)
 /* The renders of h's sequences (struct hf_writer), made when h names others than the last.
  * false when a sequence is not a permutation of the events or memory ran out: the row is then
  * written token by token. */
-static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
+static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
 {
     if (h->id == w->render_id)
         return true;
+    /* the waiting pieces may lie in the renders about to go */
+    if (w->nvec > 0 && !gather_flush(w))
+        return false;
     renders_free(w);
     hf_ctx *ctx = w->p->ctx;
+    if (!w->vec && !(w->vec = hf_i_alloc_array(ctx, GATHER_MAX, sizeof *w->vec)))
+        return false;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
     /* every sequence holds every token once: their length in all, in one pass in id order */
@@ -433,7 +466,9 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
             return false;
         }
         if (w->format == HF_FORMAT_BIN) {
-            unsigned char *b = hf_i_alloc_array(ctx, n, width);
+            unsigned char *b = (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
+                                   ? NULL
+                                   : hf_i_malloc(ctx, (size_t)n * width + HF_I_OUT_SLACK);
             if (!b) {
                 renders_free(w);
                 return false;
@@ -441,11 +476,12 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
             for (uint32_t i = 0; i < n; i++)
                 for (unsigned k = 0; k < width; k++)
                     b[(size_t)i * width + k] = (unsigned char)(val[i] >> (8 * k));
+            memset(b + (size_t)n * width, 0, HF_I_OUT_SLACK);
             w->render[s] = (char *)b;
             continue;
         }
         size_t *at = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
-        char *r = hf_i_malloc(ctx, total ? total : 1);
+        char *r = hf_i_malloc(ctx, total + HF_I_OUT_SLACK); /* slack: write_ranges */
         w->render[s] = r;
         w->render_at[s] = at;
         if (!at || !r) {
@@ -463,15 +499,16 @@ static bool make_renders(hf_writer *w, const hf_i_row_hint *h, char sep)
             k += put_token(w, val[i], sep, r + k);
         }
         at[n] = k;
+        memset(r + k, 0, HF_I_OUT_SLACK);
     }
     w->render_id = h->id;
     return true;
 }
 
-/* Whether h describes the row s of n values: its ranges in bounds and n values in all. */
-static bool hint_fits(const hf_i_row_hint *h, const uint32_t *s, uint32_t n)
+/* Whether the ranges of h make a row of n values within its sequences. */
+static bool rows_fit(const hf_i_rows *h, uint32_t n)
 {
-    if (h->row != s || h->n != n || n == 0)
+    if (h->n != n || n == 0)
         return false;
     uint64_t total = 0;
     for (size_t i = 0; i < h->count; i++) {
@@ -483,31 +520,99 @@ static bool hint_fits(const hf_i_row_hint *h, const uint32_t *s, uint32_t n)
     return total == n;
 }
 
-/* Copies of this many bytes or more go from a render to the stream directly. */
-enum { DIRECT = 1 << 16 };
-
-static bool put_bytes(hf_i_out *o, const char *b, size_t len)
+/* The waiting pieces to the stream (struct hf_writer): writev on its descriptor, restarted
+ * after a partial write or a signal, at most GATHER_CALL pieces a call; through fwrite when it
+ * has none. false when a write failed (the writer then writes nothing more). */
+static bool gather_flush(hf_writer *w)
 {
-    if (len < DIRECT)
-        return hf_i_out_put(o, b, len);
-    if (!hf_i_out_flush(o))
+    hf_i_out *o = &w->o;
+    struct iovec *v = w->vec;
+    size_t left = w->nvec;
+    if (left == 0) /* o.buf's bytes, if any, are a row's of its own: not these */
+        return !o->failed;
+    w->nvec = 0;
+    o->len = 0;
+    if (o->failed)
         return false;
-    if (o->summed)
-        hf_i_sum_add(&o->sum, b, len);
-    if (fwrite(b, 1, len, o->stream) != len) {
+    for (size_t i = 0; i < left && o->summed; i++) /* bin's checksum, in the file's order */
+        hf_i_sum_add(&o->sum, v[i].iov_base, v[i].iov_len);
+    if (w->fd < 0) {
+        for (size_t i = 0; i < left; i++)
+            if (fwrite(v[i].iov_base, 1, v[i].iov_len, w->out) != v[i].iov_len) {
+                o->failed = true;
+                return false;
+            }
+        return true;
+    }
+    /* what stdio holds (the text header) goes first */
+    if (fflush(w->out) != 0) {
         o->failed = true;
         return false;
+    }
+    while (left > 0) {
+        ssize_t done = writev(w->fd, v, left < GATHER_CALL ? (int)left : GATHER_CALL);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0) {
+            if (done == 0)
+                errno = EIO;
+            o->failed = true;
+            return false;
+        }
+        size_t d = (size_t)done;
+        while (left > 0 && d >= v->iov_len) {
+            d -= v->iov_len;
+            v++;
+            left--;
+        }
+        if (left > 0) { /* a partial write: the rest of this piece, then the others */
+            v->iov_base = (char *)v->iov_base + d;
+            v->iov_len -= d;
+        }
     }
     return true;
 }
 
-/* The row that h describes, from the renders: prefix, the ranges' bytes, and end in place of
- * the last separator (no end: bin, which has no separators). */
-static bool write_ranges(hf_writer *w, const hf_i_row_hint *h, const char *prefix, char end)
+/* b[0 .. len-1] to the waiting pieces: copied into o.buf when short (joined to the previous
+ * piece when that one ends there), else referred to in place (b must then live until
+ * gather_flush). */
+static bool gather(hf_writer *w, const char *b, size_t len)
 {
     hf_i_out *o = &w->o;
+    if (len < GATHER_COPY) {
+        if ((o->len + len > o->cap || w->nvec == GATHER_MAX) && !gather_flush(w))
+            return false;
+        char *d = o->buf + o->len;
+        memcpy(d, b, len);
+        o->len += len;
+        struct iovec *last = w->nvec ? &w->vec[w->nvec - 1] : NULL;
+        if (last && (char *)last->iov_base + last->iov_len == d)
+            last->iov_len += len;
+        else
+            w->vec[w->nvec++] = (struct iovec){d, len};
+        return true;
+    }
+    if (w->nvec == GATHER_MAX && !gather_flush(w))
+        return false;
+    w->vec[w->nvec++] = (struct iovec){(void *)b, len};
+    return true;
+}
+
+/* The row that h describes, from the renders: prefix, the ranges' bytes, and end in place of
+ * the last separator (no end: bin, which has no separators). Gathered, not copied: the bytes
+ * stay in the renders until gather_flush, except short pieces (gather), copied here inline
+ * with one fixed-size copy when they are shorter than SHORT (the renders and o.buf have
+ * HF_I_OUT_SLACK bytes of slack). */
+enum { SHORT = 32 };
+
+static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, char end)
+{
+    hf_i_out *o = &w->o;
+    /* rows written token by token or the header before: their bytes go first, through stdio */
+    if (w->nvec == 0 && o->len > 0 && !hf_i_out_flush(o))
+        return false;
     size_t plen = strlen(prefix);
-    if (plen && !hf_i_out_put(o, prefix, plen))
+    if (plen && !gather(w, prefix, plen))
         return false;
     unsigned width = hf_i_bin_width(w->p->n);
     size_t last = h->count; /* the last range that holds values */
@@ -519,34 +624,79 @@ static bool write_ranges(hf_writer *w, const hf_i_row_hint *h, const char *prefi
         size_t a = at ? at[r->a] : (size_t)r->a * width, b = at ? at[r->b] : (size_t)r->b * width;
         if (i + 1 == last && end)
             b--; /* the last separator */
-        if (b > a && !put_bytes(o, w->render[r->src] + a, b - a))
+        const char *src = w->render[r->src] + a;
+        size_t len = b - a;
+        if (len <= SHORT && o->len + SHORT <= o->cap && w->nvec < GATHER_MAX) {
+            char *d = o->buf + o->len;
+            memcpy(d, src, SHORT);
+            o->len += len;
+            struct iovec *v = w->nvec ? &w->vec[w->nvec - 1] : NULL;
+            if (v && (char *)v->iov_base + v->iov_len == d)
+                v->iov_len += len;
+            else
+                w->vec[w->nvec++] = (struct iovec){d, len};
+        } else if (len > 0 && !gather(w, src, len)) {
             return false;
+        }
     }
-    return !end || hf_i_out_put(o, &end, 1);
+    return !end || gather(w, &end, 1);
 }
 
-static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
+/* The rows of the library's own: from the renders, else (no memory for them) as values. */
+hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
+{
+    hf_writer *w = user;
+    if (!w || !h)
+        return HF_EINVAL;
+    if (w->failed)
+        return HF_EIO;
+    if (!rows_fit(h, w->p->n))
+        return HF_ESCHEDULE;
+    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
+    if (!make_renders(w, h, sep)) {
+        if (w->o.failed) {
+            w->failed = true;
+            return HF_EIO;
+        }
+        /* the row of values, then as any row */
+        uint32_t n = w->p->n;
+        if (!w->row && !(w->row = hf_i_alloc_array(w->p->ctx, n, sizeof *w->row)))
+            return HF_ENOMEM;
+        uint32_t len = 0;
+        for (size_t i = 0; i < h->count; i++) {
+            const hf_i_row_range *r = &h->ranges[i];
+            memcpy(w->row + len, h->src[r->src] + r->a, (size_t)(r->b - r->a) * sizeof *w->row);
+            len += r->b - r->a;
+        }
+        return hf_i_writer_put(w, w->row, n);
+    }
+    const char *prefix = w->format != HF_FORMAT_JSON ? "" : w->count == 0 ? "\n[" : ",\n[";
+    char end = w->format == HF_FORMAT_BIN ? '\0' : w->format == HF_FORMAT_JSON ? ']' : '\n';
+    if (!write_ranges(w, h, prefix, end) || ferror(w->out)) {
+        w->failed = true;
+        return HF_EIO;
+    }
+    w->count++;
+    w->described++;
+    return HF_OK;
+}
+
+uint64_t hf_i_writer_described(const hf_writer *w) { return w->described; }
+
+hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
 {
     hf_writer *w = user;
     if (!w || (!s && n > 0))
         return HF_EINVAL;
     if (w->failed)
         return HF_EIO;
-    /* a row of the library's own, described by ranges (lib/family_rows_i.h) */
-    const hf_i_row_hint *h = hf_i_row_hint_now;
-    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
-    if (h && n == w->p->n && hint_fits(h, s, n) && make_renders(w, h, sep)) {
-        const char *prefix = w->format != HF_FORMAT_JSON ? "" : w->count == 0 ? "\n[" : ",\n[";
-        char end = w->format == HF_FORMAT_BIN ? '\0' : w->format == HF_FORMAT_JSON ? ']' : '\n';
-        if (!write_ranges(w, h, prefix, end) || ferror(w->out)) {
-            w->failed = true;
-            return HF_EIO;
-        }
-        w->count++;
-        return HF_OK;
-    }
     if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
+    /* o.buf is about to take this row: the gathered pieces go first */
+    if (w->nvec > 0 && !gather_flush(w)) {
+        w->failed = true;
+        return HF_EIO;
+    }
     bool ok;
     switch (w->format) {
     case HF_FORMAT_BIN:
@@ -567,7 +717,7 @@ static hf_status writer_put(void *user, const uint32_t *s, uint32_t n)
     return HF_OK;
 }
 
-hf_sink hf_writer_sink(hf_writer *w) { return (hf_sink){.put = writer_put, .user = w}; }
+hf_sink hf_writer_sink(hf_writer *w) { return (hf_sink){.put = hf_i_writer_put, .user = w}; }
 
 uint64_t hf_writer_count(const hf_writer *w) { return w ? w->count : 0; }
 
@@ -575,7 +725,7 @@ hf_status hf_writer_close(hf_writer *w)
 {
     if (!w)
         return HF_OK;
-    bool ok = !w->failed;
+    bool ok = !w->failed && gather_flush(w);
     if (ok && w->format == HF_FORMAT_BIN)
         ok = hf_i_bin_write_trailer(&w->o, w->count);
     else if (ok)
@@ -612,7 +762,7 @@ hf_status hf_family_write(const hf_poset *p, const hf_family *f, FILE *out, hf_f
         if (!is_permutation(w, hf_family_schedule(f, i), f->n))
             st = HF_ESCHEDULE;
     for (size_t i = 0; i < f->m && !st; i++)
-        st = writer_put(w, hf_family_schedule(f, i), f->n);
+        st = hf_i_writer_put(w, hf_family_schedule(f, i), f->n);
     hf_status cst = hf_writer_close(w);
     return st ? st : cst;
 }

@@ -1,13 +1,19 @@
 /* The family writer's range path (lib/family_rows_i.h): rows that a generator describes as
- * ranges of a few sequences are written from renders of those sequences. Its bytes equal the
- * token-by-token writer's on random forests with awkward and long names, in every format, on one
- * and two threads, with focus sets and slices; a described row is what the writer sees; a row
- * whose description does not match is still checked and refused when broken. */
+ * ranges of a few sequences are written from renders of those sequences, with writev when the
+ * stream has a descriptor. Its bytes equal the token-by-token writer's on random forests with
+ * awkward and long names, in every format, on one and two threads, with focus sets and slices,
+ * to memory, to a pipe whose writes signals cut short, and with allocations failing; a file
+ * limit cuts the output where the limit is; descriptions that do not make a row are refused. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "family_rows_i.h"
 #include "forest.h"
@@ -52,37 +58,46 @@ static hf_poset *named_forest(uint32_t n, uint32_t roots, uint64_t *rng)
     return p;
 }
 
-/* A sink that copies each row before the writer sees it (so no description matches it, and the
- * writer renders it token by token), counting the rows that came with a description. */
+/* A sink of the caller's own, which the library cannot see through: rows reach it as values,
+ * and it copies each before the writer sees it, so the writer renders them token by token. */
 typedef struct copying {
     hf_sink next;
     uint32_t *copy;
-    size_t described, rows;
+    size_t rows;
 } copying;
 
 static hf_status copy_put(void *user, const uint32_t *s, uint32_t n)
 {
     copying *c = user;
-    const hf_i_row_hint *h = hf_i_row_hint_now;
-    c->described += h && h->row == s;
     c->rows++;
     memcpy(c->copy, s, n * sizeof *s);
     return c->next.put(c->next.user, c->copy, n);
 }
 
-/* A sink that passes rows on unchanged (as the CLI's stream does), counting the described
- * ones. */
-static hf_status pass_put(void *user, const uint32_t *s, uint32_t n)
+/* The family of p under opt written in `format` to `out`, through the library's watch (as the
+ * CLI's stream does: rows described by ranges reach the writer as such) or through a copying
+ * sink; *described counts the rows the writer wrote from its renders. */
+static void write_gen_to(FILE *out, const hf_poset *p, const hf_gen_options *opt, hf_format format,
+                         bool copy, size_t *described)
 {
-    copying *c = user;
-    const hf_i_row_hint *h = hf_i_row_hint_now;
-    c->described += h && h->row == s;
-    c->rows++;
-    return c->next.put(c->next.user, s, n);
+    hf_family_header h = {3, "doubletree", false, 0, opt->row_first, opt->row_last};
+    hf_writer *w = NULL;
+    cr_assert_eq(hf_writer_new(p, out, format, &h, &w), HF_OK);
+    copying c = {hf_writer_sink(w), malloc((hf_poset_size(p) + 1) * sizeof(uint32_t)), 0};
+    hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_error err;
+    hf_sink sink = copy ? (hf_sink){copy_put, &c} : hf_i_watch_sink(&watch);
+    cr_assert_eq(hf_i_sink_takes_rows(sink), !copy);
+    hf_status st = hf_generate(p, opt, sink, NULL, &err);
+    cr_assert_eq(st, HF_OK, "%s", err.text);
+    *described = (size_t)hf_i_writer_described(w);
+    cr_assert_gt(hf_writer_count(w), 0);
+    if (copy)
+        cr_assert_eq(c.rows, hf_writer_count(w));
+    cr_assert_eq(hf_writer_close(w), HF_OK);
+    free(c.copy);
 }
 
-/* The family of p under opt written in `format`, rows passed on as they are (copy false) or
- * copied first; *described counts the rows that came with a description. */
 static char *write_gen(const hf_poset *p, const hf_gen_options *opt, hf_format format, bool copy,
                        size_t *len, size_t *described)
 {
@@ -90,19 +105,9 @@ static char *write_gen(const hf_poset *p, const hf_gen_options *opt, hf_format f
     size_t size = 0;
     FILE *out = open_memstream(&buf, &size);
     cr_assert(out);
-    hf_family_header h = {3, "doubletree", false, 0, opt->row_first, opt->row_last};
-    hf_writer *w = NULL;
-    cr_assert_eq(hf_writer_new(p, out, format, &h, &w), HF_OK);
-    copying c = {hf_writer_sink(w), malloc((hf_poset_size(p) + 1) * sizeof(uint32_t)), 0, 0};
-    hf_error err;
-    hf_status st = hf_generate(p, opt, (hf_sink){copy ? copy_put : pass_put, &c}, NULL, &err);
-    cr_assert_eq(st, HF_OK, "%s", err.text);
-    cr_assert_eq(hf_writer_close(w), HF_OK);
+    write_gen_to(out, p, opt, format, copy, described);
     cr_assert_eq(fclose(out), 0);
-    free(c.copy);
     *len = size;
-    *described = c.described;
-    cr_assert_gt(c.rows, 0);
     return buf;
 }
 
@@ -112,7 +117,7 @@ static void same_bytes(const hf_poset *p, const hf_gen_options *opt, hf_format f
     size_t la, lb, da, db;
     char *a = write_gen(p, opt, format, false, &la, &da);
     char *b = write_gen(p, opt, format, true, &lb, &db);
-    cr_assert_eq(db, da, "%s", what); /* the copying sink sees the same descriptions */
+    cr_assert_eq(db, 0, "%s: a row reached the writer described through a caller's sink", what);
     if (expect_described)
         cr_assert_gt(da, 0, "%s: no row came with its ranges", what);
     else
@@ -168,8 +173,54 @@ Test(gen_write, ranges_equal_tokens_on_random_forests)
     }
 }
 
-/* A description of another row does not let a broken row through the writer. */
-Test(gen_write, described_rows_only_for_their_own_pointer)
+/* The library's wrappers (progress, slices, the name guard, the watch) pass descriptions on to a
+ * writer and to nothing else. */
+static bool go_on(const hf_progress *pr, void *user)
+{
+    (void)pr;
+    (void)user;
+    return true;
+}
+
+Test(gen_write, wrappers_pass_descriptions_to_writers_only)
+{
+    uint64_t rng = 5;
+    hf_ctx *ctx = NULL;
+    cr_assert_eq(hf_ctx_new(NULL, NULL, NULL, &ctx), HF_OK);
+    cr_assert_eq(hf_ctx_set_progress(ctx, go_on, NULL), HF_OK);
+    hf_poset *q = named_forest(300, 2, &rng);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    hf_family *fam = NULL;
+    cr_assert_eq(hf_family_new(NULL, 300, &fam), HF_OK);
+    hf_i_watch to_family = {hf_family_sink(fam), NULL, NULL};
+    cr_assert(!hf_i_sink_takes_rows(hf_i_watch_sink(&to_family)));
+    cr_assert(!hf_i_sink_takes_rows(hf_writer_sink(NULL)));
+    for (int k = 0; k < 4; k++) {
+        hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+        if (k & 1) { /* a slice */
+            opt.row_first = 2;
+            opt.row_last = 4;
+        }
+        if (k & 2)
+            opt.max_names = 1u << 30;
+        size_t la, lb, da, db;
+        char *a = write_gen(p, &opt, HF_FORMAT_TEXT, false, &la, &da);
+        char *b = write_gen(q, &opt, HF_FORMAT_TEXT, true, &lb, &db);
+        cr_assert_gt(da, 0, "case %d", k);
+        cr_assert_eq(la, lb, "case %d", k);
+        cr_assert(memcmp(a, b, la) == 0, "case %d", k);
+        free(a);
+        free(b);
+    }
+    hf_family_free(fam);
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
+}
+
+/* Descriptions that do not make a row are refused; a sequence that is not a permutation is
+ * rendered as values and refused by the writer's check. */
+Test(gen_write, described_rows_are_checked)
 {
     uint64_t rng = 7;
     hf_poset *p = named_forest(6, 1, &rng);
@@ -178,31 +229,213 @@ Test(gen_write, described_rows_only_for_their_own_pointer)
     FILE *out = open_memstream(&buf, &size);
     hf_writer *w = NULL;
     cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, NULL, &w), HF_OK);
-    hf_sink sink = hf_writer_sink(w);
     uint32_t good[6] = {0, 1, 2, 3, 4, 5}, broken[6] = {0, 1, 1, 3, 4, 5};
-    hf_i_row_range whole = {0, 0, 6};
-    hf_i_row_hint h = {.row = good,
-                       .n = 6,
-                       .id = hf_i_row_source_id(),
-                       .src = {good, good},
-                       .ranges = &whole,
-                       .count = 1};
-    hf_i_row_hint_now = &h;
-    cr_assert_eq(sink.put(sink.user, broken, 6), HF_ESCHEDULE);
-    /* a description whose ranges do not add up to the row is not used either */
-    hf_i_row_range short_range = {0, 0, 5};
-    hf_i_row_hint bad = {
-        .row = broken, .n = 6, .id = h.id, .src = {good, good}, .ranges = &short_range, .count = 1};
-    hf_i_row_hint_now = &bad;
-    cr_assert_eq(sink.put(sink.user, broken, 6), HF_ESCHEDULE);
-    hf_i_row_hint_now = &h;
-    cr_assert_eq(sink.put(sink.user, good, 6), HF_OK);
-    hf_i_row_hint_now = NULL;
+    hf_i_row_range whole = {0, 0, 6}, short_range = {0, 0, 5}, beyond = {1, 2, 7};
+    hf_i_rows h = {
+        .n = 6, .id = hf_i_row_source_id(), .src = {good, good}, .ranges = &whole, .count = 1};
+    hf_i_rows r = h;
+    r.ranges = &short_range;
+    cr_assert_eq(hf_i_writer_put_rows(w, &r), HF_ESCHEDULE);
+    r.ranges = &beyond;
+    cr_assert_eq(hf_i_writer_put_rows(w, &r), HF_ESCHEDULE);
+    r = h;
+    r.n = 5;
+    cr_assert_eq(hf_i_writer_put_rows(w, &r), HF_ESCHEDULE);
+    r = h;
+    r.id = hf_i_row_source_id();
+    r.src[0] = broken;
+    cr_assert_eq(hf_i_writer_put_rows(w, &r), HF_ESCHEDULE);
+    cr_assert_eq(hf_writer_count(w), 0);
+    cr_assert_eq(hf_i_writer_put_rows(w, &h), HF_OK);
     cr_assert_eq(hf_writer_count(w), 1);
+    cr_assert_eq(hf_i_writer_described(w), 1);
     cr_assert_eq(hf_writer_close(w), HF_OK);
     fclose(out);
+    cr_assert(size > 0 && buf[size - 1] == '\n');
     free(buf);
     hf_poset_free(p);
+}
+
+/* The bytes of p's doubletree family in `format` through the watch, written to memory. */
+static char *expected_bytes(const hf_poset *p, hf_format format, unsigned threads, size_t *len)
+{
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    opt.threads = threads;
+    size_t described;
+    char *b = write_gen(p, &opt, format, true, len, &described);
+    return b;
+}
+
+/* Reads a pipe to its end, slowly at first so that the writer blocks on a full pipe. */
+typedef struct drain {
+    int fd;
+    char *buf;
+    size_t len, cap;
+} drain;
+
+static void *drain_run(void *arg)
+{
+    drain *d = arg;
+    usleep(20000);
+    for (;;) {
+        if (d->len == d->cap) {
+            d->cap = d->cap ? 2 * d->cap : 1 << 16;
+            d->buf = realloc(d->buf, d->cap);
+            cr_assert(d->buf);
+        }
+        size_t want = d->cap - d->len < 4096 ? d->cap - d->len : 4096;
+        ssize_t r = read(d->fd, d->buf + d->len, want);
+        if (r <= 0)
+            break;
+        d->len += (size_t)r;
+    }
+    return NULL;
+}
+
+static volatile sig_atomic_t alarms;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarms++;
+}
+
+/* writev through a pipe, its calls cut short by a timer's signals (no SA_RESTART: a blocked
+ * writev returns what it wrote, or EINTR): the same bytes arrive. */
+Test(gen_write, writev_to_a_pipe_survives_signals)
+{
+    uint64_t rng = 99;
+    hf_poset *p = named_forest(3000, 1, &rng);
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
+    struct sigaction sa = {0};
+    sa.sa_handler = on_alarm;
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        size_t elen;
+        char *expect = expected_bytes(p, formats[k], 1, &elen);
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        drain d = {fds[0], NULL, 0, 0};
+        /* the signals go to this thread, which writes */
+        sigset_t block, old;
+        sigemptyset(&block);
+        sigaddset(&block, SIGALRM);
+        pthread_sigmask(SIG_BLOCK, &block, &old);
+        pthread_t tid;
+        cr_assert_eq(pthread_create(&tid, NULL, drain_run, &d), 0);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        struct itimerval every = {{0, 500}, {0, 500}}, off = {{0, 0}, {0, 0}};
+        alarms = 0;
+        cr_assert_eq(setitimer(ITIMER_REAL, &every, NULL), 0);
+        FILE *out = fdopen(fds[1], "w");
+        cr_assert(out);
+        hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+        size_t described;
+        write_gen_to(out, p, &opt, formats[k], false, &described);
+        cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
+        cr_assert_gt(described, 0);
+        cr_assert_gt(alarms, 0);
+        cr_assert_eq(fclose(out), 0);
+        pthread_join(tid, NULL);
+        close(fds[0]);
+        cr_assert_eq(d.len, elen, "format %d: %zu bytes through the pipe, %zu expected", k, d.len,
+                     elen);
+        cr_assert(memcmp(d.buf, expect, elen) == 0, "format %d: the bytes differ", k);
+        free(d.buf);
+        free(expect);
+    }
+    hf_poset_free(p);
+}
+
+/* A file size limit stops writev part of the way: the writer reports HF_EIO, and the file holds
+ * the output's first bytes, up to the limit. */
+Test(gen_write, writev_stopped_by_a_file_limit)
+{
+    uint64_t rng = 17;
+    hf_poset *p = named_forest(5000, 1, &rng);
+    size_t elen;
+    char *expect = expected_bytes(p, HF_FORMAT_TEXT, 1, &elen);
+    const rlim_t limit = 100000 + 37; /* within a row, and within a piece of writev */
+    cr_assert_gt(elen, 2 * limit);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {limit, limit};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
+    FILE *out = tmpfile();
+    cr_assert(out);
+    hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+    hf_writer *w = NULL;
+    cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
+    hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    hf_error err;
+    hf_status st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+    hf_status cst = hf_writer_close(w);
+    cr_assert(st == HF_EIO || cst == HF_EIO, "generate %d, close %d", st, cst);
+    cr_assert_eq(fseek(out, 0, SEEK_END), 0);
+    cr_assert_eq(ftell(out), (long)limit);
+    rewind(out);
+    char *got = malloc(limit);
+    cr_assert_eq(fread(got, 1, limit, out), limit);
+    cr_assert(memcmp(got, expect, limit) == 0);
+    fclose(out);
+    free(got);
+    free(expect);
+    hf_poset_free(p);
+}
+
+/* Every allocation failing in turn, the writer made and fed through the watch in a chaos
+ * context: HF_ENOMEM, or the same bytes (the renders or the gather list missing, rows go token
+ * by token); nothing leaks. */
+Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
+{
+    uint64_t rng = 23;
+    hf_poset *q = named_forest(200, 2, &rng);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
+                                        HF_FORMAT_BIN};
+    for (int k = 0; k < 4; k++) {
+        size_t elen;
+        char *expect = expected_bytes(q, formats[k], 1, &elen);
+        hf_status st = HF_ENOMEM;
+        size_t ok = 0;
+        for (long fail = 0; st == HF_ENOMEM || fail < 40; fail++) {
+            cr_assert_lt(fail, 100000);
+            char *buf = NULL;
+            size_t size = 0;
+            FILE *out = open_memstream(&buf, &size);
+            long live = c.live;
+            c.left = fail;
+            hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+            hf_writer *w = NULL;
+            st = hf_writer_new(p, out, formats[k], &h, &w);
+            if (!st) {
+                hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+                hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+                opt.threads = 1 + (unsigned)(fail & 1);
+                hf_error err;
+                st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+                hf_status cst = hf_writer_close(w);
+                st = st ? st : cst;
+            }
+            c.left = -1;
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
+            cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
+            fclose(out);
+            if (st == HF_OK) {
+                ok++;
+                cr_assert_eq(size, elen, "format %d, fail %ld", k, fail);
+                cr_assert(memcmp(buf, expect, elen) == 0, "format %d, fail %ld", k, fail);
+            }
+            free(buf);
+        }
+        cr_assert_gt(ok, 0);
+        free(expect);
+    }
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
 }
 
 /* Within a scope the forest view of the same order and options is built once and kept until the
