@@ -173,7 +173,7 @@ typedef struct cli_stream {
     hf_status put_st;    /* why the writer refused a schedule */
     int fail_errno;      /* errno after either failure (0: none) */
     /* the sink passed to the library (cli/common.c stream_sink); NULL: stream_put */
-    struct hf_i_watch *watch;
+    hf_sink_watch *watch;
 } cli_stream;
 
 /* Open the output (path NULL: standard output), as output_open. */

@@ -13,9 +13,6 @@
 #include <hitfam/order.h>
 
 #include "cli.h"
-/* the one internal header the CLI reads: the watch that passes rows described by ranges on to
- * the writer (stream_sink) */
-#include "../lib/family_rows_i.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Messages                                                                                   */
@@ -466,11 +463,11 @@ static hf_status stream_put(void *user, const uint32_t *schedule, uint32_t n)
 
 hf_sink stream_sink(cli_stream *s)
 {
-    /* the library's watch passes rows described by ranges on to the writer (lib/family_rows_i.h);
-     * the writer is set here or in stream_begin */
+    /* the library's watch passes the generators' own rows on to the writer as they come (see
+     * hf_writer); the writer is set here or in stream_begin */
     if (!s->watch && (s->watch = malloc(sizeof *s->watch)) != NULL)
-        *s->watch = (hf_i_watch){hf_writer_sink(s->w), stream_failed, s};
-    return s->watch ? hf_i_watch_sink(s->watch) : (hf_sink){stream_put, s};
+        *s->watch = (hf_sink_watch){hf_writer_sink(s->w), stream_failed, s};
+    return s->watch ? hf_sink_watch_sink(s->watch) : (hf_sink){stream_put, s};
 }
 
 uint64_t stream_count(const cli_stream *s) { return s->w ? hf_writer_count(s->w) : 0; }

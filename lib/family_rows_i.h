@@ -5,8 +5,8 @@
  *
  * The description goes through the sinks as a call of its own beside `put`: the public hf_sink
  * is unchanged, and the library knows which of its sinks take the call (hf_i_sink_takes_rows):
- * the writer's, and the wrappers of lib/gen.c (progress, slices, the name guard) and the watch
- * below when what they pass rows on to takes it. A generator asks once, and then either
+ * the writer's, and the wrappers of lib/gen.c (progress, slices, the name guard) and the public
+ * hf_sink_watch when what they pass rows on to takes it. A generator asks once, and then either
  * describes every row (no row of event ids is built) or hands rows to `put` as before. The rows
  * are the library's own, so the writer skips its permutation check of them (each sequence is
  * checked once when it is rendered); rows that callers build keep being checked. */
@@ -47,17 +47,5 @@ hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n);
 hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
 /* Rows w wrote from its renders (the rest went token by token). */
 uint64_t hf_i_writer_described(const hf_writer *w);
-
-/* A sink that passes everything on to `next` and tells `failed` (may be NULL) the first
- * status of next that is not HF_OK, at once (errno still as next left it). `next` may be set
- * after the sink is made, before its first row: the CLI's stream, whose writer is made when
- * hf_generate_ex announces the family (lib/gen.c). */
-typedef struct hf_i_watch {
-    hf_sink next;
-    void (*failed)(void *user, hf_status st);
-    void *user;
-} hf_i_watch;
-
-hf_sink hf_i_watch_sink(hf_i_watch *w);
 
 #endif /* HITFAM_FAMILY_ROWS_I_H */

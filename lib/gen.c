@@ -491,7 +491,7 @@ static hf_status slice_put_rows(void *user, const hf_i_rows *r)
 
 static hf_status watch_put(void *user, const uint32_t *schedule, uint32_t n)
 {
-    hf_i_watch *w = user;
+    hf_sink_watch *w = user;
     errno = 0;
     hf_status st = w->next.put(w->next.user, schedule, n);
     if (st && w->failed)
@@ -501,7 +501,7 @@ static hf_status watch_put(void *user, const uint32_t *schedule, uint32_t n)
 
 static hf_status watch_put_rows(void *user, const hf_i_rows *r)
 {
-    hf_i_watch *w = user;
+    hf_sink_watch *w = user;
     errno = 0;
     hf_status st = hf_i_sink_put_rows(w->next, r);
     if (st && w->failed)
@@ -509,7 +509,7 @@ static hf_status watch_put_rows(void *user, const hf_i_rows *r)
     return st;
 }
 
-hf_sink hf_i_watch_sink(hf_i_watch *w) { return (hf_sink){watch_put, w}; }
+hf_sink hf_sink_watch_sink(hf_sink_watch *w) { return (hf_sink){watch_put, w}; }
 
 /* The sink a wrapper passes rows on to, and its put_rows; NULL when s is not one of the
  * library's wrappers. */
@@ -529,7 +529,7 @@ static const hf_sink *wrapped(hf_sink s, hf_status (**put_rows)(void *, const hf
     }
     if (s.put == watch_put) {
         *put_rows = watch_put_rows;
-        return &((hf_i_watch *)s.user)->next;
+        return &((hf_sink_watch *)s.user)->next;
     }
     return NULL;
 }

@@ -84,9 +84,9 @@ static void write_gen_to(FILE *out, const hf_poset *p, const hf_gen_options *opt
     hf_writer *w = NULL;
     cr_assert_eq(hf_writer_new(p, out, format, &h, &w), HF_OK);
     copying c = {hf_writer_sink(w), malloc((hf_poset_size(p) + 1) * sizeof(uint32_t)), 0};
-    hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
     hf_error err;
-    hf_sink sink = copy ? (hf_sink){copy_put, &c} : hf_i_watch_sink(&watch);
+    hf_sink sink = copy ? (hf_sink){copy_put, &c} : hf_sink_watch_sink(&watch);
     cr_assert_eq(hf_i_sink_takes_rows(sink), !copy);
     hf_status st = hf_generate(p, opt, sink, NULL, &err);
     cr_assert_eq(st, HF_OK, "%s", err.text);
@@ -192,8 +192,8 @@ Test(gen_write, wrappers_pass_descriptions_to_writers_only)
     hf_poset *p = tu_poset_copy(q, ctx);
     hf_family *fam = NULL;
     cr_assert_eq(hf_family_new(NULL, 300, &fam), HF_OK);
-    hf_i_watch to_family = {hf_family_sink(fam), NULL, NULL};
-    cr_assert(!hf_i_sink_takes_rows(hf_i_watch_sink(&to_family)));
+    hf_sink_watch to_family = {hf_family_sink(fam), NULL, NULL};
+    cr_assert(!hf_i_sink_takes_rows(hf_sink_watch_sink(&to_family)));
     cr_assert(!hf_i_sink_takes_rows(hf_writer_sink(NULL)));
     for (int k = 0; k < 4; k++) {
         hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
@@ -365,10 +365,10 @@ Test(gen_write, writev_stopped_by_a_file_limit)
     hf_family_header h = {3, "doubletree", false, 0, 0, 0};
     hf_writer *w = NULL;
     cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
-    hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
     hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
     hf_error err;
-    hf_status st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+    hf_status st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
     hf_status cst = hf_writer_close(w);
     cr_assert(st == HF_EIO || cst == HF_EIO, "generate %d, close %d", st, cst);
     cr_assert_eq(fseek(out, 0, SEEK_END), 0);
@@ -411,11 +411,11 @@ Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
             hf_writer *w = NULL;
             st = hf_writer_new(p, out, formats[k], &h, &w);
             if (!st) {
-                hf_i_watch watch = {hf_writer_sink(w), NULL, NULL};
+                hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
                 hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
                 opt.threads = 1 + (unsigned)(fail & 1);
                 hf_error err;
-                st = hf_generate(p, &opt, hf_i_watch_sink(&watch), NULL, &err);
+                st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
                 hf_status cst = hf_writer_close(w);
                 st = st ? st : cst;
             }

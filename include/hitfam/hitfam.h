@@ -436,7 +436,11 @@ typedef struct hf_family_header {
  * are written DOT-quoted. Each event's name (or index) is rendered once when the writer is made;
  * schedules are assembled in a 1 MiB block and reach the stream with fwrite when it fills and at
  * hf_writer_close (the header goes to the stream at once, except bin's, which the checksum
- * covers), so a write error may first show at a later put or at the close. */
+ * covers), so a write error may first show at a later put or at the close. The library's own
+ * generators may hand the writer a schedule as ranges of a few fixed sequences of the events
+ * (doubletree does), which it writes from their renders with writev on the stream's file
+ * descriptor after an fflush (the same bytes, in order with the rest; stdio's idea of the
+ * stream's position, as ftell reads it, is then not kept up to date). */
 typedef struct hf_writer hf_writer;
 
 /** Create a writer of schedules of @p p to @p out (not closed by the writer). Writes the header.
@@ -448,6 +452,21 @@ HF_API HF_NODISCARD hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_for
 HF_API hf_sink hf_writer_sink(hf_writer *w);
 /** Number of schedules written so far. */
 HF_API uint64_t hf_writer_count(const hf_writer *w);
+
+/** A sink that passes every schedule on to `next` and tells `failed` (NULL: nobody) of each
+ * status of `next` other than HF_OK as soon as it comes, with errno as `next` left it. `next`
+ * may be set after the sink is handed out, up to its first schedule: a writer made when
+ * hf_generate_ex announces the family, for instance. Schedules the library's generators hand
+ * over in their own form (see hf_writer) reach `next` in that form, where a plain wrapper sink
+ * would see (and pass on) rows of event ids. */
+typedef struct hf_sink_watch {
+    hf_sink next;
+    void (*failed)(void *user, hf_status st);
+    void *user;
+} hf_sink_watch;
+
+/** The sink of @p w, which must outlive its use. */
+HF_API hf_sink hf_sink_watch_sink(hf_sink_watch *w);
 /** Finish the output (JSON closing brackets), flush, and free @p w. Returns HF_EIO if any write
  * failed. NULL is a no-op returning HF_OK. */
 HF_API HF_NODISCARD hf_status hf_writer_close(hf_writer *w);
