@@ -6,6 +6,7 @@
  * limit cuts the output where the limit is; descriptions that do not make a row are refused. */
 #define _GNU_SOURCE /* open_memstream */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -464,5 +465,67 @@ Test(gen_write, tree_scope_shares_one_view)
     hf_i_tree_release(c);
     hf_i_tree_release(b);
     hf_i_tree_scope_end(&scope); /* frees the kept tree (the leak check would see it) */
+    hf_poset_free(p);
+}
+
+/* hf_sink_watch: every schedule reaches `next` (here a sink that refuses the third with errno
+ * set, and those after it), `failed` hears of each refusal with its status and that errno, the
+ * generator stops with it; `next` set after the sink was made is the one used; a NULL `failed`
+ * is allowed. */
+typedef struct refuse_third {
+    unsigned seen;
+} refuse_third;
+
+static hf_status refuse_third_put(void *user, const uint32_t *s, uint32_t n)
+{
+    (void)s;
+    (void)n;
+    refuse_third *r = user;
+    if (++r->seen < 3)
+        return HF_OK;
+    errno = ENOSPC;
+    return HF_EIO;
+}
+
+typedef struct failures {
+    unsigned calls;
+    hf_status st;
+    int err;
+} failures;
+
+static void on_failed(void *user, hf_status st)
+{
+    failures *f = user;
+    f->calls++;
+    f->st = st;
+    f->err = errno;
+}
+
+Test(gen_write, sink_watch_reports_refusals)
+{
+    hf_poset *p = tu_antichain(6);
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    hf_error err;
+    refuse_third r = {0};
+    failures fl = {0};
+    hf_sink_watch w = {{NULL, NULL}, on_failed, &fl};
+    hf_sink sink = hf_sink_watch_sink(&w);
+    w.next = (hf_sink){refuse_third_put, &r}; /* set after the sink was made */
+    cr_assert_eq(hf_generate(p, &opt, sink, NULL, &err), HF_EIO);
+    cr_assert_eq(r.seen, 3);
+    cr_assert_eq(fl.calls, 1);
+    cr_assert_eq(fl.st, HF_EIO);
+    cr_assert_eq(fl.err, ENOSPC);
+    /* without `failed`, and into a family: every schedule, the family's own */
+    hf_family *f = NULL, *g = NULL;
+    cr_assert_eq(hf_family_new(NULL, 6, &f), HF_OK);
+    cr_assert_eq(hf_family_new(NULL, 6, &g), HF_OK);
+    hf_sink_watch plain = {hf_family_sink(f), NULL, NULL};
+    cr_assert_eq(hf_generate(p, &opt, hf_sink_watch_sink(&plain), NULL, &err), HF_OK, "%s",
+                 err.text);
+    cr_assert_eq(hf_generate(p, &opt, hf_family_sink(g), NULL, &err), HF_OK, "%s", err.text);
+    tu_assert_family_eq(f, g);
+    hf_family_free(f);
+    hf_family_free(g);
     hf_poset_free(p);
 }
