@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forest.h"
 #include "poset_finish_i.h"
 #include "util.h"
 
@@ -312,4 +313,74 @@ Test(poset_finish, strtab_equal_hash_bits)
     snprintf(s, sizeof s, "n%u", a);
     cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)na, NULL), 0);
     hf_i_strtab_free(NULL, &t);
+}
+
+/* The tree the generators work on (lib/forest.c): read off the forest views when every event is
+ * kept and no node needs a gadget, else built by the general construction. The general one is
+ * reached with a focus set of every event, which drops nothing and so gives the same tree:
+ * both must agree node for node on random forests and in-forests, of any degree and of degree
+ * at most two, with one root or several, ids in order or shuffled, for each kind of gadget. */
+Test(poset_finish, tree_from_views_matches_general)
+{
+    uint64_t rng = 61;
+    const hf_i_gadget gadgets[] = {HF_I_GADGET_NONE, HF_I_GADGET_WEIGHTED, HF_I_GADGET_BALANCED};
+    unsigned fast_shapes = 0;
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 200 ? 30 : 300);
+        uint32_t roots = 1 + tu_below(&rng, 4);
+        bool shuffled = iter % 2, in = iter % 4 >= 2, binary = iter % 8 >= 4;
+        uint32_t *perm = tu_random_perm(n, &rng);
+        uint32_t *kids = calloc(n, sizeof *kids);
+        uint32_t(*e)[2] = malloc(n * sizeof *e);
+        size_t m = 0;
+        for (uint32_t i = roots; i < n; i++) {
+            uint32_t par = tu_below(&rng, i);
+            while (binary && kids[par] >= 2)
+                par = (par + 1) % i;
+            if (binary && kids[par] >= 2)
+                continue; /* (every earlier event is full: i becomes a root) */
+            kids[par]++;
+            e[m][in] = shuffled ? perm[par] : par;
+            e[m][!in] = shuffled ? perm[i] : i;
+            m++;
+        }
+        hf_poset *p = build(n, (const uint32_t(*)[2])e, m, &rng);
+        uint32_t *all = malloc(n * sizeof *all);
+        for (uint32_t v = 0; v < n; v++)
+            all[v] = v;
+        for (int g = 0; g < 3; g++) {
+            hf_i_tree_options direct = {gadgets[g], NULL, 0}, general = {gadgets[g], all, n};
+            hf_i_tree *a = NULL, *b = NULL;
+            cr_assert_eq(hf_i_tree_new(p, &direct, &a, NULL), HF_OK);
+            cr_assert_eq(hf_i_tree_new(p, &general, &b, NULL), HF_OK);
+            cr_assert_eq(a->n, b->n, "iter %d gadget %d", iter, g);
+            cr_assert_eq(a->root, b->root);
+            cr_assert_eq(a->height, b->height, "iter %d gadget %d", iter, g);
+            cr_assert_eq(a->reversed, b->reversed);
+            cr_assert_eq(a->restricted, b->restricted);
+            cr_assert_eq(a->n_orig, b->n_orig);
+            for (uint32_t v = 0; v < a->n; v++) {
+                cr_assert_eq(a->parent[v], b->parent[v], "iter %d gadget %d node %u", iter, g, v);
+                cr_assert_eq(a->orig[v], b->orig[v], "iter %d gadget %d node %u", iter, g, v);
+                cr_assert_eq(a->child_off[v + 1], b->child_off[v + 1], "iter %d node %u", iter, v);
+            }
+            for (uint32_t k = 0; k < a->child_off[a->n]; k++)
+                cr_assert_eq(a->child[k], b->child[k], "iter %d gadget %d child %u", iter, g, k);
+            fast_shapes += g > 0 && a->n <= n + 1;
+            hf_i_tree_free(a);
+            hf_i_tree_free(b);
+        }
+        /* the NULL options are gadget-free and keep every event */
+        hf_i_tree *c = NULL;
+        cr_assert_eq(hf_i_tree_new(p, NULL, &c, NULL), HF_OK);
+        cr_assert_eq(c->n, n + (c->orig[0] == HF_NO_EVENT));
+        hf_i_tree_free(c);
+        hf_poset_free(p);
+        free(all);
+        free(perm);
+        free(kids);
+        free(e);
+    }
+    cr_assert_gt(fast_shapes, 100, "trees without gadget nodes under a gadget option: %u",
+                 fast_shapes);
 }
