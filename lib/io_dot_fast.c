@@ -98,7 +98,7 @@ typedef struct reader {
      * prefetches the slots of the names to come. The builder's table is still told of every
      * event, but no longer asked about names seen before. */
     struct slot {
-        uint32_t at, key, id; /* key: slot_key of the name */
+        uint32_t id, lo, hi; /* lo, hi: the name's word (name_word) */
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
@@ -122,7 +122,7 @@ typedef struct reader {
      * bytes it points to are prefetched in turn, else (a new name, most likely) the slot of
      * the builder's table where it will be added */
     struct lagging {
-        uint32_t slot, key;
+        uint32_t slot, lo, hi;
         uint64_t hash;
     } lag[SCOUT_LAG];
     unsigned lag_len, lag_at;
@@ -254,11 +254,34 @@ static hf_status declare(reader *r, int a)
 #define PREFETCH(p) ((void)0)
 #endif
 
-/* A slot's key: the name's length and 16 bits of its hash, so that a probe passes over the slots
- * of other names (mostly of the same length: e1, e2...) without reading their bytes. */
-static inline uint32_t slot_key(uint64_t h, size_t len)
+/* What a slot of the reader's table keeps of a name (len <= HF_MAX_NAME bytes at input offset
+ * at, of hash h), as two words lo and hi: a name of at most 7 bytes whole (its bytes, the length
+ * in the top byte of hi, whose top bit is then clear), so that a lookup reads the slot alone;
+ * a longer one as where it is in the input (lo) and, in hi, its length and 16 bits of its hash
+ * (top bit set), so that a probe passes over other names without reading their bytes. */
+#define LONG_NAME 0x80000000u
+static inline void name_word(const char *s, size_t len, uint64_t h, uint32_t at, uint32_t *lo,
+                             uint32_t *hi)
 {
-    return (uint32_t)len << 16 | (uint32_t)(h >> 48);
+    if (len <= 7) {
+        uint64_t w = (uint64_t)len << 56;
+        for (size_t k = 0; k < len; k++)
+            w |= (uint64_t)(unsigned char)s[k] << (8 * k);
+        *lo = (uint32_t)w;
+        *hi = (uint32_t)(w >> 32);
+    } else {
+        *lo = at;
+        *hi = LONG_NAME | (uint32_t)len << 16 | (uint32_t)(h >> 48);
+    }
+}
+
+/* Whether slot t holds the name s[0..len) whose word is lo, hi. */
+static inline bool slot_holds(const reader *r, const struct slot *t, const char *s, size_t len,
+                              uint32_t lo, uint32_t hi)
+{
+    if (t->hi != hi)
+        return false;
+    return !(hi & LONG_NAME) ? t->lo == lo : memcmp(r->lx.s + t->lo, s, len) == 0;
 }
 
 static hf_status tab_resize(reader *r, size_t size)
@@ -283,7 +306,8 @@ static hf_status tab_resize(reader *r, size_t size)
             size_t i = (size_t)h[k] & (size - 1);
             while (tab[i].id != EMPTY_SLOT)
                 i = (i + 1) & (size - 1);
-            tab[i] = (struct slot){pl->at, slot_key(h[k], pl->len), v0 + k};
+            tab[i].id = v0 + k;
+            name_word(r->lx.s + pl->at, pl->len, h[k], pl->at, &tab[i].lo, &tab[i].hi);
         }
     }
     hf_i_free(r->ctx, r->tab);
@@ -291,6 +315,22 @@ static hf_status tab_resize(reader *r, size_t size)
     r->tab_mask = size - 1;
     r->lag_len = 0;
     return HF_OK;
+}
+
+/* A size for the reader's table (a power of two, at least twice the events so far plus one):
+ * room for the events the whole text will likely name, as many per byte as so far, but at most
+ * `most` times those so far, so that the table grows in few steps (each places every name
+ * again) while a text that names most of its events early is not given a table far too big. */
+static size_t tab_size(const reader *r, size_t most)
+{
+    double seen = r->lx.i ? (double)r->lx.i : 1.0;
+    double expect = (double)r->n * ((double)r->lx.len / seen);
+    double cap = (double)r->n * (double)most;
+    expect = expect > cap ? cap : expect;
+    size_t size = 1024;
+    while ((double)size < 2.0 * (expect + 1.0) || size < 2 * ((size_t)r->n + 1))
+        size *= 2;
+    return size;
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
@@ -324,16 +364,18 @@ static void scout(reader *r)
         struct lagging *lag = &r->lag[r->lag_at];
         if (r->lag_len == SCOUT_LAG) {
             size_t j = lag->slot;
-            while (r->tab[j].id != EMPTY_SLOT && r->tab[j].key != lag->key)
+            while (r->tab[j].id != EMPTY_SLOT &&
+                   (r->tab[j].hi != lag->hi || (!(lag->hi & LONG_NAME) && r->tab[j].lo != lag->lo)))
                 j = (j + 1) & r->tab_mask;
-            if (r->tab[j].id != EMPTY_SLOT)
-                PREFETCH(r->lx.s + r->tab[j].at);
-            else
+            if (r->tab[j].id == EMPTY_SLOT)
                 hf_i_strtab_prefetch(r->names, lag->hash);
+            else if (lag->hi & LONG_NAME)
+                PREFETCH(r->lx.s + r->tab[j].lo);
         } else {
             r->lag_len++;
         }
-        *lag = (struct lagging){(uint32_t)i, slot_key(h, len), h};
+        *lag = (struct lagging){(uint32_t)i, 0, 0, h};
+        name_word(sc->s + sc->start, len, h, 0, &lag->lo, &lag->hi);
         r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
 }
@@ -390,10 +432,11 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     if (r->tab) {
         scout(r);
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
-        uint32_t key = slot_key(h, r->text_len);
+        uint32_t lo, hi;
+        name_word(r->name, r->text_len, h, 0, &lo, &hi);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->name, r->text_len) == 0) {
+            if (slot_holds(r, &r->tab[i], r->name, r->text_len, lo, hi)) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
@@ -404,9 +447,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
         if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
-            size_t size = 1024;
-            while (size < 2 * ((size_t)r->n + 1))
-                size *= 2;
+            size_t size = tab_size(r, 16);
             if ((st = tab_resize(r, size)))
                 return st;
             r->tab_count = r->n;
@@ -428,14 +469,15 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (r->tab) {
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
-            if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
+            if ((st = tab_resize(r, tab_size(r, 4))))
                 return st;
             h = hf_i_strtab_hash(r->name, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
             i = (i + 1) & r->tab_mask;
-        r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
+        r->tab[i].id = r->n;
+        name_word(r->name, r->text_len, h, (uint32_t)r->input_at, &r->tab[i].lo, &r->tab[i].hi);
         r->tab_count++;
     }
     for (int a = 0; r->any_of && a < ATTR_COUNT; a++)
