@@ -384,3 +384,30 @@ Test(poset_finish, tree_from_views_matches_general)
     cr_assert_gt(fast_shapes, 100, "trees without gadget nodes under a gadget option: %u",
                  fast_shapes);
 }
+
+/* The family formats write a name bare exactly when hf_i_name_is_bare says so (hf_i_name_write
+ * has a one-pass shortcut for identifiers): keywords in any case, a byte order mark, bytes past
+ * 0x7f, digits, numerals and random mixes of such pieces. */
+Test(poset_finish, names_written_bare_exactly_when_bare)
+{
+    static const char *const pieces[] = {
+        "node", "NoDe", "edge", "graph", "diGraph",      "subgraph", "strict", "e",
+        "_",    "7",    "-",    ".",     "\xEF\xBB\xBF", "\xC3\xA9", "\xEF",   "x\"y",
+        " ",    "\\",   "0",    "Z9"};
+    const size_t count = sizeof pieces / sizeof pieces[0];
+    uint64_t rng = 1201;
+    for (int iter = 0; iter < 20000; iter++) {
+        char name[64] = "";
+        for (uint32_t k = 1 + tu_below(&rng, 3); k > 0; k--)
+            strcat(name, pieces[tu_below(&rng, (uint32_t)count)]);
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&buf, &size);
+        cr_assert_eq(hf_name_write(out, name), HF_OK);
+        fclose(out);
+        bool bare = hf_i_name_is_bare(name);
+        cr_assert_eq(size == strlen(name) && memcmp(buf, name, size) == 0, bare, "%s", name);
+        cr_assert_eq(buf[0] == '"', !bare, "%s", name);
+        free(buf);
+    }
+}
