@@ -361,15 +361,14 @@ static void scout(reader *r)
         }
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
+        if (len <= 7)
+            continue; /* the slot holds the whole name */
         struct lagging *lag = &r->lag[r->lag_at];
         if (r->lag_len == SCOUT_LAG) {
             size_t j = lag->slot;
-            while (r->tab[j].id != EMPTY_SLOT &&
-                   (r->tab[j].hi != lag->hi || (!(lag->hi & LONG_NAME) && r->tab[j].lo != lag->lo)))
+            while (r->tab[j].id != EMPTY_SLOT && r->tab[j].hi != lag->hi)
                 j = (j + 1) & r->tab_mask;
-            if (r->tab[j].id == EMPTY_SLOT)
-                hf_i_strtab_prefetch(r->names, lag->hash);
-            else if (lag->hi & LONG_NAME)
+            if (r->tab[j].id != EMPTY_SLOT)
                 PREFETCH(r->lx.s + r->tab[j].lo);
         } else {
             r->lag_len++;
@@ -441,9 +440,15 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return HF_OK;
             }
     }
-    if (!r->tab)
+    hf_status st;
+    if (r->tab) {
+        /* the reader's table holds every event: a new one, which the builder's table will
+         * place with the others when asked next (at the latest when the poset is finished) */
+        st = hf_i_poset_builder_add_new(r->b, r->name, r->text_len, id_out);
+    } else {
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
-    hf_status st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
+        st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
+    }
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
         if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {

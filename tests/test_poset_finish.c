@@ -411,3 +411,108 @@ Test(poset_finish, names_written_bare_exactly_when_bare)
         free(buf);
     }
 }
+
+/* Names appended without a lookup (hf_i_poset_builder_add_new, as the fast DOT reader does once
+ * its own table holds every event) among names added the usual way: found by the builder before
+ * they are placed, placed when the builder is next asked (a repeat is then still refused), and
+ * the finished poset finds each by name, in runs long enough that the table grows meanwhile. */
+Test(poset_finish, names_appended_then_placed)
+{
+    uint64_t rng = 4242;
+    for (int iter = 0; iter < 6; iter++) {
+        hf_poset_builder *b = NULL;
+        cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+        uint32_t n = 1 + tu_below(&rng, iter < 3 ? 100 : 30000);
+        char name[32];
+        for (uint32_t v = 0; v < n; v++) {
+            int len = snprintf(name, sizeof name, "x%u", v);
+            uint32_t id = HF_NO_EVENT;
+            /* runs of appends between ordinary additions */
+            if (tu_below(&rng, 64) < (iter % 2 ? 63u : 32u))
+                cr_assert_eq(hf_i_poset_builder_add_new(b, name, (size_t)len, &id), HF_OK);
+            else
+                cr_assert_eq(hf_poset_builder_add_event(b, name, &id), HF_OK);
+            cr_assert_eq(id, v);
+            if (tu_below(&rng, 50) == 0) {
+                uint32_t w = tu_below(&rng, v + 1), got = HF_NO_EVENT;
+                snprintf(name, sizeof name, "x%u", w);
+                cr_assert_eq(hf_poset_builder_find(b, name, &got), HF_OK, "%s", name);
+                cr_assert_eq(got, w);
+                cr_assert_eq(hf_poset_builder_find(b, "y", &got), HF_ENOTFOUND);
+            }
+            if (tu_below(&rng, 200) == 0) {
+                uint32_t w = tu_below(&rng, v + 1), got = HF_NO_EVENT;
+                snprintf(name, sizeof name, "x%u", w);
+                cr_assert_eq(hf_poset_builder_add_event(b, name, &got), HF_EDUPLICATE, "%s", name);
+                cr_assert_eq(got, w);
+            }
+        }
+        hf_poset *p = NULL;
+        cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+        hf_poset_builder_free(b);
+        cr_assert_eq(hf_poset_size(p), n);
+        for (uint32_t v = 0; v < n; v++) {
+            snprintf(name, sizeof name, "x%u", v);
+            uint32_t id = HF_NO_EVENT;
+            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK, "%s", name);
+            cr_assert_eq(id, v);
+            cr_assert_str_eq(hf_poset_name(p, v), name);
+        }
+        uint32_t id;
+        cr_assert_eq(hf_poset_find(p, "x-1", &id), HF_ENOTFOUND);
+        hf_poset_free(p);
+    }
+}
+
+/* Appending and placing fail cleanly: with the allocation after k successes failing, for every
+ * k, a call that reports HF_ENOMEM leaves the builder as it was (the same call then gives the
+ * same id), finishing too, and nothing leaks. */
+Test(poset_finish, names_appended_allocation_failures)
+{
+    bool clean = false;
+    for (long k = 0; !clean; k++) {
+        tu_chaos c = {.left = k, .once = true};
+        hf_allocator a = tu_chaos_allocator(&c);
+        hf_ctx *ctx;
+        if (hf_ctx_new(&a, NULL, NULL, &ctx) != HF_OK)
+            continue;
+        hf_poset_builder *b = NULL;
+        if (hf_poset_builder_new(ctx, &b) != HF_OK) {
+            hf_ctx_free(ctx);
+            continue;
+        }
+        bool failed = false;
+        char name[32];
+        for (uint32_t v = 0; v < 300; v++) {
+            int len = snprintf(name, sizeof name, "z%u", v);
+            uint32_t id = HF_NO_EVENT;
+            for (int again = 0; again < 2; again++) {
+                hf_status st = v % 7 ? hf_i_poset_builder_add_new(b, name, (size_t)len, &id)
+                                     : hf_poset_builder_add_event(b, name, &id);
+                cr_assert(st == HF_OK || (st == HF_ENOMEM && again == 0), "k=%ld v=%u", k, v);
+                failed |= st == HF_ENOMEM;
+                if (st == HF_OK)
+                    break;
+            }
+            cr_assert_eq(id, v, "k=%ld", k);
+        }
+        hf_poset *p = NULL;
+        hf_status st = hf_poset_builder_finish(b, &p, NULL);
+        if (st == HF_ENOMEM) {
+            failed = true;
+            st = hf_poset_builder_finish(b, &p, NULL);
+        }
+        cr_assert_eq(st, HF_OK, "k=%ld", k);
+        for (uint32_t v = 0; v < 300; v++) {
+            snprintf(name, sizeof name, "z%u", v);
+            uint32_t id = HF_NO_EVENT;
+            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK, "%s", name);
+            cr_assert_eq(id, v);
+        }
+        hf_poset_free(p);
+        hf_poset_builder_free(b);
+        hf_ctx_free(ctx);
+        cr_assert_eq(c.live, 0, "k=%ld: %ld blocks leaked", k, c.live);
+        clean = !failed;
+    }
+}
