@@ -18,10 +18,13 @@
  *
  * Events are numbered by first appearance in the text, which is libcgraph's node creation order.
  * Names are resolved by guesses (the event named last in the same place, and the next one), then
- * by the reader's own table once references are random, then by the builder's table. Memory: the
+ * by the builder's table until references turn random, from then on by the reader's own table,
+ * which holds every event: a name it does not hold is new and is appended to the builder without
+ * a lookup (the builder's table places such names all at once when next asked). Memory: the
  * builder's tables, where each name is in the input (8 bytes per event), the reader's table
- * (24 bytes per event, only for random references), the per-event values of the attributes that
- * occur, and the node lists of the statement being read; no allocation per event. */
+ * (12 bytes a slot, at least 24 per event, only for random references), the per-event values of
+ * the attributes that occur, and the node lists of the statement being read; no allocation per
+ * event. */
 #include <string.h>
 
 #include "io_dot_i.h"
@@ -94,9 +97,10 @@ typedef struct reader {
     unsigned tick;
     /* Events by name hash, made once names seen before mostly escape the guesses (random
      * references), while every event's name is in the input as is (tab_off once one is not): a
-     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout
-     * prefetches the slots of the names to come. The builder's table is still told of every
-     * event, but no longer asked about names seen before. */
+     * slot holds a short name whole, a long one as where it is in the input (name_word); the
+     * scout prefetches the slots of the names to come. The builder is still told of every
+     * event, but its table is no longer asked: new names are appended to it. Its memory is
+     * advised to huge pages (a random probe then rarely misses the TLB). */
     struct slot {
         uint32_t id, lo, hi; /* lo, hi: the name's word (name_word) */
     } * tab;
@@ -104,9 +108,8 @@ typedef struct reader {
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     /* The scout: a second scanner running ahead of the reader, from the start, which hashes the
-     * names to come and prefetches their slots in the builder's table (where a new name is
-     * added, and where a name seen before is found while the reader's table is not made); once
-     * the reader's table is made, its slots first (see lag). */
+     * names to come and prefetches their slots: in the builder's table until the reader's table
+     * is made, in the reader's table after (and, for a long name, its bytes: see lag). */
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
@@ -117,13 +120,11 @@ typedef struct reader {
         bool escaped, hashed;
     } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
-    /* the slots of the reader's table the scout prefetched lately: once SCOUT_LAG names later
-     * the slot is in the cache, and tells whether the name was seen before: then the name's
-     * bytes it points to are prefetched in turn, else (a new name, most likely) the slot of
-     * the builder's table where it will be added */
+    /* the slots of the reader's table the scout prefetched lately for long names: once
+     * SCOUT_LAG long names later the slot is in the cache, and where it holds the name, the
+     * name's bytes it points to are prefetched in turn */
     struct lagging {
-        uint32_t slot, lo, hi;
-        uint64_t hash;
+        uint32_t slot, hi; /* hi: the name's word's */
     } lag[SCOUT_LAG];
     unsigned lag_len, lag_at;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
@@ -289,6 +290,7 @@ static hf_status tab_resize(reader *r, size_t size)
     struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
     if (!tab)
         return HF_ENOMEM;
+    hf_i_advise_huge(tab, size * sizeof *tab);
     for (size_t i = 0; i < size; i++)
         tab[i].id = EMPTY_SLOT;
     /* the events in batches, the slots of a batch prefetched before it is placed */
@@ -334,8 +336,8 @@ static size_t tab_size(const reader *r, size_t most)
 }
 
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes: the builder's until the reader's table is made, then the reader's and, SCOUT_LAG names
- * later, the bytes of the name each points to or, for a name it does not hold, the builder's. */
+ * passes: the builder's until the reader's table is made, then the reader's and, for a long name,
+ * SCOUT_LAG long names later, the bytes of the name the slot points to. */
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
@@ -373,8 +375,9 @@ static void scout(reader *r)
         } else {
             r->lag_len++;
         }
-        *lag = (struct lagging){(uint32_t)i, 0, 0, h};
-        name_word(sc->s + sc->start, len, h, 0, &lag->lo, &lag->hi);
+        uint32_t lo;
+        lag->slot = (uint32_t)i;
+        name_word(sc->s + sc->start, len, h, 0, &lo, &lag->hi);
         r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
 }

@@ -1,9 +1,27 @@
 /* Interned strings (lib/strtab.h): one copy of each, an index by first addition, and an
  * open-addressing table with linear probing that doubles when half full, its slots keeping
  * hash bits beside the index. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "strtab.h"
+
+void hf_i_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 static inline uint64_t load64(const char *s)
 {
@@ -90,6 +108,7 @@ static hf_status rehash(hf_ctx *ctx, hf_i_strtab *t, size_t size)
     uint64_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
     if (!slots)
         return HF_ENOMEM;
+    hf_i_advise_huge(slots, size * sizeof *slots);
     memset(slots, 0xff, size * sizeof *slots);
     for (size_t j = 0; t->slots && j <= t->mask; j++) {
         uint64_t e = t->slots[j];
