@@ -107,6 +107,9 @@ typedef struct reader {
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
+    /* the events made and the text read at the first miss, then at each making or growth of
+     * the table: the rate of new names since then sizes the table (tab_size) */
+    size_t mark_n, mark_at;
     /* The scout: a second scanner running ahead of the reader, from the start, which hashes the
      * names to come and prefetches their slots: in the builder's table until the reader's table
      * is made, in the reader's table after (and, for a long name, its bytes: see lag). */
@@ -320,13 +323,15 @@ static hf_status tab_resize(reader *r, size_t size)
 }
 
 /* A size for the reader's table (a power of two, at least twice the events so far plus one):
- * room for the events the whole text will likely name, as many per byte as so far, but at most
- * `most` times those so far, so that the table grows in few steps (each places every name
- * again) while a text that names most of its events early is not given a table far too big. */
+ * room for the events the rest of the text will likely name, as many per byte as since the mark
+ * (a text that names its events first and then only refers to them, as hf_dot_write's does, adds
+ * none), but at most `most` times the events so far, so that the table grows in few steps (each
+ * places every name again) and is never far too big. */
 static size_t tab_size(const reader *r, size_t most)
 {
-    double seen = r->lx.i ? (double)r->lx.i : 1.0;
-    double expect = (double)r->n * ((double)r->lx.len / seen);
+    double read = (double)(r->lx.i > r->mark_at ? r->lx.i - r->mark_at : 1);
+    double rate = (double)(r->n - r->mark_n) / read;
+    double expect = (double)r->n + rate * (double)(r->lx.len - r->lx.i);
     double cap = (double)r->n * (double)most;
     expect = expect > cap ? cap : expect;
     size_t size = 1024;
@@ -454,11 +459,17 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
-        if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
+        if (!r->tab && !r->tab_off && ++r->misses == 1) {
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
+        }
+        if (!r->tab && !r->tab_off && r->misses > 4096 && r->misses > r->n / 8) {
             size_t size = tab_size(r, 16);
             if ((st = tab_resize(r, size)))
                 return st;
             r->tab_count = r->n;
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
         }
         return HF_OK;
     }
@@ -479,6 +490,8 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
             if ((st = tab_resize(r, tab_size(r, 4))))
                 return st;
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
             h = hf_i_strtab_hash(r->name, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
