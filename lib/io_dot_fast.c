@@ -18,10 +18,13 @@
  *
  * Events are numbered by first appearance in the text, which is libcgraph's node creation order.
  * Names are resolved by guesses (the event named last in the same place, and the next one), then
- * by the reader's own table once references are random, then by the builder's table. Memory: the
+ * by the builder's table until references turn random, from then on by the reader's own table,
+ * which holds every event: a name it does not hold is new and is appended to the builder without
+ * a lookup (the builder's table places such names all at once when next asked). Memory: the
  * builder's tables, where each name is in the input (8 bytes per event), the reader's table
- * (24 bytes per event, only for random references), the per-event values of the attributes that
- * occur, and the node lists of the statement being read; no allocation per event. */
+ * (12 bytes a slot, at least 24 per event, only for random references), the per-event values of
+ * the attributes that occur, and the node lists of the statement being read; no allocation per
+ * event. */
 #include <string.h>
 
 #include "io_dot_i.h"
@@ -94,19 +97,22 @@ typedef struct reader {
     unsigned tick;
     /* Events by name hash, made once names seen before mostly escape the guesses (random
      * references), while every event's name is in the input as is (tab_off once one is not): a
-     * slot holds where the name is, so a lookup reads the slot and the name's bytes; the scout
-     * prefetches the slots of the names to come. The builder's table is still told of every
-     * event, but no longer asked about names seen before. */
+     * slot holds a short name whole, a long one as where it is in the input (name_word); the
+     * scout prefetches the slots of the names to come. The builder is still told of every
+     * event, but its table is no longer asked: new names are appended to it. Its memory is
+     * advised to huge pages (a random probe then rarely misses the TLB). */
     struct slot {
-        uint32_t at, key, id; /* key: slot_key of the name */
+        uint32_t id, lo, hi; /* lo, hi: the name's word (name_word) */
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
+    /* the events made and the text read at the first miss, then at each making or growth of
+     * the table: the rate of new names since then sizes the table (tab_size) */
+    size_t mark_n, mark_at;
     /* The scout: a second scanner running ahead of the reader, from the start, which hashes the
-     * names to come and prefetches their slots in the builder's table (where a new name is
-     * added, and where a name seen before is found while the reader's table is not made); once
-     * the reader's table is made, its slots first (see lag). */
+     * names to come and prefetches their slots: in the builder's table until the reader's table
+     * is made, in the reader's table after (and, for a long name, its bytes: see lag). */
     hf_i_dot_lexer scout;
     /* the tokens the scout read and the reader has not taken yet, ring[ring_tail..ring_head)
      * (indices mod SCOUT_RING): while the scout runs, the text is scanned once */
@@ -117,13 +123,11 @@ typedef struct reader {
         bool escaped, hashed;
     } ring[SCOUT_RING];
     size_t ring_head, ring_tail;
-    /* the slots of the reader's table the scout prefetched lately: once SCOUT_LAG names later
-     * the slot is in the cache, and tells whether the name was seen before: then the name's
-     * bytes it points to are prefetched in turn, else (a new name, most likely) the slot of
-     * the builder's table where it will be added */
+    /* the slots of the reader's table the scout prefetched lately for long names: once
+     * SCOUT_LAG long names later the slot is in the cache, and where it holds the name, the
+     * name's bytes it points to are prefetched in turn */
     struct lagging {
-        uint32_t slot, key;
-        uint64_t hash;
+        uint32_t slot, hi; /* hi: the name's word's */
     } lag[SCOUT_LAG];
     unsigned lag_len, lag_at;
     /* node attributes: the value of each event (NULL until the attribute occurs) and the
@@ -254,11 +258,34 @@ static hf_status declare(reader *r, int a)
 #define PREFETCH(p) ((void)0)
 #endif
 
-/* A slot's key: the name's length and 16 bits of its hash, so that a probe passes over the slots
- * of other names (mostly of the same length: e1, e2...) without reading their bytes. */
-static inline uint32_t slot_key(uint64_t h, size_t len)
+/* What a slot of the reader's table keeps of a name (len <= HF_MAX_NAME bytes at input offset
+ * at, of hash h), as two words lo and hi: a name of at most 7 bytes whole (its bytes, the length
+ * in the top byte of hi, whose top bit is then clear), so that a lookup reads the slot alone;
+ * a longer one as where it is in the input (lo) and, in hi, its length and 16 bits of its hash
+ * (top bit set), so that a probe passes over other names without reading their bytes. */
+#define LONG_NAME 0x80000000u
+static inline void name_word(const char *s, size_t len, uint64_t h, uint32_t at, uint32_t *lo,
+                             uint32_t *hi)
 {
-    return (uint32_t)len << 16 | (uint32_t)(h >> 48);
+    if (len <= 7) {
+        uint64_t w = (uint64_t)len << 56;
+        for (size_t k = 0; k < len; k++)
+            w |= (uint64_t)(unsigned char)s[k] << (8 * k);
+        *lo = (uint32_t)w;
+        *hi = (uint32_t)(w >> 32);
+    } else {
+        *lo = at;
+        *hi = LONG_NAME | (uint32_t)len << 16 | (uint32_t)(h >> 48);
+    }
+}
+
+/* Whether slot t holds the name s[0..len) whose word is lo, hi. */
+static inline bool slot_holds(const reader *r, const struct slot *t, const char *s, size_t len,
+                              uint32_t lo, uint32_t hi)
+{
+    if (t->hi != hi)
+        return false;
+    return !(hi & LONG_NAME) ? t->lo == lo : memcmp(r->lx.s + t->lo, s, len) == 0;
 }
 
 static hf_status tab_resize(reader *r, size_t size)
@@ -266,6 +293,7 @@ static hf_status tab_resize(reader *r, size_t size)
     struct slot *tab = hf_i_alloc_array(r->ctx, size, sizeof *tab);
     if (!tab)
         return HF_ENOMEM;
+    hf_i_advise_huge(tab, size * sizeof *tab);
     for (size_t i = 0; i < size; i++)
         tab[i].id = EMPTY_SLOT;
     /* the events in batches, the slots of a batch prefetched before it is placed */
@@ -283,7 +311,8 @@ static hf_status tab_resize(reader *r, size_t size)
             size_t i = (size_t)h[k] & (size - 1);
             while (tab[i].id != EMPTY_SLOT)
                 i = (i + 1) & (size - 1);
-            tab[i] = (struct slot){pl->at, slot_key(h[k], pl->len), v0 + k};
+            tab[i].id = v0 + k;
+            name_word(r->lx.s + pl->at, pl->len, h[k], pl->at, &tab[i].lo, &tab[i].hi);
         }
     }
     hf_i_free(r->ctx, r->tab);
@@ -293,9 +322,27 @@ static hf_status tab_resize(reader *r, size_t size)
     return HF_OK;
 }
 
+/* A size for the reader's table (a power of two, at least twice the events so far plus one):
+ * room for the events the rest of the text will likely name, as many per byte as since the mark
+ * (a text that names its events first and then only refers to them, as hf_dot_write's does, adds
+ * none), but at most `most` times the events so far, so that the table grows in few steps (each
+ * places every name again) and is never far too big. */
+static size_t tab_size(const reader *r, size_t most)
+{
+    double read = (double)(r->lx.i > r->mark_at ? r->lx.i - r->mark_at : 1);
+    double rate = (double)(r->n - r->mark_n) / read;
+    double expect = (double)r->n + rate * (double)(r->lx.len - r->lx.i);
+    double cap = (double)r->n * (double)most;
+    expect = expect > cap ? cap : expect;
+    size_t size = 1024;
+    while ((double)size < 2.0 * (expect + 1.0) || size < 2 * ((size_t)r->n + 1))
+        size *= 2;
+    return size;
+}
+
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
- * passes: the builder's until the reader's table is made, then the reader's and, SCOUT_LAG names
- * later, the bytes of the name each points to or, for a name it does not hold, the builder's. */
+ * passes: the builder's until the reader's table is made, then the reader's and, for a long name,
+ * SCOUT_LAG long names later, the bytes of the name the slot points to. */
 static void scout(reader *r)
 {
     hf_i_dot_lexer *sc = &r->scout;
@@ -321,19 +368,21 @@ static void scout(reader *r)
         }
         size_t i = (size_t)h & r->tab_mask;
         PREFETCH(&r->tab[i]);
+        if (len <= 7)
+            continue; /* the slot holds the whole name */
         struct lagging *lag = &r->lag[r->lag_at];
         if (r->lag_len == SCOUT_LAG) {
             size_t j = lag->slot;
-            while (r->tab[j].id != EMPTY_SLOT && r->tab[j].key != lag->key)
+            while (r->tab[j].id != EMPTY_SLOT && r->tab[j].hi != lag->hi)
                 j = (j + 1) & r->tab_mask;
             if (r->tab[j].id != EMPTY_SLOT)
-                PREFETCH(r->lx.s + r->tab[j].at);
-            else
-                hf_i_strtab_prefetch(r->names, lag->hash);
+                PREFETCH(r->lx.s + r->tab[j].lo);
         } else {
             r->lag_len++;
         }
-        *lag = (struct lagging){(uint32_t)i, slot_key(h, len), h};
+        uint32_t lo;
+        lag->slot = (uint32_t)i;
+        name_word(sc->s + sc->start, len, h, 0, &lo, &lag->hi);
         r->lag_at = (r->lag_at + 1) % SCOUT_LAG;
     }
 }
@@ -390,26 +439,37 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     if (r->tab) {
         scout(r);
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
-        uint32_t key = slot_key(h, r->text_len);
+        uint32_t lo, hi;
+        name_word(r->name, r->text_len, h, 0, &lo, &hi);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
              i = (i + 1) & r->tab_mask)
-            if (r->tab[i].key == key && memcmp(r->lx.s + r->tab[i].at, r->name, r->text_len) == 0) {
+            if (slot_holds(r, &r->tab[i], r->name, r->text_len, lo, hi)) {
                 *id_out = r->last[role] = r->tab[i].id;
                 return HF_OK;
             }
     }
-    if (!r->tab)
+    hf_status st;
+    if (r->tab) {
+        /* the reader's table holds every event: a new one, which the builder's table will
+         * place with the others when asked next (at the latest when the poset is finished) */
+        st = hf_i_poset_builder_add_new(r->b, r->name, r->text_len, id_out);
+    } else {
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
-    hf_status st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
+        st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
+    }
     if (st == HF_EDUPLICATE) {
         r->last[role] = *id_out;
-        if (!r->tab && !r->tab_off && ++r->misses > 4096 && r->misses > r->n / 8) {
-            size_t size = 1024;
-            while (size < 2 * ((size_t)r->n + 1))
-                size *= 2;
+        if (!r->tab && !r->tab_off && ++r->misses == 1) {
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
+        }
+        if (!r->tab && !r->tab_off && r->misses > 4096 && r->misses > r->n / 8) {
+            size_t size = tab_size(r, 16);
             if ((st = tab_resize(r, size)))
                 return st;
             r->tab_count = r->n;
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
         }
         return HF_OK;
     }
@@ -428,14 +488,17 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     if (r->tab) {
         if (2 * (r->tab_count + 1) > r->tab_mask + 1) {
-            if ((st = tab_resize(r, 2 * (r->tab_mask + 1))))
+            if ((st = tab_resize(r, tab_size(r, 4))))
                 return st;
+            r->mark_n = r->n;
+            r->mark_at = r->lx.i;
             h = hf_i_strtab_hash(r->name, r->text_len);
         }
         size_t i = (size_t)h & r->tab_mask;
         while (r->tab[i].id != EMPTY_SLOT)
             i = (i + 1) & r->tab_mask;
-        r->tab[i] = (struct slot){(uint32_t)r->input_at, slot_key(h, r->text_len), r->n};
+        r->tab[i].id = r->n;
+        name_word(r->name, r->text_len, h, (uint32_t)r->input_at, &r->tab[i].lo, &r->tab[i].hi);
         r->tab_count++;
     }
     for (int a = 0; r->any_of && a < ATTR_COUNT; a++)

@@ -119,6 +119,16 @@ const char *hf_i_name_quote(const char *name, char *buf, size_t cap)
 
 bool hf_i_name_write(FILE *out, const char *name)
 {
+    /* the common case in one pass: an identifier of letters, '_' and digits (not starting with
+     * a byte order mark's first byte), written with its length once known */
+    const unsigned char *u = (const unsigned char *)name;
+    if (is_id_start(u[0]) && u[0] != 0xEF) {
+        size_t k = 1;
+        while (is_id_start(u[k]) || is_digit(u[k]))
+            k++;
+        if (!u[k] && (k < 4 || k > 8 || !is_keyword(name)))
+            return fwrite(name, 1, k, out) == k;
+    }
     if (hf_i_name_is_bare(name))
         return fputs(name, out) >= 0;
     if (putc('"', out) == EOF)

@@ -83,6 +83,9 @@ hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *name, s
         return HF_ESTATE;
     if (len > HF_MAX_NAME)
         return HF_ETOOLARGE;
+    hf_status st;
+    if ((st = hf_i_strtab_index(b->ctx, &b->names)))
+        return st;
     size_t slot;
     uint32_t found = hf_i_strtab_find_hashed(&b->names, name, len, h, &slot);
     if (found != HF_NO_EVENT) {
@@ -93,9 +96,26 @@ hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *name, s
     if (b->n >= HF_MAX_EVENTS)
         return HF_ETOOLARGE;
     /* both allocate before changing anything, so that a failure leaves the builder unchanged */
-    hf_status st;
     if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)) ||
         (st = hf_i_strtab_add_hashed(b->ctx, &b->names, name, len, h, slot)))
+        return st;
+    b->flags[b->n] = 0;
+    if (id)
+        *id = b->n;
+    b->n++;
+    return HF_OK;
+}
+
+hf_status hf_i_poset_builder_add_new(hf_poset_builder *b, const char *name, size_t len,
+                                     uint32_t *id)
+{
+    if (b->finished)
+        return HF_ESTATE;
+    if (len > HF_MAX_NAME || b->n >= HF_MAX_EVENTS)
+        return HF_ETOOLARGE;
+    hf_status st;
+    if ((st = HF_I_GROW(b->ctx, b->flags, &b->flags_cap, (size_t)b->n + 1)) ||
+        (st = hf_i_strtab_append(b->ctx, &b->names, name, len)))
         return st;
     b->flags[b->n] = 0;
     if (id)
@@ -112,7 +132,13 @@ hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uin
         return HF_EINVAL;
     if (b->finished)
         return HF_ESTATE;
-    uint32_t found = hf_i_strtab_find(&b->names, name, strlen(name), NULL);
+    size_t len = strlen(name);
+    const hf_i_strtab *t = &b->names;
+    uint32_t found = hf_i_strtab_find(t, name, len, NULL);
+    /* names appended but not placed yet (hf_i_poset_builder_add_new) are looked at in turn */
+    for (uint32_t k = t->indexed; found == HF_NO_EVENT && k < t->count; k++)
+        if (strcmp(hf_i_strtab_str(t, k), name) == 0)
+            found = k;
     if (found == HF_NO_EVENT)
         return HF_ENOTFOUND;
     if (id)
@@ -265,6 +291,9 @@ static hf_status take_access(hf_poset *p, const hf_poset_builder *b)
 
 static hf_status take_names(hf_poset *p, hf_poset_builder *b)
 {
+    hf_status st;
+    if ((st = hf_i_strtab_index(p->ctx, &b->names)))
+        return st;
     if (!b->names.data) { /* no events: keep a valid empty table */
         b->names.data = hf_i_calloc(p->ctx, 1, 1);
         if (!b->names.data)

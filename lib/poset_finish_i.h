@@ -30,6 +30,11 @@ hf_status hf_i_poset_forest_views(hf_poset *p, bool dual);
 hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *s, size_t n, uint64_t h,
                                         uint32_t *id);
 
+/* hf_poset_builder_add_event for a name s[0..n) that the caller knows no event has (a reader
+ * keeping a table of its own over the names): the name is appended without a lookup, and the
+ * builder's table places all such names at once when it is next asked (finishing included). */
+hf_status hf_i_poset_builder_add_new(hf_poset_builder *b, const char *s, size_t n, uint32_t *id);
+
 /* The builder's table of event names (index = id), for hf_i_strtab_prefetch. */
 const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b);
 

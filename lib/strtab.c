@@ -1,9 +1,27 @@
 /* Interned strings (lib/strtab.h): one copy of each, an index by first addition, and an
  * open-addressing table with linear probing that doubles when half full, its slots keeping
  * hash bits beside the index. */
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "strtab.h"
+
+void hf_i_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
+}
 
 static inline uint64_t load64(const char *s)
 {
@@ -90,6 +108,7 @@ static hf_status rehash(hf_ctx *ctx, hf_i_strtab *t, size_t size)
     uint64_t *slots = hf_i_alloc_array(ctx, size, sizeof *slots);
     if (!slots)
         return HF_ENOMEM;
+    hf_i_advise_huge(slots, size * sizeof *slots);
     memset(slots, 0xff, size * sizeof *slots);
     for (size_t j = 0; t->slots && j <= t->mask; j++) {
         uint64_t e = t->slots[j];
@@ -146,6 +165,56 @@ hf_status hf_i_strtab_add_hashed(hf_ctx *ctx, hf_i_strtab *t, const char *s, siz
     t->off[t->count] = t->data_len;
     t->data_len += n + 1;
     t->slots[slot] = slot_of(t->count++, h);
+    t->indexed = t->count;
+    return HF_OK;
+}
+
+hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n)
+{
+    hf_status st;
+    if (t->count >= UINT32_MAX - 1)
+        return HF_ENOMEM;
+    if ((st = HF_I_GROW(ctx, t->data, &t->data_cap, t->data_len + n + 1)) ||
+        (st = HF_I_GROW(ctx, t->off, &t->off_cap, (size_t)t->count + 1)))
+        return st;
+    memcpy(t->data + t->data_len, s, n);
+    t->data[t->data_len + n] = '\0';
+    t->off[t->count++] = t->data_len;
+    t->data_len += n + 1;
+    return HF_OK;
+}
+
+hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t)
+{
+    if (t->indexed == t->count)
+        return HF_OK;
+    hf_status st;
+    size_t size = size_for(t->count);
+    if (!size)
+        return HF_ENOMEM;
+    if ((!t->slots || size > t->mask + 1) && (st = rehash(ctx, t, size)))
+        return st;
+    /* in batches: the hashes of a batch first, its slots fetched, then placed */
+    enum { BATCH = 16 };
+    uint64_t h[BATCH];
+    for (uint32_t k0 = t->indexed; k0 < t->count; k0 += BATCH) {
+        uint32_t m = t->count - k0 < BATCH ? t->count - k0 : BATCH;
+        for (uint32_t j = 0; j < m; j++) {
+            uint32_t k = k0 + j;
+            size_t end = k + 1 < t->count ? t->off[k + 1] : t->data_len;
+            h[j] = hf_i_strtab_hash(t->data + t->off[k], end - t->off[k] - 1);
+#if defined(__GNUC__)
+            __builtin_prefetch(&t->slots[(size_t)h[j] & t->mask]);
+#endif
+        }
+        for (uint32_t j = 0; j < m; j++) {
+            size_t i = (size_t)h[j] & t->mask;
+            while ((uint32_t)t->slots[i] != HF_NO_EVENT)
+                i = (i + 1) & t->mask;
+            t->slots[i] = slot_of(k0 + j, h[j]);
+        }
+    }
+    t->indexed = t->count;
     return HF_OK;
 }
 

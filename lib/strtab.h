@@ -17,6 +17,7 @@ typedef struct hf_i_strtab {
     size_t *off;
     size_t off_cap;
     uint32_t count;
+    uint32_t indexed; /* strings 0..indexed-1 are in the slots (all, but after an append) */
     uint64_t *slots;
     size_t mask;
 } hf_i_strtab;
@@ -54,11 +55,27 @@ static inline void hf_i_strtab_prefetch(const hf_i_strtab *t, uint64_t h)
 #endif
 }
 
+/* Append s[0..n), which the caller knows is not in the table, as index t->count, without placing
+ * it in the slots: a reader with a table of its own over the same names adds them at the cost of
+ * a copy, and hf_i_strtab_index places them all at once later. Until then the find, add and
+ * intern functions must not be called. HF_ENOMEM leaves the table as it was. */
+hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n);
+
+/* Place the appended strings in the slots (the table grown first when they need room), reading
+ * their bytes in order and the slots in batches fetched ahead. HF_ENOMEM leaves the table as it
+ * was. O(strings appended) expected, plus the table's size when it grows. */
+hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t);
+
 /* The index of s[0..n) in *index, added when new. */
 hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index);
 
 /* Frees the arrays and empties the table. */
 void hf_i_strtab_free(hf_ctx *ctx, hf_i_strtab *t);
+
+/* Ask the system to back the 2 MiB pages lying wholly inside p[0..bytes) by huge pages: a
+ * table probed at random then costs far fewer TLB misses. Only advice (the memory comes from the
+ * context's allocator, and may be no anonymous mapping): an error changes nothing. */
+void hf_i_advise_huge(void *p, size_t bytes);
 
 /* The hash the table uses, for callers keeping tables of their own over the same strings. */
 uint64_t hf_i_strtab_hash(const char *s, size_t n);

@@ -721,17 +721,27 @@ Test(dot_fast, compact_format_allocation_failures)
 /* ------------------------------------------------------------------------------------------ */
 /* Many references to names seen before, in random order (the reader's own name table)       */
 
-/* Event v's name n<v>: bare, quoted, joined with '+', or split by a backslash-newline. */
+/* The prefix of event v's name: "n" (names of at most 7 bytes, which the reader's table keeps
+ * whole), or long ones (kept as places in the text), or lengths on both sides of 7 bytes. */
+static int name_mode;
+static const char *prefix(uint32_t v)
+{
+    static const char *const mixed[] = {"abcdef", "abcde", "a"};
+    return name_mode == 0 ? "n" : name_mode == 1 ? "event_with_a_long_name_" : mixed[v % 3];
+}
+
+/* Event v's name <prefix><v>: bare, quoted, joined with '+', or split by a backslash-newline. */
 static void spelling(char *buf, size_t cap, uint32_t v, uint32_t form)
 {
+    const char *x = prefix(v);
     if (form == 0)
-        snprintf(buf, cap, "n%u", v);
+        snprintf(buf, cap, "%s%u", x, v);
     else if (form == 1)
-        snprintf(buf, cap, "\"n%u\"", v);
+        snprintf(buf, cap, "\"%s%u\"", x, v);
     else if (form == 2)
-        snprintf(buf, cap, "\"n\" + \"%u\"", v);
+        snprintf(buf, cap, "\"%s\" + \"%u\"", x, v);
     else
-        snprintf(buf, cap, "\"n\\\n%u\"", v);
+        snprintf(buf, cap, "\"%s\\\n%u\"", x, v);
 }
 
 /* A random recursive tree on n events: node statements in id order (event 0 named by the
@@ -739,19 +749,19 @@ static void spelling(char *buf, size_t cap, uint32_t v, uint32_t form)
 static char *random_references(uint32_t n, uint64_t *rng, const char *first0, size_t *len)
 {
     text t = {0};
-    char piece[96];
+    char piece[256];
     put(&t, "digraph {\n");
     for (uint32_t v = 0; v < n; v++) {
         if (v == 0)
             snprintf(piece, sizeof piece, " %s\n", first0);
         else
-            snprintf(piece, sizeof piece, v % 3 ? " n%u\n" : " \"n%u\"\n", v);
+            snprintf(piece, sizeof piece, v % 3 ? " %s%u\n" : " \"%s%u\"\n", prefix(v), v);
         put(&t, piece);
     }
     uint32_t *order = tu_random_perm(n - 1, rng);
     for (uint32_t k = 0; k + 1 < n; k++) {
         uint32_t v = order[k] + 1, u = tu_below(rng, v);
-        char a[32], b[32];
+        char a[64], b[64];
         spelling(a, sizeof a, u, tu_below(rng, 4));
         spelling(b, sizeof b, v, tu_below(rng, 4));
         snprintf(piece, sizeof piece, " %s -> %s%s\n", a, b, k % 7 ? "" : " [color=red]");
@@ -775,6 +785,17 @@ Test(dot_fast, many_references_to_known_names)
         cr_assert_eq(t.fast, 1, "%s", firsts[k]);
         free(dot);
     }
+    /* long names, and names of 6 to 10 bytes (some of 7 and 8 that differ in their last byte) */
+    const char *more[] = {"event_with_a_long_name_0", "abcdef0"};
+    for (name_mode = 1; name_mode <= 2; name_mode++) {
+        size_t len;
+        char *dot = random_references(9000, &rng, more[name_mode - 1], &len);
+        tally t = {0};
+        compare(dot, len, more[name_mode - 1], &t);
+        cr_assert_eq(t.fast, 1, "%s", more[name_mode - 1]);
+        free(dot);
+    }
+    name_mode = 0;
 }
 
 Test(dot_fast, many_references_allocation_failures)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forest.h"
 #include "poset_finish_i.h"
 #include "util.h"
 
@@ -312,4 +313,206 @@ Test(poset_finish, strtab_equal_hash_bits)
     snprintf(s, sizeof s, "n%u", a);
     cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)na, NULL), 0);
     hf_i_strtab_free(NULL, &t);
+}
+
+/* The tree the generators work on (lib/forest.c): read off the forest views when every event is
+ * kept and no node needs a gadget, else built by the general construction. The general one is
+ * reached with a focus set of every event, which drops nothing and so gives the same tree:
+ * both must agree node for node on random forests and in-forests, of any degree and of degree
+ * at most two, with one root or several, ids in order or shuffled, for each kind of gadget. */
+Test(poset_finish, tree_from_views_matches_general)
+{
+    uint64_t rng = 61;
+    const hf_i_gadget gadgets[] = {HF_I_GADGET_NONE, HF_I_GADGET_WEIGHTED, HF_I_GADGET_BALANCED};
+    unsigned fast_shapes = 0;
+    for (int iter = 0; iter < 300; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 200 ? 30 : 300);
+        uint32_t roots = 1 + tu_below(&rng, 4);
+        bool shuffled = iter % 2, in = iter % 4 >= 2, binary = iter % 8 >= 4;
+        uint32_t *perm = tu_random_perm(n, &rng);
+        uint32_t *kids = calloc(n, sizeof *kids);
+        uint32_t(*e)[2] = malloc(n * sizeof *e);
+        size_t m = 0;
+        for (uint32_t i = roots; i < n; i++) {
+            uint32_t par = tu_below(&rng, i);
+            while (binary && kids[par] >= 2)
+                par = (par + 1) % i;
+            if (binary && kids[par] >= 2)
+                continue; /* (every earlier event is full: i becomes a root) */
+            kids[par]++;
+            e[m][in] = shuffled ? perm[par] : par;
+            e[m][!in] = shuffled ? perm[i] : i;
+            m++;
+        }
+        hf_poset *p = build(n, (const uint32_t(*)[2])e, m, &rng);
+        uint32_t *all = malloc(n * sizeof *all);
+        for (uint32_t v = 0; v < n; v++)
+            all[v] = v;
+        for (int g = 0; g < 3; g++) {
+            hf_i_tree_options direct = {gadgets[g], NULL, 0}, general = {gadgets[g], all, n};
+            hf_i_tree *a = NULL, *b = NULL;
+            cr_assert_eq(hf_i_tree_new(p, &direct, &a, NULL), HF_OK);
+            cr_assert_eq(hf_i_tree_new(p, &general, &b, NULL), HF_OK);
+            cr_assert_eq(a->n, b->n, "iter %d gadget %d", iter, g);
+            cr_assert_eq(a->root, b->root);
+            cr_assert_eq(a->height, b->height, "iter %d gadget %d", iter, g);
+            cr_assert_eq(a->reversed, b->reversed);
+            cr_assert_eq(a->restricted, b->restricted);
+            cr_assert_eq(a->n_orig, b->n_orig);
+            for (uint32_t v = 0; v < a->n; v++) {
+                cr_assert_eq(a->parent[v], b->parent[v], "iter %d gadget %d node %u", iter, g, v);
+                cr_assert_eq(a->orig[v], b->orig[v], "iter %d gadget %d node %u", iter, g, v);
+                cr_assert_eq(a->child_off[v + 1], b->child_off[v + 1], "iter %d node %u", iter, v);
+            }
+            for (uint32_t k = 0; k < a->child_off[a->n]; k++)
+                cr_assert_eq(a->child[k], b->child[k], "iter %d gadget %d child %u", iter, g, k);
+            fast_shapes += g > 0 && a->n <= n + 1;
+            hf_i_tree_free(a);
+            hf_i_tree_free(b);
+        }
+        /* the NULL options are gadget-free and keep every event */
+        hf_i_tree *c = NULL;
+        cr_assert_eq(hf_i_tree_new(p, NULL, &c, NULL), HF_OK);
+        cr_assert_eq(c->n, n + (c->orig[0] == HF_NO_EVENT));
+        hf_i_tree_free(c);
+        hf_poset_free(p);
+        free(all);
+        free(perm);
+        free(kids);
+        free(e);
+    }
+    cr_assert_gt(fast_shapes, 100, "trees without gadget nodes under a gadget option: %u",
+                 fast_shapes);
+}
+
+/* The family formats write a name bare exactly when hf_i_name_is_bare says so (hf_i_name_write
+ * has a one-pass shortcut for identifiers): keywords in any case, a byte order mark, bytes past
+ * 0x7f, digits, numerals and random mixes of such pieces. */
+Test(poset_finish, names_written_bare_exactly_when_bare)
+{
+    static const char *const pieces[] = {
+        "node", "NoDe", "edge", "graph", "diGraph",      "subgraph", "strict", "e",
+        "_",    "7",    "-",    ".",     "\xEF\xBB\xBF", "\xC3\xA9", "\xEF",   "x\"y",
+        " ",    "\\",   "0",    "Z9"};
+    const size_t count = sizeof pieces / sizeof pieces[0];
+    uint64_t rng = 1201;
+    for (int iter = 0; iter < 20000; iter++) {
+        char name[64] = "";
+        for (uint32_t k = 1 + tu_below(&rng, 3); k > 0; k--)
+            strcat(name, pieces[tu_below(&rng, (uint32_t)count)]);
+        char *buf = NULL;
+        size_t size = 0;
+        FILE *out = open_memstream(&buf, &size);
+        cr_assert_eq(hf_name_write(out, name), HF_OK);
+        fclose(out);
+        bool bare = hf_i_name_is_bare(name);
+        cr_assert_eq(size == strlen(name) && memcmp(buf, name, size) == 0, bare, "%s", name);
+        cr_assert_eq(buf[0] == '"', !bare, "%s", name);
+        free(buf);
+    }
+}
+
+/* Names appended without a lookup (hf_i_poset_builder_add_new, as the fast DOT reader does once
+ * its own table holds every event) among names added the usual way: found by the builder before
+ * they are placed, placed when the builder is next asked (a repeat is then still refused), and
+ * the finished poset finds each by name, in runs long enough that the table grows meanwhile. */
+Test(poset_finish, names_appended_then_placed)
+{
+    uint64_t rng = 4242;
+    for (int iter = 0; iter < 6; iter++) {
+        hf_poset_builder *b = NULL;
+        cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+        uint32_t n = 1 + tu_below(&rng, iter < 3 ? 100 : 30000);
+        char name[32];
+        for (uint32_t v = 0; v < n; v++) {
+            int len = snprintf(name, sizeof name, "x%u", v);
+            uint32_t id = HF_NO_EVENT;
+            /* runs of appends between ordinary additions */
+            if (tu_below(&rng, 64) < (iter % 2 ? 63u : 32u))
+                cr_assert_eq(hf_i_poset_builder_add_new(b, name, (size_t)len, &id), HF_OK);
+            else
+                cr_assert_eq(hf_poset_builder_add_event(b, name, &id), HF_OK);
+            cr_assert_eq(id, v);
+            if (tu_below(&rng, 50) == 0) {
+                uint32_t w = tu_below(&rng, v + 1), got = HF_NO_EVENT;
+                snprintf(name, sizeof name, "x%u", w);
+                cr_assert_eq(hf_poset_builder_find(b, name, &got), HF_OK, "%s", name);
+                cr_assert_eq(got, w);
+                cr_assert_eq(hf_poset_builder_find(b, "y", &got), HF_ENOTFOUND);
+            }
+            if (tu_below(&rng, 200) == 0) {
+                uint32_t w = tu_below(&rng, v + 1), got = HF_NO_EVENT;
+                snprintf(name, sizeof name, "x%u", w);
+                cr_assert_eq(hf_poset_builder_add_event(b, name, &got), HF_EDUPLICATE, "%s", name);
+                cr_assert_eq(got, w);
+            }
+        }
+        hf_poset *p = NULL;
+        cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+        hf_poset_builder_free(b);
+        cr_assert_eq(hf_poset_size(p), n);
+        for (uint32_t v = 0; v < n; v++) {
+            snprintf(name, sizeof name, "x%u", v);
+            uint32_t id = HF_NO_EVENT;
+            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK, "%s", name);
+            cr_assert_eq(id, v);
+            cr_assert_str_eq(hf_poset_name(p, v), name);
+        }
+        uint32_t id;
+        cr_assert_eq(hf_poset_find(p, "x-1", &id), HF_ENOTFOUND);
+        hf_poset_free(p);
+    }
+}
+
+/* Appending and placing fail cleanly: with the allocation after k successes failing, for every
+ * k, a call that reports HF_ENOMEM leaves the builder as it was (the same call then gives the
+ * same id), finishing too, and nothing leaks. */
+Test(poset_finish, names_appended_allocation_failures)
+{
+    bool clean = false;
+    for (long k = 0; !clean; k++) {
+        tu_chaos c = {.left = k, .once = true};
+        hf_allocator a = tu_chaos_allocator(&c);
+        hf_ctx *ctx;
+        if (hf_ctx_new(&a, NULL, NULL, &ctx) != HF_OK)
+            continue;
+        hf_poset_builder *b = NULL;
+        if (hf_poset_builder_new(ctx, &b) != HF_OK) {
+            hf_ctx_free(ctx);
+            continue;
+        }
+        bool failed = false;
+        char name[32];
+        for (uint32_t v = 0; v < 300; v++) {
+            int len = snprintf(name, sizeof name, "z%u", v);
+            uint32_t id = HF_NO_EVENT;
+            for (int again = 0; again < 2; again++) {
+                hf_status st = v % 7 ? hf_i_poset_builder_add_new(b, name, (size_t)len, &id)
+                                     : hf_poset_builder_add_event(b, name, &id);
+                cr_assert(st == HF_OK || (st == HF_ENOMEM && again == 0), "k=%ld v=%u", k, v);
+                failed |= st == HF_ENOMEM;
+                if (st == HF_OK)
+                    break;
+            }
+            cr_assert_eq(id, v, "k=%ld", k);
+        }
+        hf_poset *p = NULL;
+        hf_status st = hf_poset_builder_finish(b, &p, NULL);
+        if (st == HF_ENOMEM) {
+            failed = true;
+            st = hf_poset_builder_finish(b, &p, NULL);
+        }
+        cr_assert_eq(st, HF_OK, "k=%ld", k);
+        for (uint32_t v = 0; v < 300; v++) {
+            snprintf(name, sizeof name, "z%u", v);
+            uint32_t id = HF_NO_EVENT;
+            cr_assert_eq(hf_poset_find(p, name, &id), HF_OK, "%s", name);
+            cr_assert_eq(id, v);
+        }
+        hf_poset_free(p);
+        hf_poset_builder_free(b);
+        hf_ctx_free(ctx);
+        cr_assert_eq(c.live, 0, "k=%ld: %ld blocks leaked", k, c.live);
+        clean = !failed;
+    }
 }
