@@ -1,5 +1,9 @@
 /* Library-wide plumbing: version, status texts, the context with its allocator and log
  * callback, and error formatting. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
+#include <sys/mman.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,4 +239,18 @@ hf_status hf_i_read_all(hf_ctx *ctx, FILE *in, char **buf, size_t *len)
     *buf = b;
     *len = n;
     return HF_OK;
+}
+
+void hf_i_advise_huge(void *p, size_t bytes)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+    if (lo < hi)
+        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)bytes;
+#endif
 }

@@ -1,10 +1,6 @@
 /* Online scheduling sessions (include/hitfam/online.h): runs, posting with the union forest of
  * the runs, and the choice of the next event (strategies dfs and doubletree here, learn in
  * lib/online_learn.c; docs/online.md states and proves their bounds). */
-#if defined(__linux__)
-#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE (option huge_pages) */
-#include <sys/mman.h>
-#endif
 #include <string.h>
 
 #include "online_i.h"
@@ -23,23 +19,6 @@
 
 /* ---- session ---- */
 
-/* Ask the system to back the 2 MiB pages that lie wholly inside @p bytes from @p p by huge pages
- * (the memory comes from the context's allocator, so the range is trimmed to whole huge pages;
- * an error, say on memory that is no anonymous mapping, only means the advice does not apply). */
-static void advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
-              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (lo < hi)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
-
 hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
 {
     if (need <= *cap)
@@ -48,7 +27,7 @@ hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, s
     if (!st && s->huge) {
         void *p;
         memcpy(&p, slot, sizeof p);
-        advise_huge(p, *cap * item_size);
+        hf_i_advise_huge(p, *cap * item_size);
     }
     return st;
 }

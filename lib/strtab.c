@@ -1,27 +1,9 @@
 /* Interned strings (lib/strtab.h): one copy of each, an index by first addition, and an
  * open-addressing table with linear probing that doubles when half full, its slots keeping
  * hash bits beside the index. */
-#define _DEFAULT_SOURCE /* madvise and MADV_HUGEPAGE */
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 #include "strtab.h"
-
-void hf_i_advise_huge(void *p, size_t bytes)
-{
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1),
-              hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (lo < hi)
-        (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)bytes;
-#endif
-}
 
 static inline uint64_t load64(const char *s)
 {

@@ -72,11 +72,6 @@ hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t 
 /* Frees the arrays and empties the table. */
 void hf_i_strtab_free(hf_ctx *ctx, hf_i_strtab *t);
 
-/* Ask the system to back the 2 MiB pages lying wholly inside p[0..bytes) by huge pages: a
- * table probed at random then costs far fewer TLB misses. Only advice (the memory comes from the
- * context's allocator, and may be no anonymous mapping): an error changes nothing. */
-void hf_i_advise_huge(void *p, size_t bytes);
-
 /* The hash the table uses, for callers keeping tables of their own over the same strings. */
 uint64_t hf_i_strtab_hash(const char *s, size_t n);
 
