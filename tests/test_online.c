@@ -1617,6 +1617,25 @@ Test(online, children_posted_in_one_call_misuse_is_refused)
     hf_online_free(s);
 }
 
+/* check_lockstep on 12 programs under the chaos allocator, failing one allocation at a time:
+ * strategy dfs (d = 2) except every @p dfs_of-th, doubletree (d = 3); some allocation failed, and
+ * nothing leaked. */
+static void check_lockstep_chaos(unsigned dfs_of, uint64_t seed0)
+{
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    size_t failures = lock_failures;
+    for (uint64_t seed = 1; seed <= 12; seed++) {
+        long live = chaos.live;
+        bool dfs = seed % dfs_of != 0;
+        check_lockstep(dfs ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, dfs ? 2 : 3, seed + seed0, 200,
+                       &chaos, ctx);
+        cr_assert_eq(chaos.live, live, "leak");
+    }
+    cr_assert_gt(lock_failures, failures);
+    hf_ctx_free(ctx);
+}
+
 /* hf_online_step alone, event after event, takes its short paths (a later run whose events post
  * the children of their union node's block, depth first) wherever they apply: the same events,
  * user values, schedules and union forest as posting one child at a time, every strategy, on
@@ -1637,18 +1656,8 @@ Test(online, step_alone_plays_the_same_schedules)
         for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 20); seed++)
             check_lockstep(cases[c].st, cases[c].d, seed * 6007 + c, cases[c].max_events, NULL,
                            NULL);
-    tu_chaos chaos = {-1, true, 0, 0};
-    hf_ctx *ctx = tu_chaos_ctx(&chaos);
-    size_t failures = lock_failures;
-    for (uint64_t seed = 1; seed <= 12; seed++) {
-        long live = chaos.live;
-        check_lockstep(seed % 2 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 2 ? 2 : 3,
-                       seed + 991, 200, &chaos, ctx);
-        cr_assert_eq(chaos.live, live, "leak");
-    }
-    cr_assert_gt(lock_failures, failures);
+    check_lockstep_chaos(2, 991);
     lock_step_only = false;
-    hf_ctx_free(ctx);
 }
 
 /* hf_online_step_fast (include/hitfam/online_inline.h), alone and mixed with the other calls,
@@ -1676,20 +1685,10 @@ Test(online, inline_step_plays_the_same_schedules)
                                cases[c].max_events, NULL, NULL);
     }
     cr_assert_gt(lock_fast_steps, 1000);
-    tu_chaos chaos = {-1, true, 0, 0};
-    hf_ctx *ctx = tu_chaos_ctx(&chaos);
-    size_t failures = lock_failures;
     lock_step_only = true;
-    for (uint64_t seed = 1; seed <= 12; seed++) {
-        long live = chaos.live;
-        check_lockstep(seed % 3 ? HF_ONLINE_DFS : HF_ONLINE_DOUBLETREE, seed % 3 ? 2 : 3,
-                       seed + 4243, 200, &chaos, ctx);
-        cr_assert_eq(chaos.live, live, "leak");
-    }
-    cr_assert_gt(lock_failures, failures);
+    check_lockstep_chaos(3, 4243);
     lock_step_only = false;
     lock_fast = false;
-    hf_ctx_free(ctx);
 }
 
 /* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused
