@@ -632,11 +632,13 @@ static void play_program(hf_online *s, int nroots, const char *pend, char *playe
     played[k] = '\0';
 }
 
-static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strategy, hf_ctx *ctx)
+/* Every execution of the program with @p nroots roots (a, b, c) into @p x, and a session for d
+ * and @p strategy on @p ctx to play it with play_program. */
+static hf_online *explored_session(unsigned d, int nroots, hf_online_strategy strategy, hf_ctx *ctx,
+                                   execs *x)
 {
-    execs x = {0};
     char pend[3] = {'a', 'b', 'c'}, done[27];
-    explore((prog){{0}}, pend, nroots, done, 0, &x);
+    explore((prog){{0}}, pend, nroots, done, 0, x);
     hf_online_options o;
     hf_online_options_init(&o);
     o.d = d;
@@ -644,6 +646,15 @@ static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strateg
     hf_online *s;
     hf_error err;
     RETRY(hf_online_new(ctx, &o, &s, &err));
+    return s;
+}
+
+static void check_dynamic_ctx(unsigned d, int nroots, hf_online_strategy strategy, hf_ctx *ctx)
+{
+    execs x = {0};
+    static const char pend[3] = {'a', 'b', 'c'};
+    hf_online *s = explored_session(d, nroots, strategy, ctx, &x);
+    hf_error err;
     char played[400][27];
     size_t runs = 0;
     hf_online_run_result r;
@@ -787,15 +798,9 @@ static bool union_hit(const hf_online *s, const uint32_t *t, unsigned d)
 static size_t check_learn_counts(unsigned d, int nroots, uint64_t *aside)
 {
     execs x = {0};
-    char pend[3] = {'a', 'b', 'c'}, done[27];
-    explore((prog){{0}}, pend, nroots, done, 0, &x);
-    hf_online_options o;
-    hf_online_options_init(&o);
-    o.d = d;
-    o.strategy = HF_ONLINE_LEARN;
-    hf_online *s;
+    static const char pend[3] = {'a', 'b', 'c'};
+    hf_online *s = explored_session(d, nroots, HF_ONLINE_LEARN, NULL, &x);
     hf_error err;
-    cr_assert_eq(hf_online_new(NULL, &o, &s, &err), HF_OK);
     hf_online_run_result r;
     do {
         cr_assert_lt(hf_online_runs(s), 400);
