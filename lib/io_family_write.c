@@ -576,20 +576,28 @@ static bool gather_flush(hf_writer *w)
 /* b[0 .. len-1] to the waiting pieces: copied into o.buf when short (joined to the previous
  * piece when that one ends there), else referred to in place (b must then live until
  * gather_flush). */
+/* The @p len bytes just copied to o.buf + o.len as a waiting piece: joined to the previous
+ * piece when that one ends there (room for a piece and for the bytes is the caller's to check). */
+static inline void gather_copied(hf_writer *w, size_t len)
+{
+    hf_i_out *o = &w->o;
+    char *d = o->buf + o->len;
+    o->len += len;
+    struct iovec *last = w->nvec ? &w->vec[w->nvec - 1] : NULL;
+    if (last && (char *)last->iov_base + last->iov_len == d)
+        last->iov_len += len;
+    else
+        w->vec[w->nvec++] = (struct iovec){d, len};
+}
+
 static bool gather(hf_writer *w, const char *b, size_t len)
 {
     hf_i_out *o = &w->o;
     if (len < GATHER_COPY) {
         if ((o->len + len > o->cap || w->nvec == GATHER_MAX) && !gather_flush(w))
             return false;
-        char *d = o->buf + o->len;
-        memcpy(d, b, len);
-        o->len += len;
-        struct iovec *last = w->nvec ? &w->vec[w->nvec - 1] : NULL;
-        if (last && (char *)last->iov_base + last->iov_len == d)
-            last->iov_len += len;
-        else
-            w->vec[w->nvec++] = (struct iovec){d, len};
+        memcpy(o->buf + o->len, b, len);
+        gather_copied(w, len);
         return true;
     }
     if (w->nvec == GATHER_MAX && !gather_flush(w))
@@ -627,14 +635,8 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
         const char *src = w->render[r->src] + a;
         size_t len = b - a;
         if (len <= SHORT && o->len + SHORT <= o->cap && w->nvec < GATHER_MAX) {
-            char *d = o->buf + o->len;
-            memcpy(d, src, SHORT);
-            o->len += len;
-            struct iovec *v = w->nvec ? &w->vec[w->nvec - 1] : NULL;
-            if (v && (char *)v->iov_base + v->iov_len == d)
-                v->iov_len += len;
-            else
-                w->vec[w->nvec++] = (struct iovec){d, len};
+            memcpy(o->buf + o->len, src, SHORT); /* one fixed-size copy, len of it kept */
+            gather_copied(w, len);
         } else if (len > 0 && !gather(w, src, len)) {
             return false;
         }
