@@ -350,6 +350,19 @@ static void check_dt_rows(const hf_poset *p, const tu_collect *c)
     free(ref);
 }
 
+/* Every run collected in @p c is a linear extension of @p p. */
+static void assert_runs_are_extensions(const hf_poset *p, const tu_collect *c)
+{
+    uint32_t n = hf_poset_size(p);
+    uint32_t *pos = malloc((n + 1) * sizeof *pos);
+    for (size_t k = 0; k < c->m; k++) {
+        for (uint32_t i = 0; i < n; i++)
+            pos[c->rows[k * n + i]] = i;
+        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", k + 1);
+    }
+    free(pos);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Simulation on known forests, checked by the oracle                                          */
 
@@ -367,14 +380,7 @@ static void check_sim_m(const hf_poset *p, hf_online_strategy st, unsigned d, hf
     hf_status s = hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err);
     cr_assert_eq(s, HF_OK, "simulate: %s", err.text);
     cr_assert_eq(r.runs, c.m);
-    uint32_t n = hf_poset_size(p);
-    uint32_t *pos = malloc((n + 1) * sizeof *pos);
-    for (size_t k = 0; k < c.m; k++) {
-        for (uint32_t i = 0; i < n; i++)
-            pos[c.rows[k * n + i]] = i;
-        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", k + 1);
-    }
-    free(pos);
+    assert_runs_are_extensions(p, &c);
     cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, NULL), "strategy %s d=%u: %zu runs not hitting",
               hf_online_strategy_name(st), d, c.m);
     /* learn's bound is 1 + the size of the offline family it played, which auto computed on
@@ -1869,13 +1875,7 @@ static uint64_t check_gadget_static(const hf_poset *p)
     cr_assert_eq(t.k, k, "the reference's height %u, the library's %u", t.k, k);
     free(t.v);
     cr_assert_leq(r.runs, 4 * (uint64_t)k > 1 ? 4 * (uint64_t)k : 1);
-    uint32_t *pos = malloc((n + 1) * sizeof *pos);
-    for (size_t q = 0; q < c.m; q++) {
-        for (uint32_t i = 0; i < n; i++)
-            pos[c.rows[q * n + i]] = i;
-        cr_assert(tu_respects_edges(p, pos), "run %zu is not a linear extension", q + 1);
-    }
-    free(pos);
+    assert_runs_are_extensions(p, &c);
     if (n <= 40)
         cr_assert(tu_oracle_hitting(p, c.rows, c.m, 3, NULL));
     free(c.rows);
