@@ -516,3 +516,130 @@ Test(poset_finish, names_appended_allocation_failures)
         clean = !failed;
     }
 }
+
+/* Orders large enough to be finished on two threads (HF_I_BESIDE_FROM: the rows of one direction
+ * and the placing of appended names beside the rest): rows equal to the sorted pairs without
+ * repeats, in both directions, and every name found; a finish failing at any of its allocations
+ * (the second thread then running) reports it, leaks nothing, and the next finish succeeds. */
+static int cmp_pair(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static void check_rows_sorted(const hf_poset *p, uint32_t (*e)[2], size_t m, bool pred)
+{
+    for (size_t k = 0; k < m; k++)
+        if (pred) {
+            uint32_t t = e[k][0];
+            e[k][0] = e[k][1];
+            e[k][1] = t;
+        }
+    qsort(e, m, sizeof *e, cmp_pair);
+    const size_t *off = pred ? p->pred_off : p->succ_off;
+    const uint32_t *adj = pred ? p->pred : p->succ;
+    size_t at = 0;
+    for (size_t k = 0; k < m; k++) {
+        if (k > 0 && e[k][0] == e[k - 1][0] && e[k][1] == e[k - 1][1])
+            continue;
+        cr_assert_lt(at, off[e[k][0] + 1], "%s row of %u ends early", pred ? "pred" : "succ",
+                     e[k][0]);
+        cr_assert_geq(at, off[e[k][0]], "%s row of %u", pred ? "pred" : "succ", e[k][0]);
+        cr_assert_eq(adj[at++], e[k][1], "%s row of %u", pred ? "pred" : "succ", e[k][0]);
+    }
+    cr_assert_eq(at, off[p->n], "no more entries");
+    cr_assert_eq(p->edge_count, at);
+}
+
+/* A builder of n events named "w<id>" (all but one in a hundred appended without a lookup) and
+ * a forest on them with ids shuffled, about one edge in eight given twice; the pairs in *pairs. */
+static hf_poset_builder *build_large(hf_ctx *ctx, uint32_t n, uint64_t seed, uint32_t (**pairs)[2],
+                                     size_t *count)
+{
+    uint64_t rng = seed;
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(ctx, &b), HF_OK);
+    char name[32];
+    for (uint32_t v = 0; v < n; v++) {
+        int len = snprintf(name, sizeof name, "w%u", v);
+        uint32_t id;
+        cr_assert_eq(v % 100 ? hf_i_poset_builder_add_new(b, name, (size_t)len, &id)
+                             : hf_poset_builder_add_event(b, name, &id),
+                     HF_OK);
+    }
+    uint32_t *perm = tu_random_perm(n, &rng);
+    uint32_t(*e)[2] = malloc(2 * (size_t)n * sizeof *e);
+    size_t m = 0;
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t u = perm[tu_below(&rng, i)], v = perm[i];
+        for (int twice = tu_below(&rng, 8) == 0; twice >= 0; twice--) {
+            e[m][0] = u;
+            e[m][1] = v;
+            cr_assert_eq(hf_poset_builder_add_order(b, u, v), HF_OK);
+            m++;
+        }
+    }
+    free(perm);
+    *pairs = e;
+    *count = m;
+    return b;
+}
+
+static void check_large(const hf_poset *p, uint32_t n, uint32_t (*e)[2], size_t m)
+{
+    cr_assert_eq(hf_poset_size(p), n);
+    cr_assert(hf_poset_shape(p) & HF_SHAPE_FOREST);
+    check_rows_sorted(p, e, m, false);
+    check_rows_sorted(p, e, m, true);
+    char name[32];
+    for (uint32_t v = 0; v < n; v++) {
+        snprintf(name, sizeof name, "w%u", v);
+        uint32_t id = HF_NO_EVENT;
+        cr_assert_eq(hf_poset_find(p, name, &id), HF_OK, "%s", name);
+        cr_assert_eq(id, v);
+    }
+}
+
+Test(poset_finish, large_orders_finished_on_two_threads)
+{
+    const uint32_t sizes[] = {HF_I_BESIDE_FROM - 1, HF_I_BESIDE_FROM + 1, 100000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        uint32_t(*e)[2];
+        size_t m;
+        hf_poset_builder *b = build_large(NULL, sizes[k], 16 + k, &e, &m);
+        hf_poset *p = NULL;
+        cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+        hf_poset_builder_free(b);
+        check_large(p, sizes[k], e, m);
+        hf_poset_free(p);
+        free(e);
+    }
+}
+
+Test(poset_finish, large_orders_allocation_failures)
+{
+    bool clean = false;
+    for (long k = 0; !clean; k++) {
+        tu_chaos c = {.left = -1};
+        hf_ctx *ctx = tu_chaos_ctx(&c);
+        uint32_t(*e)[2];
+        size_t m;
+        hf_poset_builder *b = build_large(ctx, HF_I_BESIDE_FROM + 100, 1616, &e, &m);
+        c.left = k;
+        c.once = true;
+        hf_poset *p = NULL;
+        hf_status st = hf_poset_builder_finish(b, &p, NULL);
+        clean = st == HF_OK;
+        if (!clean) {
+            cr_assert_eq(st, HF_ENOMEM, "k=%ld", k);
+            cr_assert_null(p);
+            cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK, "k=%ld: again", k);
+        }
+        hf_poset_builder_free(b);
+        check_large(p, HF_I_BESIDE_FROM + 100, e, m);
+        hf_poset_free(p);
+        free(e);
+        hf_ctx_free(ctx);
+        cr_assert_eq(c.live, 0, "k=%ld: %ld blocks leaked", k, c.live);
+    }
+}
