@@ -282,6 +282,16 @@ Test(dot_fast, scanner_shortcuts_read_alike)
         "digraph { a } ",
         "digraph { abcdefgh -> abcdefghi -> abcdefghijklmnopq -> abcdefghijklmnop -> abcdefg }",
         "digraph { abc -> ab -> a -> abcd -> abcde -> 1234 -> 123456789 -> 12345678 }",
+        /* names of 3 to 9 bytes starting with a keyword's first letter, and the keywords in
+         * other cases (the shortcut tells them apart by length and first letter) */
+        "digraph { e12 -> e123 -> e1234 -> e12345 -> e123456 -> e1234567 -> e12345678 }",
+        "digraph { N12 -> n123 -> N1234 -> g123 -> G1234 -> g12345 -> s12345 -> S123456 }",
+        "digraph { s1234567 -> d12345 -> D123456 -> d1234567 -> edges -> nodes -> graph1 }",
+        "digraph { a -> nodE }",
+        "digraph { a -> GRAPH }",
+        "digraph { a -> Digraph }",
+        "digraph { a -> sTrict }",
+        "digraph { a -> subGRAPH { b } }",
     };
     tally t = {0};
     for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
