@@ -294,19 +294,6 @@ static hf_status take_access(hf_poset *p, const hf_poset_builder *b)
 /* ---------------------------------------------------------------------------------------- */
 /* Finishing (its steps are in lib/poset_finish.c)                                            */
 
-static void *place_names(void *names)
-{
-    hf_i_strtab_index_place(names);
-    return NULL;
-}
-
-/* The names are all placed once the thread placing them is done. */
-static void join_names(hf_i_beside *side, hf_poset_builder *b)
-{
-    hf_i_beside_join(side);
-    b->names.indexed = b->names.count;
-}
-
 static hf_status take_names(hf_poset *p, hf_poset_builder *b)
 {
     hf_status st;
@@ -346,15 +333,6 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
     p->ctx = ctx;
     p->n = n;
     hf_status st;
-    /* names appended without a lookup are placed in the builder's table on a second thread
-     * while the order is finished here (the table is only read until the join) */
-    hf_i_beside names_side = {0};
-    if ((st = hf_i_strtab_index_room(ctx, &b->names))) {
-        hf_i_free(ctx, p);
-        return hf_i_fail(err, st, 0, 0, "out of memory");
-    }
-    hf_i_beside_start(&names_side, b->names.count - b->names.indexed >= HF_I_BESIDE_FROM,
-                      place_names, &b->names);
     if ((st = hf_i_poset_hasse_rows(p, b->edges, b->edge_count))) {
         hf_i_fail(err, st, 0, 0, "out of memory");
         goto fail;
@@ -445,7 +423,6 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         goto fail;
     }
 
-    join_names(&names_side, b);
     if ((st = take_names(p, b))) {
         hf_i_fail(err, st, 0, 0, "out of memory");
         goto fail;
@@ -454,7 +431,6 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
     *out = p;
     return HF_OK;
 fail:
-    join_names(&names_side, b);
     hf_poset_free(p);
     return st;
 }

@@ -1,7 +1,6 @@
 /* The steps of finishing a poset: Hasse rows, the lexicographically smallest topological order
  * (with a cycle's report), transitive reduction through the closure, forest views; and freeing
  * it. hf_poset_builder_finish (lib/poset.c) runs them in turn. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,49 +23,27 @@ void hf_poset_free(hf_poset *p)
     hf_i_free(ctx, p);
 }
 
-void hf_i_beside_start(hf_i_beside *b, bool beside, void *(*fn)(void *), void *arg)
-{
-    b->running = beside && pthread_create(&b->tid, NULL, fn, arg) == 0;
-    if (!b->running)
-        fn(arg);
-}
-
-void hf_i_beside_join(hf_i_beside *b)
-{
-    if (b->running)
-        pthread_join(b->tid, NULL);
-    b->running = false;
-}
-
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
-/* Compressed rows from a list of pairs (src, dst) into off (n + 2 entries, zero) and adj (count
- * entries): rows sorted by dst, duplicates removed, *kept entries left. The counts go one place
- * further on (off[v + 2]), so that their prefix sums are the rows' starts one place on
- * (off[v + 1]), which filling moves to the rows' ends: no cursor array. A row that is in order
- * already (pairs given by source in order, as readers of ordered text give them) is not sorted
- * again. No allocation: the two directions are filled on two threads. */
-typedef struct rows_job {
-    uint32_t n;
-    const uint32_t *pairs;
-    size_t count;
-    bool reverse;
-    size_t *off;
-    uint32_t *adj;
-    size_t kept;
-} rows_job;
-
-static void fill_rows(rows_job *j)
+/* Compressed rows from a list of pairs (src, dst): rows sorted by dst, duplicates removed. The
+ * counts go one place further on (off[v + 2]), so that their prefix sums are the rows' starts
+ * one place on (off[v + 1]), which filling moves to the rows' ends: no cursor array. A row that
+ * is in order already (pairs given by source in order, as readers of ordered text give them) is
+ * not sorted again. */
+static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size_t count,
+                            bool reverse, size_t **off_out, uint32_t **adj_out, size_t *kept)
 {
-    uint32_t n = j->n;
-    size_t count = j->count, *off = j->off;
-    const uint32_t *pairs = j->pairs;
-    uint32_t *adj = j->adj;
-    bool reverse = j->reverse;
+    size_t *off = hf_i_calloc(ctx, (size_t)n + 2, sizeof *off);
+    uint32_t *adj = hf_i_alloc_array(ctx, count, sizeof *adj);
+    if (!off || !adj) {
+        hf_i_free(ctx, off);
+        hf_i_free(ctx, adj);
+        return HF_ENOMEM;
+    }
     for (size_t i = 0; i < count; i++)
         off[pairs[2 * i + reverse] + 2]++;
     for (uint32_t v = 0; v < n; v++)
@@ -88,33 +65,21 @@ static void fill_rows(rows_job *j)
                 adj[w++] = adj[i];
     }
     off[n] = w;
-    j->kept = w;
-}
-
-static void *fill_rows_thread(void *job)
-{
-    fill_rows(job);
-    return NULL;
+    *off_out = off;
+    *adj_out = adj;
+    *kept = w;
+    return HF_OK;
 }
 
 /* Both directions of the rows from the pairs (before, after), and the edge count. */
 hf_status hf_i_poset_hasse_rows(hf_poset *p, const uint32_t *pairs, size_t count)
 {
-    hf_ctx *ctx = p->ctx;
-    size_t rows = (size_t)p->n + 2;
-    p->succ_off = hf_i_calloc(ctx, rows, sizeof *p->succ_off);
-    p->succ = hf_i_alloc_array(ctx, count, sizeof *p->succ);
-    p->pred_off = hf_i_calloc(ctx, rows, sizeof *p->pred_off);
-    p->pred = hf_i_alloc_array(ctx, count, sizeof *p->pred);
-    if (!p->succ_off || !p->succ || !p->pred_off || !p->pred)
-        return HF_ENOMEM;
-    rows_job succ = {p->n, pairs, count, false, p->succ_off, p->succ, 0};
-    rows_job pred = {p->n, pairs, count, true, p->pred_off, p->pred, 0};
-    hf_i_beside side;
-    hf_i_beside_start(&side, count >= HF_I_BESIDE_FROM, fill_rows_thread, &pred);
-    fill_rows(&succ);
-    hf_i_beside_join(&side);
-    p->edge_count = succ.kept;
+    size_t e1, e2;
+    hf_status st;
+    if ((st = build_rows(p->ctx, p->n, pairs, count, false, &p->succ_off, &p->succ, &e1)) ||
+        (st = build_rows(p->ctx, p->n, pairs, count, true, &p->pred_off, &p->pred, &e2)))
+        return st;
+    p->edge_count = e1;
     return HF_OK;
 }
 

@@ -4,22 +4,7 @@
 #ifndef HITFAM_POSET_FINISH_I_H
 #define HITFAM_POSET_FINISH_I_H
 
-#include <pthread.h>
-
 #include "poset_i.h"
-
-/* Work done beside the caller's on a second thread, for large orders (a 2-core machine finishes
- * a poset of 10^6 events in about two thirds of the time): hf_i_beside_start runs fn(arg) on a
- * new thread when `beside` (and the thread can be made), else at once on the caller's; the work
- * allocates nothing and touches nothing the caller touches until hf_i_beside_join, which every
- * path of the caller reaches. */
-#define HF_I_BESIDE_FROM 65536u /* events or edges: below, a thread costs more than it saves */
-typedef struct hf_i_beside {
-    pthread_t tid;
-    bool running;
-} hf_i_beside;
-void hf_i_beside_start(hf_i_beside *b, bool beside, void *(*fn)(void *), void *arg);
-void hf_i_beside_join(hf_i_beside *b);
 
 /* The Hasse rows of p in both directions (sorted by id, duplicates dropped) from count pairs
  * (before, after), and p->edge_count. HF_ENOMEM leaves what was made in p for hf_poset_free. */

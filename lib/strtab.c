@@ -176,24 +176,19 @@ hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t 
     return HF_OK;
 }
 
-hf_status hf_i_strtab_index_room(hf_ctx *ctx, hf_i_strtab *t)
+hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t)
 {
     if (t->indexed == t->count)
         return HF_OK;
+    hf_status st;
     size_t size = size_for(t->count);
     if (!size)
         return HF_ENOMEM;
-    if (!t->slots || size > t->mask + 1)
-        return rehash(ctx, t, size);
-    return HF_OK;
-}
-
-void hf_i_strtab_index_place(const hf_i_strtab *t)
-{
+    if ((!t->slots || size > t->mask + 1) && (st = rehash(ctx, t, size)))
+        return st;
     /* in batches: the hashes of a batch first, its slots fetched, then placed */
     enum { BATCH = 16 };
     uint64_t h[BATCH];
-    uint64_t *slots = t->slots;
     for (uint32_t k0 = t->indexed; k0 < t->count; k0 += BATCH) {
         uint32_t m = t->count - k0 < BATCH ? t->count - k0 : BATCH;
         for (uint32_t j = 0; j < m; j++) {
@@ -201,24 +196,16 @@ void hf_i_strtab_index_place(const hf_i_strtab *t)
             size_t end = k + 1 < t->count ? t->off[k + 1] : t->data_len;
             h[j] = hf_i_strtab_hash(t->data + t->off[k], end - t->off[k] - 1);
 #if defined(__GNUC__)
-            __builtin_prefetch(&slots[(size_t)h[j] & t->mask]);
+            __builtin_prefetch(&t->slots[(size_t)h[j] & t->mask]);
 #endif
         }
         for (uint32_t j = 0; j < m; j++) {
             size_t i = (size_t)h[j] & t->mask;
-            while ((uint32_t)slots[i] != HF_NO_EVENT)
+            while ((uint32_t)t->slots[i] != HF_NO_EVENT)
                 i = (i + 1) & t->mask;
-            slots[i] = slot_of(k0 + j, h[j]);
+            t->slots[i] = slot_of(k0 + j, h[j]);
         }
     }
-}
-
-hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t)
-{
-    hf_status st = hf_i_strtab_index_room(ctx, t);
-    if (st)
-        return st;
-    hf_i_strtab_index_place(t);
     t->indexed = t->count;
     return HF_OK;
 }

@@ -66,13 +66,6 @@ hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t 
  * was. O(strings appended) expected, plus the table's size when it grows. */
 hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t);
 
-/* hf_i_strtab_index in three steps, for a caller that places the strings on another thread while
- * it does other work: _room allocates (HF_ENOMEM leaves the table as it was); _place writes the
- * slots' memory alone (neither the table's fields nor anything else: the fields may be read
- * meanwhile, the data and offsets too); then the caller sets t->indexed = t->count. */
-hf_status hf_i_strtab_index_room(hf_ctx *ctx, hf_i_strtab *t);
-void hf_i_strtab_index_place(const hf_i_strtab *t);
-
 /* Room in the slots for `count` strings at once (the table grown to the size that many need,
  * never shrunk), for a caller that expects them: the table skips the steps of growth between.
  * Does nothing while appended strings wait to be placed. HF_ENOMEM leaves the table as it was.
