@@ -107,6 +107,7 @@ typedef struct reader {
     size_t tab_mask, tab_count;
     bool tab_off;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
+    uint32_t made_after_arrow; /* events first named after an edge operator */
     /* the events made and the text read at the first miss, then at each making or growth of
      * the table: the rate of new names since then sizes the table (tab_size) */
     size_t mark_n, mark_at;
@@ -340,6 +341,30 @@ static size_t tab_size(const reader *r, size_t most)
     return size;
 }
 
+/* Before the builder's table of names grows (it doubles when half full, placing every name again
+ * and clearing the new slots each time), room for the names the rest of the text will likely
+ * bring, at the rate of new names per byte so far: a large text naming new events all along (a
+ * tree written parent -> child) gets its final table in one or two steps instead of one per
+ * doubling. Only while most events were first named after an edge operator: a text that
+ * declares its events first (hf_dot_write's) and then only refers to them would be taken for one
+ * with new names to its end. The size is rounded down to a power of two (the table's last
+ * doubling, if needed, comes as before) and at most 4 times the present one, so that a text
+ * whose new names stop early gets at most twice the table plain doubling gives it. */
+#define RESERVE_FROM 8192u /* events */
+static hf_status reserve_names(reader *r)
+{
+    const hf_i_strtab *t = r->names;
+    size_t slots = t->slots ? t->mask + 1 : 0;
+    if (r->n < RESERVE_FROM || !slots || 2 * ((size_t)t->count + 1) <= slots || r->lx.i == 0 ||
+        r->made_after_arrow < r->n / 2)
+        return HF_OK;
+    double expect = (double)r->n * ((double)r->lx.len / (double)r->lx.i);
+    size_t size = slots;
+    while (size < 4 * slots && (double)size <= expect)
+        size *= 2;
+    return size > 2 * slots ? hf_i_poset_builder_reserve(r->b, size / 2) : HF_OK;
+}
+
 /* Move the scout on to SCOUT_AHEAD bytes past the reader, prefetching the slots of the names it
  * passes: the builder's until the reader's table is made, then the reader's and, for a long name,
  * SCOUT_LAG long names later, the bytes of the name the slot points to. */
@@ -455,6 +480,8 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
         st = hf_i_poset_builder_add_new(r->b, r->name, r->text_len, id_out);
     } else {
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
+        if ((st = reserve_names(r)))
+            return st;
         st = hf_i_poset_builder_add_hashed(r->b, r->name, r->text_len, h, id_out);
     }
     if (st == HF_EDUPLICATE) {
@@ -508,6 +535,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
+    r->made_after_arrow += role;
     r->n++;
     return HF_OK;
 }

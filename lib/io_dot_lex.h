@@ -74,10 +74,15 @@ static inline void hf_i_dot_lex(hf_i_dot_lexer *lx)
     } else if (c & HF_I_DOT_LETTER) {
         while (j < len && (cls[s[j]] & (HF_I_DOT_LETTER | HF_I_DOT_DIGIT)))
             j++;
-        /* keywords: node, edge, graph, digraph, strict, subgraph; a byte order mark: 3 bytes */
+        /* keywords, by length: node and edge (4), graph (5), strict (6), digraph (7), subgraph
+         * (8); a byte order mark: 3 bytes */
         unsigned f = s[i] | 0x20;
-        bool maybe_keyword =
-            j - i >= 4 && j - i <= 8 && (f == 'n' || f == 'e' || f == 'g' || f == 'd' || f == 's');
+        size_t n = j - i;
+        bool maybe_keyword = n == 4   ? f == 'n' || f == 'e'
+                             : n == 5 ? f == 'g'
+                             : n == 6 ? f == 's'
+                             : n == 7 ? f == 'd'
+                                      : n == 8 && f == 's';
         if (j < len && !(j - i == 3 && s[i] == 0xEF) && !maybe_keyword) {
             lx->start = i;
             lx->end = lx->i = j;

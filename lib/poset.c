@@ -124,6 +124,11 @@ hf_status hf_i_poset_builder_add_new(hf_poset_builder *b, const char *name, size
     return HF_OK;
 }
 
+hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t count)
+{
+    return b->finished ? HF_ESTATE : hf_i_strtab_reserve(b->ctx, &b->names, count);
+}
+
 const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b) { return &b->names; }
 
 hf_status hf_poset_builder_find(const hf_poset_builder *b, const char *name, uint32_t *id)

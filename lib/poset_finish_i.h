@@ -35,6 +35,10 @@ hf_status hf_i_poset_builder_add_hashed(hf_poset_builder *b, const char *s, size
  * builder's table places all such names at once when it is next asked (finishing included). */
 hf_status hf_i_poset_builder_add_new(hf_poset_builder *b, const char *s, size_t n, uint32_t *id);
 
+/* Room in the builder's table of names for `count` events at once (hf_i_strtab_reserve), for a
+ * reader that expects that many. HF_ENOMEM leaves the builder as it was. */
+hf_status hf_i_poset_builder_reserve(hf_poset_builder *b, size_t count);
+
 /* The builder's table of event names (index = id), for hf_i_strtab_prefetch. */
 const hf_i_strtab *hf_i_poset_builder_names(const hf_poset_builder *b);
 

@@ -120,6 +120,16 @@ static size_t size_for(size_t count)
     return size;
 }
 
+hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count)
+{
+    size_t size = size_for(count);
+    if (!size)
+        return HF_ENOMEM;
+    if (t->indexed < t->count || (t->slots && size <= t->mask + 1))
+        return HF_OK; /* (appended strings: hf_i_strtab_index sizes the slots itself) */
+    return rehash(ctx, t, size);
+}
+
 hf_status hf_i_strtab_add(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, size_t slot)
 {
     return hf_i_strtab_add_hashed(ctx, t, s, n, hf_i_strtab_hash(s, n), slot);

@@ -66,6 +66,12 @@ hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t 
  * was. O(strings appended) expected, plus the table's size when it grows. */
 hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t);
 
+/* Room in the slots for `count` strings at once (the table grown to the size that many need,
+ * never shrunk), for a caller that expects them: the table skips the steps of growth between.
+ * Does nothing while appended strings wait to be placed. HF_ENOMEM leaves the table as it was.
+ * O(strings in the table + the new size). */
+hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count);
+
 /* The index of s[0..n) in *index, added when new. */
 hf_status hf_i_strtab_intern(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t n, uint32_t *index);
 

@@ -282,6 +282,16 @@ Test(dot_fast, scanner_shortcuts_read_alike)
         "digraph { a } ",
         "digraph { abcdefgh -> abcdefghi -> abcdefghijklmnopq -> abcdefghijklmnop -> abcdefg }",
         "digraph { abc -> ab -> a -> abcd -> abcde -> 1234 -> 123456789 -> 12345678 }",
+        /* names of 3 to 9 bytes starting with a keyword's first letter, and the keywords in
+         * other cases (the shortcut tells them apart by length and first letter) */
+        "digraph { e12 -> e123 -> e1234 -> e12345 -> e123456 -> e1234567 -> e12345678 }",
+        "digraph { N12 -> n123 -> N1234 -> g123 -> G1234 -> g12345 -> s12345 -> S123456 }",
+        "digraph { s1234567 -> d12345 -> D123456 -> d1234567 -> edges -> nodes -> graph1 }",
+        "digraph { a -> nodE }",
+        "digraph { a -> GRAPH }",
+        "digraph { a -> Digraph }",
+        "digraph { a -> sTrict }",
+        "digraph { a -> subGRAPH { b } }",
     };
     tally t = {0};
     for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
@@ -804,5 +814,52 @@ Test(dot_fast, many_references_allocation_failures)
     size_t len;
     char *dot = random_references(5000, &rng, "n0", &len);
     each_allocation_fails(hf_i_dot_read_fast, dot, len, HF_OK, "random references");
+    free(dot);
+}
+
+/* A tree written parent -> child in id order, as a large DOT file usually is (event i's parent
+ * i / 2, or a random earlier event when `random_parent`): every line names a new event, so the
+ * builder's table of names is reserved ahead from the rate of new names (past 8,192 events).
+ * Some names are quoted, so that the builder's table is asked with and without the scout's
+ * hash. */
+static char *tree_in_order(uint32_t n, bool random_parent, uint64_t *rng, size_t *len)
+{
+    text t = {0};
+    char piece[96];
+    put(&t, "digraph g {\n");
+    for (uint32_t v = 2; v <= n; v++) {
+        uint32_t u = random_parent ? 1 + tu_below(rng, v - 1) : v / 2;
+        snprintf(piece, sizeof piece, v % 5 ? "e%u -> e%u;\n" : "e%u -> \"e%u\";\n", u, v);
+        put(&t, piece);
+    }
+    put(&t, "}\n");
+    *len = t.len;
+    return t.s;
+}
+
+Test(dot_fast, trees_named_in_order_read_alike)
+{
+    uint64_t rng = 1618;
+    const uint32_t sizes[] = {8191, 8193, 9000, 40000};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
+        for (int random_parent = 0; random_parent < 2; random_parent++) {
+            size_t len;
+            char *dot = tree_in_order(sizes[k], random_parent, &rng, &len);
+            char what[64];
+            snprintf(what, sizeof what, "tree of %u events%s", sizes[k],
+                     random_parent ? ", random parents" : "");
+            tally t = {0};
+            compare(dot, len, what, &t);
+            cr_assert_eq(t.fast, 1, "%s", what);
+            free(dot);
+        }
+}
+
+Test(dot_fast, trees_named_in_order_allocation_failures)
+{
+    uint64_t rng = 1619;
+    size_t len;
+    char *dot = tree_in_order(40000, false, &rng, &len);
+    each_allocation_fails(hf_i_dot_read_fast, dot, len, HF_OK, "tree named in order");
     free(dot);
 }

@@ -398,6 +398,51 @@ Test(poset, every_allocation_failure_is_clean)
     }
 }
 
+/* Reserving room for strings to come keeps every string found and numbered as before, never
+ * shrinks the slots, waits while appended strings are not placed, and a failure leaves the table
+ * as it was. */
+Test(poset, strtab_reserve_keeps_every_string)
+{
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_i_strtab t = {0};
+    char s[32];
+    uint32_t k;
+    for (uint32_t i = 0; i < 100; i++) {
+        int n = snprintf(s, sizeof s, "r%u", i);
+        cr_assert_eq(hf_i_strtab_intern(ctx, &t, s, (size_t)n, &k), HF_OK);
+    }
+    size_t before = t.mask + 1;
+    c.left = 0;
+    c.once = true;
+    cr_assert_eq(hf_i_strtab_reserve(ctx, &t, 5000), HF_ENOMEM);
+    cr_assert_eq(t.mask + 1, before, "a failed reservation leaves the slots");
+    c.left = -1;
+    cr_assert_eq(hf_i_strtab_reserve(ctx, &t, 5000), HF_OK);
+    cr_assert_geq(t.mask + 1, 10000, "room for 5,000 strings at most half full");
+    size_t reserved = t.mask + 1;
+    cr_assert_eq(hf_i_strtab_reserve(ctx, &t, 10), HF_OK);
+    cr_assert_eq(t.mask + 1, reserved, "never shrunk");
+    for (uint32_t i = 0; i < 5000; i++) {
+        int n = snprintf(s, sizeof s, "r%u", i);
+        cr_assert_eq(hf_i_strtab_intern(ctx, &t, s, (size_t)n, &k), HF_OK);
+        cr_assert_eq(k, i, "index by first addition");
+    }
+    cr_assert_eq(t.mask + 1, reserved, "5,000 strings fit without growing");
+    cr_assert_eq(hf_i_strtab_append(ctx, &t, "x", 1), HF_OK);
+    cr_assert_eq(hf_i_strtab_reserve(ctx, &t, 100000), HF_OK);
+    cr_assert_eq(t.mask + 1, reserved, "nothing while an appended string waits");
+    cr_assert_eq(hf_i_strtab_index(ctx, &t), HF_OK);
+    for (uint32_t i = 0; i < 5000; i++) {
+        int n = snprintf(s, sizeof s, "r%u", i);
+        cr_assert_eq(hf_i_strtab_find(&t, s, (size_t)n, NULL), i);
+    }
+    cr_assert_eq(hf_i_strtab_find(&t, "x", 1, NULL), 5000);
+    hf_i_strtab_free(ctx, &t);
+    hf_ctx_free(ctx);
+    cr_assert_eq(c.live, 0, "%ld blocks leaked", c.live);
+}
+
 /* The interned-string table under the builder's names and labels: indices by first addition,
  * lookups by bytes (not by a NUL), and an allocation failure at any point leaves it as it was. */
 Test(poset, strtab_interns_and_fails_cleanly)
