@@ -595,23 +595,29 @@ static hf_status search_run(search *s, hf_i_emitter *em, hf_sink sink, tally *ty
 /* d = 3 in closed form. A sequence is one candidate path; the lambda half loses one schedule per
  * candidate on the leftmost spine below the first (they all give lambda itself), the rho half
  * likewise, and the halves share schedules only when the tree has one leaf (the chain itself) or
- * two (each candidate leaf leaves the other branch, a chain, to both completions). */
-static uint64_t count_d3(const search *s)
+ * two (each candidate leaf leaves the other branch, a chain, to both completions). The candidates
+ * are cand's, or (cand NULL) the real nodes; there is at least one. It needs the tree only, not
+ * the search's views: auto predicts simple this way on every forest. */
+static uint64_t count_d3(const hf_i_tree *t, const uint8_t *cand)
 {
-    const hf_i_tree *t = s->t;
-    uint64_t total = 0;
+#define IS_CAND(x) (cand ? cand[x] != 0 : t->orig[x] != NONE)
+    uint64_t total = 0, ncand = 0;
+    uint32_t leaves = 0, cand_leaves = 0;
+    for (uint32_t v = 0; v < t->n; v++) {
+        bool c = IS_CAND(v);
+        ncand += c;
+        if (t->child_off[v] == t->child_off[v + 1]) {
+            leaves++;
+            cand_leaves += c;
+        }
+    }
     for (int w = 0; w < 2; w++) {
         uint32_t spine = 0;
         for (uint32_t x = t->root; x != NONE; x = first_child(t, x, w))
-            spine += s->cand[x];
-        total += s->ncand - (spine > 1 ? spine - 1 : 0);
+            spine += IS_CAND(x);
+        total += ncand - (spine > 1 ? spine - 1 : 0);
     }
-    uint32_t leaves = 0, cand_leaves = 0;
-    for (uint32_t v = 0; v < s->n; v++)
-        if (t->child_off[v] == t->child_off[v + 1]) {
-            leaves++;
-            cand_leaves += s->cand[v];
-        }
+#undef IS_CAND
     if (leaves == 1)
         total -= 1;
     else if (leaves == 2)
@@ -644,6 +650,13 @@ static hf_status job_run(const job *j, hf_sink sink, mpz_t size, hf_error *err)
     if (st)
         return st;
     bool gen = sink.put != NULL;
+    if (!gen && j->d == 3 && !j->pruned && (t->n > 1 || t->orig[t->root] != NONE)) {
+        /* the candidates are the real nodes, and there is one (the leaves are real): the
+         * closed form, without the search's views */
+        mpz_set_u64(size, count_d3(t, NULL));
+        hf_i_tree_free(t);
+        return HF_OK;
+    }
     search s;
     hf_i_emitter *em = NULL;
     if (search_alloc(t, &s, gen)) {
@@ -674,7 +687,7 @@ static hf_status job_run(const job *j, hf_sink sink, mpz_t size, hf_error *err)
                 st = HF_OK;
         }
     } else if (s.k == 1) {
-        mpz_set_u64(size, count_d3(&s));
+        mpz_set_u64(size, count_d3(t, s.cand));
     } else {
         /* each visit adds at most 2n per view: the tallies cannot wrap */
         uint64_t cap = (UINT64_MAX / 8) / ((uint64_t)s.n + 1);
