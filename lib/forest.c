@@ -217,6 +217,23 @@ static uint32_t gadget_shape(const uint32_t *hk, uint32_t k, bool by_count, doub
     return hv;
 }
 
+/* Node u of a tree written in preorder, at level d with k children: in preorder a node's
+ * parent is the last node met one level up (at[d - 1]), whose next child slot is cur[d - 1]. */
+static inline void place(hf_i_tree *t, uint32_t u, uint32_t orig, uint32_t d, uint32_t k,
+                         uint32_t *at, uint32_t *cur)
+{
+    t->orig[u] = orig;
+    if (d == 0) {
+        t->parent[u] = HF_NO_EVENT;
+    } else {
+        t->parent[u] = at[d - 1];
+        t->child[cur[d - 1]++] = u;
+    }
+    at[d] = u;
+    t->child_off[u + 1] = t->child_off[u] + k;
+    cur[d] = t->child_off[u];
+}
+
 /* The tree read off the poset's forest views (lib/poset_finish.c) when it keeps every event: its
  * nodes are the events in the views' DFS order (roots and children in id order, the preorder the
  * general construction below ends with), after a virtual root when there is not exactly one root,
@@ -247,20 +264,22 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
     uint32_t shift = roots != 1;
     bool gadgets = opt->gadget != HF_I_GADGET_NONE && (max_down > 2 || roots > 2);
     size_t wide = (max_down > roots ? max_down : roots) + 1;
-    /* per event, by DFS position: lead (levels below its parent node, 1 without a gadget) and
-     * opened (gadget nodes just before it) */
-    uint32_t *lead = NULL, *opened = NULL, *hs = NULL, *is = NULL, *scratch = NULL;
+    /* per event, by DFS position: lead (levels below its parent node, 1 without a gadget),
+     * opened (gadget nodes just before it) and its number of children */
+    uint32_t *lead = NULL, *opened = NULL, *kids = NULL, *hs = NULL, *is = NULL, *scratch = NULL;
     double *prefix = NULL;
     uint32_t extra = 0, height = 0;
     bool ok = true;
     if (gadgets) {
         lead = hf_i_alloc_array(ctx, n, sizeof *lead);
         opened = hf_i_alloc_array(ctx, n, sizeof *opened);
-        hs = hf_i_alloc_array(ctx, n, sizeof *hs); /* the stack: heights and DFS positions */
-        is = hf_i_alloc_array(ctx, n, sizeof *is);
+        kids = hf_i_alloc_array(ctx, n, sizeof *kids);
+        /* a stack: heights and DFS positions bottom-up, levels and children left top-down */
+        hs = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *hs);
+        is = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *is);
         scratch = hf_i_alloc_array(ctx, 6 * wide, sizeof *scratch);
         prefix = hf_i_alloc_array(ctx, wide + 1, sizeof *prefix);
-        ok = lead && opened && hs && is && scratch && prefix;
+        ok = lead && opened && kids && hs && is && scratch && prefix;
     }
     if (ok && gadgets) {
         bool by_count = opt->gadget == HF_I_GADGET_BALANCED;
@@ -297,6 +316,7 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
             }
             sp -= k;
             if (i < n) {
+                kids[i] = k;
                 hs[sp] = h;
                 is[sp++] = i;
             } else {
@@ -306,8 +326,6 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         if (!shift)
             height = hs[0];
     }
-    hf_i_free(ctx, hs);
-    hf_i_free(ctx, is);
     hf_i_free(ctx, scratch);
     hf_i_free(ctx, prefix);
     if (!gadgets)
@@ -325,12 +343,12 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         t->child = hf_i_alloc_array(ctx, N, sizeof *t->child);
         ok = at && cur && t->parent && t->orig && t->child_off && t->child;
     }
-    /* with gadgets: the level of the last event node met at each depth of events */
-    uint32_t *ev_at =
-        ok && gadgets ? hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *ev_at) : NULL;
-    if (!ok || (gadgets && !ev_at)) {
+    if (!ok) {
         hf_i_free(ctx, lead);
         hf_i_free(ctx, opened);
+        hf_i_free(ctx, kids);
+        hf_i_free(ctx, hs);
+        hf_i_free(ctx, is);
         hf_i_free(ctx, at);
         hf_i_free(ctx, cur);
         *st = HF_ENOMEM;
@@ -338,18 +356,30 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
     }
     uint32_t u = 0;
     t->child_off[0] = 0;
-    if (shift) {
-        t->parent[0] = HF_NO_EVENT;
-        t->orig[0] = HF_NO_EVENT;
-        t->child_off[1] = gadgets && roots > 2 ? 2 : roots;
-        at[0] = 0;
-        cur[0] = 0;
-        u = 1;
+    if (shift)
+        place(t, u++, HF_NO_EVENT, 0, gadgets && roots > 2 ? 2 : roots, at, cur);
+    /* with gadgets, the event nodes above: their levels and children still to come (the
+     * virtual root's are the roots), which spares the scattered reads of depth and degree */
+    uint32_t *evl = hs, *left = is, sp = 0;
+    if (gadgets && shift) {
+        evl[sp] = 0;
+        left[sp++] = roots;
     }
-    if (gadgets)
-        ev_at[0] = 0; /* the virtual root, when there is one */
     enum { AHEAD = 16 };
     for (uint32_t i = 0; i < n; i++) {
+        if (gadgets) {
+            while (sp > 0 && left[sp - 1] == 0)
+                sp--;
+            uint32_t d = sp == 0 ? 0 : evl[sp - 1] + lead[i];
+            if (sp > 0)
+                left[sp - 1]--;
+            for (uint32_t g = d - opened[i]; g < d; g++) /* gadget nodes, top-down */
+                place(t, u++, HF_NO_EVENT, g, 2, at, cur);
+            evl[sp] = d;
+            left[sp++] = kids[i];
+            place(t, u++, order[i], d, kids[i] > 2 ? 2 : kids[i], at, cur);
+            continue;
+        }
 #if defined(__GNUC__)
         if (i + AHEAD < n) {
             uint32_t w = order[i + AHEAD];
@@ -357,36 +387,14 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
             __builtin_prefetch(&down_off[w]);
         }
 #endif
-        uint32_t v = order[i], e = depth[v] + shift, d = e;
-        uint32_t k = (uint32_t)(down_off[v + 1] - down_off[v]);
-        if (gadgets) {
-            d = e == 0 ? 0 : ev_at[e - 1] + lead[i];
-            ev_at[e] = d;
-            for (uint32_t g = d - opened[i]; g < d; g++, u++) { /* gadget nodes, top-down */
-                t->orig[u] = HF_NO_EVENT;
-                t->parent[u] = at[g - 1];
-                t->child[cur[g - 1]++] = u;
-                at[g] = u;
-                t->child_off[u + 1] = t->child_off[u] + 2;
-                cur[g] = t->child_off[u];
-            }
-            k = k > 2 ? 2 : k;
-        }
-        t->orig[u] = v;
-        if (d == 0) {
-            t->parent[u] = HF_NO_EVENT;
-        } else {
-            t->parent[u] = at[d - 1];
-            t->child[cur[d - 1]++] = u;
-        }
-        at[d] = u;
-        t->child_off[u + 1] = t->child_off[u] + k;
-        cur[d] = t->child_off[u];
-        u++;
+        uint32_t v = order[i];
+        place(t, u++, v, depth[v] + shift, (uint32_t)(down_off[v + 1] - down_off[v]), at, cur);
     }
     hf_i_free(ctx, lead);
     hf_i_free(ctx, opened);
-    hf_i_free(ctx, ev_at);
+    hf_i_free(ctx, kids);
+    hf_i_free(ctx, hs);
+    hf_i_free(ctx, is);
     hf_i_free(ctx, at);
     hf_i_free(ctx, cur);
     t->n = N;
