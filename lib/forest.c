@@ -238,11 +238,12 @@ static inline void place(hf_i_tree *t, uint32_t u, uint32_t orig, uint32_t d, ui
  * nodes are the events in the views' DFS order (roots and children in id order, the preorder the
  * general construction below ends with), after a virtual root when there is not exactly one root,
  * with each gadget's nodes just before the child subtrees they open. In preorder a node's parent
- * is the last node met one level up, so the tree follows from each node's depth and degree. One
- * pass bottom-up (reverse DFS order, the children's heights on a stack) shapes the gadgets and one
- * pass top-down writes the tree, each reading an event's degree a few nodes ahead, against about
- * ten passes with scattered reads and writes for the general construction. False when it does not
- * apply (a focus set, or the views are missing); t is then untouched. */
+ * is the last node met one level up, so the tree follows from each node's level and degree. With
+ * gadgets one pass bottom-up (reverse DFS order, the children's heights on a stack) shapes them;
+ * one pass top-down writes the tree, the levels of the event nodes above on a stack. Each event's
+ * degree is read once, a few nodes ahead (the one scattered read), against about ten passes with
+ * scattered reads and writes for the general construction. False when it does not apply (a focus
+ * set, or the views are missing); t is then untouched. */
 static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, bool forest,
                             hf_i_tree *t, hf_status *st)
 {
@@ -343,6 +344,11 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         t->child = hf_i_alloc_array(ctx, N, sizeof *t->child);
         ok = at && cur && t->parent && t->orig && t->child_off && t->child;
     }
+    if (ok && !gadgets) { /* the stack of the pass below; bottom-up had none */
+        hs = hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *hs);
+        is = hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *is);
+        ok = hs && is;
+    }
     if (!ok) {
         hf_i_free(ctx, lead);
         hf_i_free(ctx, opened);
@@ -358,37 +364,35 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
     t->child_off[0] = 0;
     if (shift)
         place(t, u++, HF_NO_EVENT, 0, gadgets && roots > 2 ? 2 : roots, at, cur);
-    /* with gadgets, the event nodes above: their levels and children still to come (the
-     * virtual root's are the roots), which spares the scattered reads of depth and degree */
+    /* the event nodes above: their levels and children still to come (the virtual root's are
+     * the roots); this reads no event's depth, and its degree only once */
     uint32_t *evl = hs, *left = is, sp = 0;
-    if (gadgets && shift) {
+    if (shift) {
         evl[sp] = 0;
         left[sp++] = roots;
     }
     enum { AHEAD = 16 };
     for (uint32_t i = 0; i < n; i++) {
+        uint32_t k;
         if (gadgets) {
-            while (sp > 0 && left[sp - 1] == 0)
-                sp--;
-            uint32_t d = sp == 0 ? 0 : evl[sp - 1] + lead[i];
-            if (sp > 0)
-                left[sp - 1]--;
-            for (uint32_t g = d - opened[i]; g < d; g++) /* gadget nodes, top-down */
-                place(t, u++, HF_NO_EVENT, g, 2, at, cur);
-            evl[sp] = d;
-            left[sp++] = kids[i];
-            place(t, u++, order[i], d, kids[i] > 2 ? 2 : kids[i], at, cur);
-            continue;
-        }
+            k = kids[i];
+        } else {
 #if defined(__GNUC__)
-        if (i + AHEAD < n) {
-            uint32_t w = order[i + AHEAD];
-            __builtin_prefetch(&depth[w]);
-            __builtin_prefetch(&down_off[w]);
-        }
+            if (i + AHEAD < n)
+                __builtin_prefetch(&down_off[order[i + AHEAD]]);
 #endif
-        uint32_t v = order[i];
-        place(t, u++, v, depth[v] + shift, (uint32_t)(down_off[v + 1] - down_off[v]), at, cur);
+            k = (uint32_t)(down_off[order[i] + 1] - down_off[order[i]]);
+        }
+        while (sp > 0 && left[sp - 1] == 0)
+            sp--;
+        uint32_t d = sp == 0 ? 0 : evl[sp - 1] + (gadgets ? lead[i] : 1);
+        if (sp > 0)
+            left[sp - 1]--;
+        for (uint32_t g = gadgets ? d - opened[i] : d; g < d; g++) /* gadget nodes, top-down */
+            place(t, u++, HF_NO_EVENT, g, 2, at, cur);
+        evl[sp] = d;
+        left[sp++] = k;
+        place(t, u++, order[i], d, gadgets && k > 2 ? 2 : k, at, cur);
     }
     hf_i_free(ctx, lead);
     hf_i_free(ctx, opened);

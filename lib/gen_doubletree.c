@@ -141,32 +141,29 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, bool row
                                                     bit 1: under a 1-child */
     if (!depth || !side)
         goto nomem;
-    /* node ids are a preorder: a parent comes before its children */
-    uint32_t k = 0;
-    depth[t->root] = 0;
-    side[t->root] = 0;
-    for (uint32_t u = 0; u < n; u++) {
-        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-        k = depth[u] > k ? depth[u] : k;
-        for (uint32_t j = 0; j < cnt; j++) {
-            uint32_t c = t->child[lo + j];
-            depth[c] = depth[u] + 1;
-            side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
-        }
-    }
+    /* node ids are a preorder: a parent comes before its children; the tree's height is the
+     * deepest depth */
+    uint32_t k = t->height;
     pl->k = k;
     pl->flags = hf_i_calloc(ctx, (size_t)k + 1, 1);
     pl->nbelow = hf_i_alloc_array(ctx, (size_t)k + 1, sizeof *pl->nbelow);
     if (!pl->flags || !pl->nbelow)
         goto nomem;
+    depth[t->root] = 0;
+    side[t->root] = 0;
     for (uint32_t u = 0; u < n; u++) {
-        uint32_t cnt = t->child_off[u + 1] - t->child_off[u];
+        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
         uint8_t f = 0;
         if (cnt == 2)
             f |= BRANCH | (side[u] & 1 ? PROPER << VAR_A : 0) | (side[u] & 2 ? PROPER << VAR_E : 0);
         if (cnt >= 1)
             f |= (side[u] & 1 ? PROPER << VAR_B : 0) | (side[u] & 2 ? PROPER << VAR_C : 0);
         pl->flags[depth[u]] |= f;
+        for (uint32_t j = 0; j < cnt; j++) {
+            uint32_t c = t->child[lo + j];
+            depth[c] = depth[u] + 1;
+            side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
+        }
     }
     pl->nb = 0;
     for (uint32_t D = 0; D <= k; D++) {
