@@ -591,6 +591,41 @@ nomem:
     return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
 }
 
+hf_status hf_i_tree_outline(const hf_poset *p, uint32_t *leaves, uint32_t spine[2])
+{
+    bool forest = p->shape & HF_SHAPE_FOREST;
+    if (!forest && !(p->shape & HF_SHAPE_INFOREST))
+        return HF_EUNSUPPORTED;
+    const size_t *up_off = forest ? p->pred_off : p->succ_off;
+    const size_t *down_off = forest ? p->succ_off : p->pred_off;
+    const uint32_t *down = forest ? p->succ : p->pred;
+    uint32_t roots = 0, first = HF_NO_EVENT, last = HF_NO_EVENT;
+    *leaves = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        if (up_off[v] == up_off[v + 1]) {
+            roots++;
+            first = first == HF_NO_EVENT ? v : first;
+            last = v;
+        }
+        *leaves += down_off[v] == down_off[v + 1];
+    }
+    if (p->n == 0)
+        *leaves = 1; /* the virtual root alone */
+    /* children are in id order: the first child is the smallest id, the last the largest */
+    for (int w = 0; w < 2; w++) {
+        spine[w] = 0;
+        for (uint32_t x = roots == 1 || !w ? first : last; x != HF_NO_EVENT;) {
+            spine[w]++;
+            uint32_t next = HF_NO_EVENT;
+            for (size_t i = down_off[x]; i < down_off[x + 1]; i++)
+                if (next == HF_NO_EVENT || (w ? down[i] > next : down[i] < next))
+                    next = down[i];
+            x = next;
+        }
+    }
+    return HF_OK;
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Mapping schedules back                                                                     */
 

@@ -354,3 +354,40 @@ Test(forest, out_of_memory_paths)
     }
     hf_ctx_free(ctx);
 }
+
+Test(forest, outline_matches_the_tree)
+{
+    /* leaves and the events on both spines, read off the order, against the tree itself */
+    uint64_t rng = 79;
+    for (int iter = 0; iter < 400; iter++) {
+        uint32_t n = tu_below(&rng, 50);
+        uint32_t roots = 1 + tu_below(&rng, 4);
+        bool in = iter % 2;
+        hf_poset *p = iter % 3 ? hubby_forest(n, roots, 1 + tu_below(&rng, 4), in, &rng)
+                      : in     ? tu_random_inforest(n, roots, &rng)
+                               : tu_random_forest(n, roots, &rng);
+        uint32_t leaves, spine[2];
+        cr_assert_eq(hf_i_tree_outline(p, &leaves, spine), HF_OK);
+        hf_i_tree *t;
+        cr_assert_eq(hf_i_tree_new(p, NULL, &t, NULL), HF_OK);
+        uint32_t want_leaves = 0, want[2] = {0, 0};
+        for (uint32_t v = 0; v < t->n; v++)
+            want_leaves += t->child_off[v] == t->child_off[v + 1];
+        for (int w = 0; w < 2; w++)
+            for (uint32_t x = t->root; x != HF_NO_EVENT;) {
+                want[w] += t->orig[x] != HF_NO_EVENT;
+                uint32_t lo = t->child_off[x], hi = t->child_off[x + 1];
+                x = lo == hi ? HF_NO_EVENT : t->child[w ? hi - 1 : lo];
+            }
+        cr_assert_eq(leaves, want_leaves, "n=%u", n);
+        cr_assert_eq(spine[0], want[0], "n=%u", n);
+        cr_assert_eq(spine[1], want[1], "n=%u", n);
+        hf_i_tree_free(t);
+        hf_poset_free(p);
+    }
+    const uint32_t e[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    hf_poset *p = tu_poset(4, e, 4);
+    uint32_t leaves, spine[2];
+    cr_assert_eq(hf_i_tree_outline(p, &leaves, spine), HF_EUNSUPPORTED);
+    hf_poset_free(p);
+}
