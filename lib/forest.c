@@ -77,10 +77,11 @@ typedef struct build {
     uint32_t *order;   /* nodes of the unbinarized tree, top-down */
     uint32_t *off0;    /* children of the unbinarized tree (CSR) */
     uint32_t *kids0;
-    uint32_t *slot;  /* position of a node among its parent's children */
-    uint32_t *h;     /* binarized height below a node */
-    double *prefix;  /* prefix sums of child weights */
-    uint32_t *stack; /* gadget intervals: lo, hi, attach node, depth */
+    uint32_t *slot;   /* position of a node among its parent's children */
+    uint32_t *h;      /* binarized height below a node */
+    double *prefix;   /* prefix sums of child weights */
+    uint32_t *gadget; /* scratch of one gadget, 8 per child */
+    uint32_t *stack;  /* renumber_preorder's */
 } build;
 
 static void build_free(hf_ctx *ctx, build *b)
@@ -93,6 +94,7 @@ static void build_free(hf_ctx *ctx, build *b)
     hf_i_free(ctx, b->slot);
     hf_i_free(ctx, b->h);
     hf_i_free(ctx, b->prefix);
+    hf_i_free(ctx, b->gadget);
     hf_i_free(ctx, b->stack);
 }
 
@@ -172,13 +174,76 @@ static hf_status renumber_preorder(hf_i_tree *t, uint32_t *stack)
     return HF_OK;
 }
 
-/* The tree read off the poset's forest views (lib/poset_finish.c) when it keeps every event and
- * has no gadget node: its nodes are then the events in the views' DFS order (roots and children
- * in id order, the preorder the general construction below ends with), after a virtual root when
- * there is not exactly one root; a node's parent is the last node met one level up. One pass in
- * that order, reading each event's depth and degree a few nodes ahead, against about ten passes
- * with scattered reads and writes for the general construction. False when it does not apply
- * (the views are missing, or a gadget would split some node); t is then untouched. */
+/* The binary gadget of a node with k >= 3 children whose binarized heights are hk[0..k-1], left
+ * to right: children lo..hi-1 split at split_point, recursively, each part of two or more
+ * children under a gadget node. Its shape, for the preorder walks that place it: child j ends
+ * lead[j] >= 1 levels below the node, and opened[j] gadget nodes (the parts that start at j,
+ * but not the whole) come just before it in preorder, at levels lead[j] - opened[j] ..
+ * lead[j] - 1. Returns the node's binarized height. prefix: k + 1 doubles; stack: 3k. */
+static uint32_t gadget_shape(const uint32_t *hk, uint32_t k, bool by_count, double *prefix,
+                             uint32_t *stack, uint32_t *lead, uint32_t *opened)
+{
+    uint32_t hmax = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        hmax = hk[j] > hmax ? hk[j] : hmax;
+        opened[j] = 0;
+    }
+    prefix[0] = 0;
+    for (uint32_t j = 0; j < k; j++) {
+        int e = (int)hk[j] - (int)hmax;
+        prefix[j + 1] = prefix[j] + ldexp(1.0, e < -1000 ? -1000 : e);
+    }
+    uint32_t sp = 0, hv = 0;
+    stack[sp++] = 0;
+    stack[sp++] = k;
+    stack[sp++] = 0;
+    while (sp > 0) {
+        uint32_t depth = stack[--sp], hi = stack[--sp], l = stack[--sp];
+        uint32_t m = split_point(prefix, l, hi, by_count);
+        uint32_t parts[2][2] = {{l, m}, {m, hi}};
+        for (uint32_t s = 0; s < 2; s++) {
+            uint32_t a = parts[s][0], z = parts[s][1];
+            if (z - a == 1) {
+                lead[a] = depth + 1;
+                hv = hk[a] + depth + 1 > hv ? hk[a] + depth + 1 : hv;
+            } else {
+                opened[a]++;
+                stack[sp++] = a;
+                stack[sp++] = z;
+                stack[sp++] = depth + 1;
+            }
+        }
+    }
+    return hv;
+}
+
+/* Node u of a tree written in preorder, at level d with k children: in preorder a node's
+ * parent is the last node met one level up (at[d - 1]), whose next child slot is cur[d - 1]. */
+static inline void place(hf_i_tree *t, uint32_t u, uint32_t orig, uint32_t d, uint32_t k,
+                         uint32_t *at, uint32_t *cur)
+{
+    t->orig[u] = orig;
+    if (d == 0) {
+        t->parent[u] = HF_NO_EVENT;
+    } else {
+        t->parent[u] = at[d - 1];
+        t->child[cur[d - 1]++] = u;
+    }
+    at[d] = u;
+    t->child_off[u + 1] = t->child_off[u] + k;
+    cur[d] = t->child_off[u];
+}
+
+/* The tree read off the poset's forest views (lib/poset_finish.c) when it keeps every event: its
+ * nodes are the events in the views' DFS order (roots and children in id order, the preorder the
+ * general construction below ends with), after a virtual root when there is not exactly one root,
+ * with each gadget's nodes just before the child subtrees they open. In preorder a node's parent
+ * is the last node met one level up, so the tree follows from each node's level and degree. With
+ * gadgets one pass bottom-up (reverse DFS order, the children's heights on a stack) shapes them;
+ * one pass top-down writes the tree, the levels of the event nodes above on a stack. Each event's
+ * degree is read once, a few nodes ahead (the one scattered read), against about ten passes with
+ * scattered reads and writes for the general construction. False when it does not apply (a focus
+ * set, or the views are missing); t is then untouched. */
 static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, bool forest,
                             hf_i_tree *t, hf_status *st)
 {
@@ -187,63 +252,153 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         return false;
     const size_t *up_off = forest ? p->pred_off : p->succ_off;
     const size_t *down_off = forest ? p->succ_off : p->pred_off;
-    uint32_t roots = 0;
+    const uint32_t *order = p->dfs_order, *depth = p->depth;
+    uint32_t roots = 0, deepest = 0;
     size_t max_down = 0;
     for (uint32_t v = 0; v < n; v++) {
         roots += up_off[v] == up_off[v + 1];
         size_t d = down_off[v + 1] - down_off[v];
         max_down = d > max_down ? d : max_down;
+        deepest = depth[v] > deepest ? depth[v] : deepest;
     }
-    if (opt->gadget != HF_I_GADGET_NONE && (max_down > 2 || (roots != 1 && roots > 2)))
-        return false;
     hf_ctx *ctx = p->ctx;
-    uint32_t shift = roots != 1, N = n + shift;
-    /* levels: the last node met at each depth and where its next child goes */
-    size_t levels = (size_t)p->height + 2;
-    uint32_t *at = hf_i_alloc_array(ctx, levels, sizeof *at);
-    uint32_t *cur = hf_i_alloc_array(ctx, levels, sizeof *cur);
-    t->parent = hf_i_alloc_array(ctx, N, sizeof *t->parent);
-    t->orig = hf_i_alloc_array(ctx, N, sizeof *t->orig);
-    t->child_off = hf_i_alloc_array(ctx, (size_t)N + 1, sizeof *t->child_off);
-    t->child = hf_i_alloc_array(ctx, N, sizeof *t->child);
-    if (!at || !cur || !t->parent || !t->orig || !t->child_off || !t->child) {
+    uint32_t shift = roots != 1;
+    bool gadgets = opt->gadget != HF_I_GADGET_NONE && (max_down > 2 || roots > 2);
+    size_t wide = (max_down > roots ? max_down : roots) + 1;
+    /* per event, by DFS position: lead (levels below its parent node, 1 without a gadget),
+     * opened (gadget nodes just before it) and its number of children */
+    uint32_t *lead = NULL, *opened = NULL, *kids = NULL, *hs = NULL, *is = NULL, *scratch = NULL;
+    double *prefix = NULL;
+    uint32_t extra = 0, height = 0;
+    bool ok = true;
+    if (gadgets) {
+        lead = hf_i_alloc_array(ctx, n, sizeof *lead);
+        opened = hf_i_alloc_array(ctx, n, sizeof *opened);
+        kids = hf_i_alloc_array(ctx, n, sizeof *kids);
+        /* a stack: heights and DFS positions bottom-up, levels and children left top-down */
+        hs = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *hs);
+        is = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *is);
+        scratch = hf_i_alloc_array(ctx, 6 * wide, sizeof *scratch);
+        prefix = hf_i_alloc_array(ctx, wide + 1, sizeof *prefix);
+        ok = lead && opened && kids && hs && is && scratch && prefix;
+    }
+    if (ok && gadgets) {
+        bool by_count = opt->gadget == HF_I_GADGET_BALANCED;
+        uint32_t *hk = scratch, *lk = scratch + wide, *ol = scratch + 2 * wide,
+                 *stk = scratch + 3 * wide;
+        uint32_t sp = 0;
+        enum { AHEAD = 16 };
+        /* i == n stands for the virtual root, whose children are the roots: it comes last */
+        for (uint32_t r = n + shift; r-- > 0;) {
+            uint32_t i = r == 0 && shift ? n : r - shift;
+#if defined(__GNUC__)
+            if (i >= AHEAD && i - AHEAD < n)
+                __builtin_prefetch(&down_off[order[i - AHEAD]]);
+#endif
+            uint32_t k = i == n ? roots : (uint32_t)(down_off[order[i] + 1] - down_off[order[i]]);
+            uint32_t h = 0;
+            if (k <= 2) {
+                for (uint32_t j = 0; j < k; j++) {
+                    uint32_t c = is[sp - 1 - j];
+                    lead[c] = 1;
+                    opened[c] = 0;
+                    h = hs[sp - 1 - j] + 1 > h ? hs[sp - 1 - j] + 1 : h;
+                }
+            } else {
+                for (uint32_t j = 0; j < k; j++)
+                    hk[j] = hs[sp - 1 - j];
+                h = gadget_shape(hk, k, by_count, prefix, stk, lk, ol);
+                for (uint32_t j = 0; j < k; j++) {
+                    uint32_t c = is[sp - 1 - j];
+                    lead[c] = lk[j];
+                    opened[c] = ol[j];
+                }
+                extra += k - 2;
+            }
+            sp -= k;
+            if (i < n) {
+                kids[i] = k;
+                hs[sp] = h;
+                is[sp++] = i;
+            } else {
+                height = h;
+            }
+        }
+        if (!shift)
+            height = hs[0];
+    }
+    hf_i_free(ctx, scratch);
+    hf_i_free(ctx, prefix);
+    if (!gadgets)
+        height = deepest + shift;
+    uint32_t N = n + shift + extra;
+    /* per level: the last node met there and where its next child goes */
+    size_t levels = (size_t)height + 2;
+    uint32_t *at = NULL, *cur = NULL;
+    if (ok) {
+        at = hf_i_alloc_array(ctx, levels, sizeof *at);
+        cur = hf_i_alloc_array(ctx, levels, sizeof *cur);
+        t->parent = hf_i_alloc_array(ctx, N, sizeof *t->parent);
+        t->orig = hf_i_alloc_array(ctx, N, sizeof *t->orig);
+        t->child_off = hf_i_alloc_array(ctx, (size_t)N + 1, sizeof *t->child_off);
+        t->child = hf_i_alloc_array(ctx, N, sizeof *t->child);
+        ok = at && cur && t->parent && t->orig && t->child_off && t->child;
+    }
+    if (ok && !gadgets) { /* the stack of the pass below; bottom-up had none */
+        hs = hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *hs);
+        is = hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *is);
+        ok = hs && is;
+    }
+    if (!ok) {
+        hf_i_free(ctx, lead);
+        hf_i_free(ctx, opened);
+        hf_i_free(ctx, kids);
+        hf_i_free(ctx, hs);
+        hf_i_free(ctx, is);
         hf_i_free(ctx, at);
         hf_i_free(ctx, cur);
         *st = HF_ENOMEM;
         return true;
     }
-    const uint32_t *order = p->dfs_order, *depth = p->depth;
-    uint32_t height = 0;
+    uint32_t u = 0;
     t->child_off[0] = 0;
+    if (shift)
+        place(t, u++, HF_NO_EVENT, 0, gadgets && roots > 2 ? 2 : roots, at, cur);
+    /* the event nodes above: their levels and children still to come (the virtual root's are
+     * the roots); this reads no event's depth, and its degree only once */
+    uint32_t *evl = hs, *left = is, sp = 0;
     if (shift) {
-        t->parent[0] = HF_NO_EVENT;
-        t->orig[0] = HF_NO_EVENT;
-        t->child_off[1] = roots;
-        at[0] = 0;
-        cur[0] = 0;
+        evl[sp] = 0;
+        left[sp++] = roots;
     }
     enum { AHEAD = 16 };
     for (uint32_t i = 0; i < n; i++) {
-#if defined(__GNUC__)
-        if (i + AHEAD < n) {
-            uint32_t w = order[i + AHEAD];
-            __builtin_prefetch(&depth[w]);
-            __builtin_prefetch(&down_off[w]);
-        }
-#endif
-        uint32_t v = order[i], u = i + shift, d = depth[v] + shift;
-        t->orig[u] = v;
-        if (d == 0) {
-            t->parent[u] = HF_NO_EVENT;
+        uint32_t k;
+        if (gadgets) {
+            k = kids[i];
         } else {
-            t->parent[u] = at[d - 1];
-            t->child[cur[d - 1]++] = u;
+#if defined(__GNUC__)
+            if (i + AHEAD < n)
+                __builtin_prefetch(&down_off[order[i + AHEAD]]);
+#endif
+            k = (uint32_t)(down_off[order[i] + 1] - down_off[order[i]]);
         }
-        at[d] = u;
-        t->child_off[u + 1] = t->child_off[u] + (uint32_t)(down_off[v + 1] - down_off[v]);
-        cur[d] = t->child_off[u];
-        height = d > height ? d : height;
+        while (sp > 0 && left[sp - 1] == 0)
+            sp--;
+        uint32_t d = sp == 0 ? 0 : evl[sp - 1] + (gadgets ? lead[i] : 1);
+        if (sp > 0)
+            left[sp - 1]--;
+        for (uint32_t g = gadgets ? d - opened[i] : d; g < d; g++) /* gadget nodes, top-down */
+            place(t, u++, HF_NO_EVENT, g, 2, at, cur);
+        evl[sp] = d;
+        left[sp++] = k;
+        place(t, u++, order[i], d, gadgets && k > 2 ? 2 : k, at, cur);
     }
+    hf_i_free(ctx, lead);
+    hf_i_free(ctx, opened);
+    hf_i_free(ctx, kids);
+    hf_i_free(ctx, hs);
+    hf_i_free(ctx, is);
     hf_i_free(ctx, at);
     hf_i_free(ctx, cur);
     t->n = N;
@@ -294,12 +449,11 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
     b.kids0 = hf_i_alloc_array(ctx, n + 1, sizeof *b.kids0);
     b.slot = hf_i_alloc_array(ctx, cap, sizeof *b.slot);
     b.h = hf_i_alloc_array(ctx, cap, sizeof *b.h);
-    b.prefix = hf_i_alloc_array(ctx, n + 2, sizeof *b.prefix);
-    b.stack = hf_i_alloc_array(ctx, 4 * (n + 2), sizeof *b.stack);
+    b.stack = hf_i_alloc_array(ctx, cap, sizeof *b.stack);
     t->parent = hf_i_alloc_array(ctx, cap, sizeof *t->parent);
     t->orig = hf_i_alloc_array(ctx, cap, sizeof *t->orig);
-    if (!b.near || !b.node_of || !b.order || !b.off0 || !b.kids0 || !b.slot || !b.h || !b.prefix ||
-        !b.stack || !t->parent || !t->orig)
+    if (!b.near || !b.node_of || !b.order || !b.off0 || !b.kids0 || !b.slot || !b.h || !b.stack ||
+        !t->parent || !t->orig)
         goto nomem;
 
     /* keep[] via node_of: HF_NO_EVENT = dropped */
@@ -367,6 +521,18 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
     }
 
     /* bottom-up: heights, and gadgets for nodes with more than two children */
+    uint32_t wide = 0;
+    for (uint32_t v = 0; v < N0; v++)
+        wide = b.off0[v + 1] - b.off0[v] > wide ? b.off0[v + 1] - b.off0[v] : wide;
+    wide++;
+    b.prefix = hf_i_alloc_array(ctx, (size_t)wide + 1, sizeof *b.prefix);
+    b.gadget = hf_i_alloc_array(ctx, 8 * (size_t)wide, sizeof *b.gadget);
+    if (!b.prefix || !b.gadget)
+        goto nomem;
+    /* the children's heights, their shape (gadget_shape's stack of 3), and per level the last
+     * node placed and its children so far */
+    uint32_t *hk = b.gadget, *lead = hk + wide, *opened = lead + wide, *gstack = opened + wide,
+             *atl = gstack + 3 * wide, *nk = atl + wide;
     for (uint32_t i = N0; i-- > 0;) {
         uint32_t v = b.order[i];
         uint32_t lo = b.off0[v], k = b.off0[v + 1] - lo;
@@ -378,41 +544,25 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
             continue;
         }
         const uint32_t *kids = b.kids0 + lo;
-        b.prefix[0] = 0;
+        for (uint32_t j = 0; j < k; j++)
+            hk[j] = b.h[kids[j]];
+        b.h[v] = gadget_shape(hk, k, opt->gadget == HF_I_GADGET_BALANCED, b.prefix, gstack, lead,
+                              opened);
+        /* in the gadget's preorder a node's parent is the last node placed one level up */
+        atl[0] = v;
+        nk[0] = 0;
         for (uint32_t j = 0; j < k; j++) {
-            int e = (int)b.h[kids[j]] - (int)hmax;
-            b.prefix[j + 1] = b.prefix[j] + ldexp(1.0, e < -1000 ? -1000 : e);
-        }
-        uint32_t sp = 0, hv = 0;
-        b.stack[sp++] = 0;
-        b.stack[sp++] = k;
-        b.stack[sp++] = v;
-        b.stack[sp++] = 0;
-        while (sp > 0) {
-            uint32_t depth = b.stack[--sp], at = b.stack[--sp];
-            uint32_t hi = b.stack[--sp], l = b.stack[--sp];
-            uint32_t m = split_point(b.prefix, l, hi, opt->gadget == HF_I_GADGET_BALANCED);
-            uint32_t parts[2][2] = {{l, m}, {m, hi}};
-            for (uint32_t s = 0; s < 2; s++) {
-                uint32_t a = parts[s][0], z = parts[s][1];
-                if (z - a == 1) {
-                    uint32_t c = kids[a];
-                    t->parent[c] = at;
-                    b.slot[c] = s;
-                    hv = b.h[c] + depth + 1 > hv ? b.h[c] + depth + 1 : hv;
-                } else {
-                    uint32_t g = N++;
-                    t->parent[g] = at;
-                    t->orig[g] = HF_NO_EVENT;
-                    b.slot[g] = s;
-                    b.stack[sp++] = a;
-                    b.stack[sp++] = z;
-                    b.stack[sp++] = g;
-                    b.stack[sp++] = depth + 1;
-                }
+            for (uint32_t l = lead[j] - opened[j]; l < lead[j]; l++) {
+                uint32_t g = N++;
+                t->parent[g] = atl[l - 1];
+                t->orig[g] = HF_NO_EVENT;
+                b.slot[g] = nk[l - 1]++;
+                atl[l] = g;
+                nk[l] = 0;
             }
+            t->parent[kids[j]] = atl[lead[j] - 1];
+            b.slot[kids[j]] = nk[lead[j] - 1]++;
         }
-        b.h[v] = hv;
     }
     t->n = N;
     t->height = b.h[t->root];
@@ -439,6 +589,41 @@ nomem:
     build_free(ctx, &b);
     hf_i_tree_free(t);
     return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+}
+
+hf_status hf_i_tree_outline(const hf_poset *p, uint32_t *leaves, uint32_t spine[2])
+{
+    bool forest = p->shape & HF_SHAPE_FOREST;
+    if (!forest && !(p->shape & HF_SHAPE_INFOREST))
+        return HF_EUNSUPPORTED;
+    const size_t *up_off = forest ? p->pred_off : p->succ_off;
+    const size_t *down_off = forest ? p->succ_off : p->pred_off;
+    const uint32_t *down = forest ? p->succ : p->pred;
+    uint32_t roots = 0, first = HF_NO_EVENT, last = HF_NO_EVENT;
+    *leaves = 0;
+    for (uint32_t v = 0; v < p->n; v++) {
+        if (up_off[v] == up_off[v + 1]) {
+            roots++;
+            first = first == HF_NO_EVENT ? v : first;
+            last = v;
+        }
+        *leaves += down_off[v] == down_off[v + 1];
+    }
+    if (p->n == 0)
+        *leaves = 1; /* the virtual root alone */
+    /* children are in id order: the first child is the smallest id, the last the largest */
+    for (int w = 0; w < 2; w++) {
+        spine[w] = 0;
+        for (uint32_t x = roots == 1 || !w ? first : last; x != HF_NO_EVENT;) {
+            spine[w]++;
+            uint32_t next = HF_NO_EVENT;
+            for (size_t i = down_off[x]; i < down_off[x + 1]; i++)
+                if (next == HF_NO_EVENT || (w ? down[i] > next : down[i] < next))
+                    next = down[i];
+            x = next;
+        }
+    }
+    return HF_OK;
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -50,6 +50,13 @@ hf_status hf_i_tree_new(const hf_poset *p, const hf_i_tree_options *opt, hf_i_tr
                         hf_error *err);
 void hf_i_tree_free(hf_i_tree *t);
 
+/* Facts of the tree hf_i_tree_new builds with no focus set and no gadget, read off the order
+ * without building it: its leaves and the events on its first-child and last-child descents from
+ * the root (spine[0] and spine[1]; a virtual root is no event). O(n) sequential reads plus the
+ * two descents, no allocation. HF_EUNSUPPORTED for an order that is neither a forest nor an
+ * in-forest. */
+hf_status hf_i_tree_outline(const hf_poset *p, uint32_t *leaves, uint32_t spine[2]);
+
 /* Trees shared within one generation (lib/gen.c opens a scope around hf_generate): auto
  * predicts a method and then generates it, and both may use the same tree. Between begin and
  * end, on this thread, hf_i_tree_shared returns the tree the scope keeps when it was built for

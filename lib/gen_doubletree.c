@@ -141,32 +141,29 @@ static hf_status plan_new(const hf_poset *p, const hf_gen_options *opt, bool row
                                                     bit 1: under a 1-child */
     if (!depth || !side)
         goto nomem;
-    /* node ids are a preorder: a parent comes before its children */
-    uint32_t k = 0;
-    depth[t->root] = 0;
-    side[t->root] = 0;
-    for (uint32_t u = 0; u < n; u++) {
-        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
-        k = depth[u] > k ? depth[u] : k;
-        for (uint32_t j = 0; j < cnt; j++) {
-            uint32_t c = t->child[lo + j];
-            depth[c] = depth[u] + 1;
-            side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
-        }
-    }
+    /* node ids are a preorder: a parent comes before its children; the tree's height is the
+     * deepest depth */
+    uint32_t k = t->height;
     pl->k = k;
     pl->flags = hf_i_calloc(ctx, (size_t)k + 1, 1);
     pl->nbelow = hf_i_alloc_array(ctx, (size_t)k + 1, sizeof *pl->nbelow);
     if (!pl->flags || !pl->nbelow)
         goto nomem;
+    depth[t->root] = 0;
+    side[t->root] = 0;
     for (uint32_t u = 0; u < n; u++) {
-        uint32_t cnt = t->child_off[u + 1] - t->child_off[u];
+        uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
         uint8_t f = 0;
         if (cnt == 2)
             f |= BRANCH | (side[u] & 1 ? PROPER << VAR_A : 0) | (side[u] & 2 ? PROPER << VAR_E : 0);
         if (cnt >= 1)
             f |= (side[u] & 1 ? PROPER << VAR_B : 0) | (side[u] & 2 ? PROPER << VAR_C : 0);
         pl->flags[depth[u]] |= f;
+        for (uint32_t j = 0; j < cnt; j++) {
+            uint32_t c = t->child[lo + j];
+            depth[c] = depth[u] + 1;
+            side[c] = side[u] | (j == 0 && cnt == 2 ? 1 : 0) | (j == 1 ? 2 : 0);
+        }
     }
     pl->nb = 0;
     for (uint32_t D = 0; D <= k; D++) {
@@ -204,49 +201,49 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     if (!pl->size || !pl->by_depth || !pl->depth_off || !r->pos || !l->rank || !l->val ||
         !r->rank || !r->val)
         return HF_ENOMEM;
+    /* sizes bottom-up, and the nodes per depth counted */
     for (uint32_t u = n; u-- > 0;) {
         uint32_t s = 1;
         for (uint32_t i = t->child_off[u]; i < t->child_off[u + 1]; i++)
             s += pl->size[t->child[i]];
         pl->size[u] = s;
-    }
-    for (uint32_t u = 0; u < n; u++)
         pl->depth_off[depth[u] + 1]++;
+    }
     for (uint32_t D = 0; D <= k; D++)
         pl->depth_off[D + 1] += pl->depth_off[D];
-    /* the right-to-left preorder: a node, then its children's subtrees from the last */
-    r->pos[t->root] = 0;
-    for (uint32_t u = 0; u < n; u++) {
-        pl->by_depth[pl->depth_off[depth[u]]++] = u;
-        uint32_t at = r->pos[u] + 1;
-        for (uint32_t i = t->child_off[u + 1]; i-- > t->child_off[u];) {
-            r->pos[t->child[i]] = at;
-            at += pl->size[t->child[i]];
-        }
-    }
-    for (uint32_t D = k + 1; D > 0; D--) /* the filling moved each offset to the next one's */
-        pl->depth_off[D] = pl->depth_off[D - 1];
-    pl->depth_off[0] = 0;
-    /* restricted: the emitter maps nodes to events and extends the row, so every node stays */
+    /* the nodes by depth, and the left-to-right preorder's values: its positions are the node
+     * ids. Restricted: the emitter maps nodes to events and extends the row, so every node
+     * stays. */
     bool keep = t->restricted;
     uint32_t m = 0;
     for (uint32_t u = 0; u < n; u++) {
+        pl->by_depth[pl->depth_off[depth[u]]++] = u;
         l->rank[u] = m;
         if (keep || t->orig[u] != HF_NO_EVENT)
             l->val[m++] = keep ? u : t->orig[u];
     }
     l->rank[n] = m;
-    for (uint32_t u = 0; u < n; u++) /* r->rank[i]: 1 if position i holds a value, for now */
-        r->rank[r->pos[u]] = keep || t->orig[u] != HF_NO_EVENT;
-    for (uint32_t i = 0, c = 0; i < n; i++) {
-        uint32_t here = r->rank[i];
-        r->rank[i] = c;
-        c += here;
-    }
-    r->rank[n] = m;
-    for (uint32_t u = 0; u < n; u++)
+    for (uint32_t D = k + 1; D > 0; D--) /* the filling moved each offset to the next one's */
+        pl->depth_off[D] = pl->depth_off[D - 1];
+    pl->depth_off[0] = 0;
+    /* the right-to-left preorder (a node, then its children's subtrees from the last), walked
+     * with a stack: positions, ranks and values in one pass */
+    uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
+    if (!stack)
+        return HF_ENOMEM;
+    uint32_t sp = 0, i = 0, c = 0;
+    stack[sp++] = t->root;
+    while (sp > 0) {
+        uint32_t u = stack[--sp];
+        r->pos[u] = i;
+        r->rank[i++] = c;
         if (keep || t->orig[u] != HF_NO_EVENT)
-            r->val[r->rank[r->pos[u]]] = keep ? u : t->orig[u];
+            r->val[c++] = keep ? u : t->orig[u];
+        for (uint32_t j = t->child_off[u]; j < t->child_off[u + 1]; j++)
+            stack[sp++] = t->child[j];
+    }
+    r->rank[n] = c;
+    hf_i_free(ctx, stack);
     pl->len = m;
     if (!keep && !t->reversed && m == t->n_orig) {
         uint32_t widest = 0;

@@ -595,28 +595,36 @@ static hf_status search_run(search *s, hf_i_emitter *em, hf_sink sink, tally *ty
 /* d = 3 in closed form. A sequence is one candidate path; the lambda half loses one schedule per
  * candidate on the leftmost spine below the first (they all give lambda itself), the rho half
  * likewise, and the halves share schedules only when the tree has one leaf (the chain itself) or
- * two (each candidate leaf leaves the other branch, a chain, to both completions). */
-static uint64_t count_d3(const search *s)
+ * two (each candidate leaf leaves the other branch, a chain, to both completions). From the
+ * number of candidates (at least one), the candidates on both spines, the leaves and the
+ * candidate leaves. */
+static uint64_t closed_d3(uint64_t ncand, const uint32_t spine[2], uint32_t leaves,
+                          uint32_t cand_leaves)
 {
-    const hf_i_tree *t = s->t;
     uint64_t total = 0;
-    for (int w = 0; w < 2; w++) {
-        uint32_t spine = 0;
-        for (uint32_t x = t->root; x != NONE; x = first_child(t, x, w))
-            spine += s->cand[x];
-        total += s->ncand - (spine > 1 ? spine - 1 : 0);
-    }
-    uint32_t leaves = 0, cand_leaves = 0;
-    for (uint32_t v = 0; v < s->n; v++)
-        if (t->child_off[v] == t->child_off[v + 1]) {
-            leaves++;
-            cand_leaves += s->cand[v];
-        }
+    for (int w = 0; w < 2; w++)
+        total += ncand - (spine[w] > 1 ? spine[w] - 1 : 0);
     if (leaves == 1)
         total -= 1;
     else if (leaves == 2)
         total -= cand_leaves;
     return total;
+}
+
+/* closed_d3 on the search's tree and candidates. */
+static uint64_t count_d3(const search *s)
+{
+    const hf_i_tree *t = s->t;
+    uint32_t spine[2] = {0, 0}, leaves = 0, cand_leaves = 0;
+    for (int w = 0; w < 2; w++)
+        for (uint32_t x = t->root; x != NONE; x = first_child(t, x, w))
+            spine[w] += s->cand[x];
+    for (uint32_t v = 0; v < s->n; v++)
+        if (t->child_off[v] == t->child_off[v + 1]) {
+            leaves++;
+            cand_leaves += s->cand[v];
+        }
+    return closed_d3(s->ncand, spine, leaves, cand_leaves);
 }
 
 static void mpz_set_u64(mpz_t z, uint64_t v) { mpz_import(z, 1, -1, sizeof v, 0, 0, &v); }
@@ -637,13 +645,23 @@ typedef struct job {
 /* Generate into sink (sink.put != NULL) or count into size. */
 static hf_status job_run(const job *j, hf_sink sink, mpz_t size, hf_error *err)
 {
+    bool gen = sink.put != NULL;
+    if (!gen && j->d == 3 && !j->pruned && !j->focus && j->p->n > 0) {
+        /* every event is a candidate: the closed form from the tree's outline, no tree built
+         * (auto weighs simple on every forest) */
+        uint32_t spine[2], leaves;
+        if (hf_i_tree_outline(j->p, &leaves, spine))
+            return hf_i_fail(err, HF_EUNSUPPORTED, 0, 0,
+                             "the order is neither a forest nor an in-forest");
+        mpz_set_u64(size, closed_d3(j->p->n, spine, leaves, leaves));
+        return HF_OK;
+    }
     hf_i_tree_options to = {HF_I_GADGET_NONE, j->pruned ? NULL : j->focus,
                             j->pruned ? 0 : j->focus_count};
     hf_i_tree *t;
     hf_status st = hf_i_tree_new(j->p, &to, &t, err);
     if (st)
         return st;
-    bool gen = sink.put != NULL;
     search s;
     hf_i_emitter *em = NULL;
     if (search_alloc(t, &s, gen)) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "forest.h"
+#include "poset_i.h"
 #include "util.h"
 
 TU_SUITE(forest);
@@ -242,5 +243,151 @@ Test(forest, general_orders_are_refused)
     hf_error err;
     cr_assert_eq(hf_i_tree_new(p, NULL, &t, &err), HF_EUNSUPPORTED);
     cr_assert_null(t);
+    hf_poset_free(p);
+}
+
+/* The same tree, array by array. */
+static void assert_tree_eq(const hf_i_tree *a, const hf_i_tree *b)
+{
+    cr_assert_eq(a->n, b->n);
+    cr_assert_eq(a->root, b->root);
+    cr_assert_eq(a->height, b->height);
+    cr_assert_eq(a->reversed, b->reversed);
+    cr_assert_eq(a->restricted, b->restricted);
+    cr_assert_eq(memcmp(a->parent, b->parent, a->n * sizeof *a->parent), 0);
+    cr_assert_eq(memcmp(a->orig, b->orig, a->n * sizeof *a->orig), 0);
+    cr_assert_eq(memcmp(a->child_off, b->child_off, (a->n + 1) * sizeof *a->child_off), 0);
+    cr_assert_eq(memcmp(a->child, b->child, a->child_off[a->n] * sizeof *a->child), 0);
+}
+
+/* A random forest or in-forest of n events and about `roots` roots whose parents are drawn from
+ * the first `hubs` events of each stretch, so that some events get many children. */
+static hf_poset *hubby_forest(uint32_t n, uint32_t roots, uint32_t hubs, bool in, uint64_t *rng)
+{
+    uint32_t *parent = malloc((n ? n : 1) * sizeof *parent);
+    for (uint32_t v = 0; v < n; v++) {
+        if (v < roots || tu_below(rng, 50) == 0) {
+            parent[v] = HF_NO_EVENT;
+            continue;
+        }
+        uint32_t lo = tu_below(rng, 4) == 0 ? 0 : v - 1 - tu_below(rng, v);
+        uint32_t span = v - lo < hubs ? v - lo : hubs;
+        parent[v] = lo + tu_below(rng, span);
+    }
+    hf_poset *p = tu_parents_poset(parent, n, in);
+    free(parent);
+    return p;
+}
+
+Test(forest, tree_from_views_equals_the_general_construction)
+{
+    /* Without a focus set the tree is read off the poset's forest views, gadgets included; a
+     * focus set naming every event takes the general construction, which must give the same
+     * tree, node for node. */
+    uint64_t rng = 77;
+    for (int iter = 0; iter < 600; iter++) {
+        uint32_t n = 1 + tu_below(&rng, iter < 500 ? 60 : 3000);
+        uint32_t roots = 1 + tu_below(&rng, iter % 3 ? 2 : 9);
+        bool in = iter % 2;
+        hf_poset *p = iter % 5 == 0 ? (in ? tu_random_inforest(n, roots, &rng)
+                                          : tu_random_forest(n, roots, &rng))
+                                    : hubby_forest(n, roots, 1 + tu_below(&rng, 6), in, &rng);
+        cr_assert_not_null(p->dfs_order, "no forest views: the fast path is not exercised");
+        uint32_t *all = malloc(p->n * sizeof *all);
+        for (uint32_t v = 0; v < p->n; v++)
+            all[v] = v;
+        for (int g = HF_I_GADGET_NONE; g <= HF_I_GADGET_BALANCED; g++) {
+            hf_i_tree_options fast = {(hf_i_gadget)g, NULL, 0},
+                              general = {(hf_i_gadget)g, all, p->n};
+            hf_i_tree *a, *b;
+            cr_assert_eq(hf_i_tree_new(p, &fast, &a, NULL), HF_OK);
+            cr_assert_eq(hf_i_tree_new(p, &general, &b, NULL), HF_OK);
+            assert_tree_eq(a, b);
+            if (n <= 60)
+                check_tree(p, a, (hf_i_gadget)g, NULL);
+            hf_i_tree_free(a);
+            hf_i_tree_free(b);
+        }
+        free(all);
+        hf_poset_free(p);
+    }
+}
+
+Test(forest, out_of_memory_paths)
+{
+    /* every allocation of both constructions fails once in turn: HF_ENOMEM, nothing leaked,
+     * and the tree once the allocations succeed */
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    uint64_t rng = 78;
+    hf_poset *orders[3] = {hubby_forest(200, 5, 3, false, &rng),
+                           hubby_forest(150, 1, 2, true, &rng), tu_random_forest(40, 1, &rng)};
+    uint32_t all[200];
+    for (uint32_t v = 0; v < 200; v++)
+        all[v] = v;
+    for (int k = 0; k < 3; k++) {
+        hf_poset *p = tu_poset_copy(orders[k], ctx);
+        for (int what = 0; what < 4; what++) {
+            hf_i_tree_options opt = {what % 2 ? HF_I_GADGET_WEIGHTED : HF_I_GADGET_NONE,
+                                     what >= 2 ? all : NULL, what >= 2 ? p->n : 0};
+            hf_status st = HF_ENOMEM;
+            long fail = 0;
+            hf_i_tree *t = NULL;
+            for (; st == HF_ENOMEM; fail++) {
+                cr_assert_lt(fail, 1000);
+                long live = c.live;
+                c.left = fail;
+                hf_error err;
+                st = hf_i_tree_new(p, &opt, &t, &err);
+                c.left = -1;
+                if (st == HF_ENOMEM) {
+                    cr_assert_null(t);
+                    cr_assert_eq(c.live, live, "a failed allocation leaked");
+                }
+            }
+            cr_assert_eq(st, HF_OK);
+            cr_assert_gt(fail, 3, "only %ld allocations to fail", fail);
+            hf_i_tree_free(t);
+        }
+        hf_poset_free(p);
+        hf_poset_free(orders[k]);
+    }
+    hf_ctx_free(ctx);
+}
+
+Test(forest, outline_matches_the_tree)
+{
+    /* leaves and the events on both spines, read off the order, against the tree itself */
+    uint64_t rng = 79;
+    for (int iter = 0; iter < 400; iter++) {
+        uint32_t n = tu_below(&rng, 50);
+        uint32_t roots = 1 + tu_below(&rng, 4);
+        bool in = iter % 2;
+        hf_poset *p = iter % 3 ? hubby_forest(n, roots, 1 + tu_below(&rng, 4), in, &rng)
+                      : in     ? tu_random_inforest(n, roots, &rng)
+                               : tu_random_forest(n, roots, &rng);
+        uint32_t leaves, spine[2];
+        cr_assert_eq(hf_i_tree_outline(p, &leaves, spine), HF_OK);
+        hf_i_tree *t;
+        cr_assert_eq(hf_i_tree_new(p, NULL, &t, NULL), HF_OK);
+        uint32_t want_leaves = 0, want[2] = {0, 0};
+        for (uint32_t v = 0; v < t->n; v++)
+            want_leaves += t->child_off[v] == t->child_off[v + 1];
+        for (int w = 0; w < 2; w++)
+            for (uint32_t x = t->root; x != HF_NO_EVENT;) {
+                want[w] += t->orig[x] != HF_NO_EVENT;
+                uint32_t lo = t->child_off[x], hi = t->child_off[x + 1];
+                x = lo == hi ? HF_NO_EVENT : t->child[w ? hi - 1 : lo];
+            }
+        cr_assert_eq(leaves, want_leaves, "n=%u", n);
+        cr_assert_eq(spine[0], want[0], "n=%u", n);
+        cr_assert_eq(spine[1], want[1], "n=%u", n);
+        hf_i_tree_free(t);
+        hf_poset_free(p);
+    }
+    const uint32_t e[][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+    hf_poset *p = tu_poset(4, e, 4);
+    uint32_t leaves, spine[2];
+    cr_assert_eq(hf_i_tree_outline(p, &leaves, spine), HF_EUNSUPPORTED);
     hf_poset_free(p);
 }

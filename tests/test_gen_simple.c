@@ -1092,3 +1092,24 @@ Test(gen_simple, out_of_memory_paths)
     }
     hf_ctx_free(ctx);
 }
+
+Test(gen_simple, d3_closed_form_on_the_smallest_trees)
+{
+    /* d = 3 is predicted from the tree alone (count_d3, no search): it must still equal the
+     * number emitted where the tree is a lone node, virtual or real, a chain, a star or a
+     * forest of single events, with and without a focus set of one event */
+    static const uint32_t one[] = {0};
+    uint64_t rng = 1203;
+    for (uint32_t n = 0; n <= 6; n++) {
+        hf_poset *ps[3] = {tu_chain(n), tu_antichain(n), tu_random_forest(n, 1, &rng)};
+        for (int k = 0; k < 3; k++) {
+            fam *f = run_simple(ps[k], 3, NULL, 0);
+            fam_free(f);
+            if (n > 0) {
+                f = run_simple(ps[k], 3, one, 1);
+                fam_free(f);
+            }
+            hf_poset_free(ps[k]);
+        }
+    }
+}
