@@ -1008,6 +1008,32 @@ static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char 
     if ((n > 0 && (!users || !match_children(s, n, labels, users))) || s->pending + n == 0)
         return step_general(s, n, labels, users, event, user, err);
     uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
+    if (posted - 1 < 2 && s->cur.mode != MODE_F) {
+        /* a traversal below one or two children: dt_expand would push them and dt_pop take the
+         * one visited first (the first for MODE_L) back at once; here that one runs now and the
+         * other one alone is pushed, with the flags and sides dt_expand gives them */
+        uint32_t depth = s->cur.depth, lo = hi - posted, v = lo;
+        uint8_t under = s->cur.under, mode = s->cur.mode;
+        uint8_t f =
+            (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
+        if (posted == 2) {
+            f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
+                           ((under & 2) ? (DT_PROPER << 3) : 0));
+            s->branched = true;
+            bool left = mode == MODE_L;
+            v = left ? lo : lo + 1;
+            s->items[s->isp++] = (item){left ? lo + 1 : lo, NONE, depth + 1, mode,
+                                        (uint8_t)(under | (left ? 2 : 1))};
+            under = (uint8_t)(under | (left ? 1 : 2));
+        }
+        s->useful[depth] |= f;
+        s->cur.depth = ++depth;
+        s->cur.under = under;
+        if (depth > s->max_depth)
+            s->max_depth = depth;
+        step_run(s, v, hi, pending, event, user);
+        return HF_OK;
+    }
     if (posted > 0) {
         if (posted >= 2)
             s->branched = true;
