@@ -677,84 +677,89 @@ static uint32_t heap_pop(hf_online *s)
 
 /* ---- doubletree: the row (variant, D) on the binarized forest, step by step ---- */
 
-/* The binary children of the node whose children are the run events lo..hi-1 (a run event's
- * children, or a gadget's): none, one, two events, or two halves (a half of one event is that
- * event, of more a gadget), split where the weighed gadget splits once the union forest was
- * weighed, else by count. */
-static int binary_children(const hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, item *b)
+/* An item of the double-tree stacks, written and read one field at a time: an item made in a
+ * local record and copied whole is read back as one 16-byte load from the fields' separate
+ * stores, which the processor cannot forward (a stall of its own on every expansion, measured). */
+static inline void item_put(item *it, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                            uint8_t under)
 {
-    uint32_t m = hi - lo;
-    if (m == 0)
-        return 0;
-    if (m <= 2) {
-        for (uint32_t i = 0; i < m; i++)
-            b[i] = (item){lo + i, NONE, depth + 1, 0, 0};
-        return (int)m;
-    }
-    uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
-    b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0, 0};
-    b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0, 0};
-    return 2;
+    it->lo = lo;
+    it->hi = hi;
+    it->depth = depth;
+    it->mode = mode;
+    it->under = under;
 }
 
 /* Expand a node of the row (mode and depth given) whose children are lo..hi-1: push what the row
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
- * second halves follow in reverse). */
+ * second halves follow in reverse). The node's binary children: none, one, two events, or two
+ * halves (a half of one event is that event, of more a gadget), split where the weighed gadget
+ * splits once the union forest was weighed, else by count. */
 static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
                              uint8_t under)
 {
-    item b[2];
-    int cnt = binary_children(s, lo, hi, depth, b);
-    if (cnt >= 2)
-        s->branched = true;
-    if (cnt == 0)
+    uint32_t m = hi - lo;
+    if (m == 0)
         return;
+    /* child 0: lo .. h0 - 1 (h0 NONE: the event lo); child 1 (when cnt = 2): l1 .. h1 - 1 */
+    uint32_t h0 = NONE, l1 = lo + 1, h1 = NONE;
+    int cnt = m == 1 ? 1 : 2;
+    if (m > 2) {
+        uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
+        h0 = mid - lo == 1 ? NONE : mid;
+        l1 = mid;
+        h1 = hi - mid == 1 ? NONE : hi;
+    }
     /* the dedup rule's flags (docs/online.md): row (v, depth) is proper when this node has two
      * children (A, E) or one or two (B, C) and lies under a 0-child with a sibling (A, B) or a
      * 1-child (C, E) */
     uint8_t f =
         (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
-    if (cnt == 2)
+    if (cnt == 2) {
+        s->branched = true;
         f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
                        ((under & 2) ? (DT_PROPER << 3) : 0));
+    }
     s->useful[depth] |= f;
-    b[0].under = (uint8_t)(under | (cnt == 2 ? 1 : 0));
-    if (cnt == 2)
-        b[1].under = (uint8_t)(under | 2);
-    unsigned v = s->row_v;
-    bool lower = v >= 2;
-    uint8_t trav = (v & 1) ? MODE_R : MODE_L;
-    int first = v == 1 || v == 2; /* B and C traverse child 1 first */
+    uint8_t u0 = (uint8_t)(under | (cnt == 2 ? 1 : 0)), u1 = (uint8_t)(under | 2);
+    uint32_t cd = depth + 1;
+    int top; /* the child visited first, pushed last */
+    uint8_t cm = mode;
     if (mode != MODE_F) {
-        for (int i = 0; i < cnt; i++)
-            b[i].mode = mode;
-        /* the child visited first on top */
-        if (mode == MODE_L)
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
+        top = mode == MODE_L ? 0 : 1;
+    } else if (depth < s->row_D) {
+        top = s->row_v >= 2 ? 1 : 0; /* C and E: lower, child 1 first */
+    } else {
+        /* a node of depth D: child `first` is traversed now, the other waits for the second
+         * half (with one child and first = 1, that child waits) */
+        unsigned v = s->row_v;
+        int first = v == 1 || v == 2; /* B and C traverse child 1 first */
+        cm = (v & 1) ? MODE_R : MODE_L;
+        if (1 - first < cnt) {
+            item *it = &s->deferred[s->ndef++];
+            if (first == 0)
+                item_put(it, l1, h1, cd, cm, u1);
+            else
+                item_put(it, lo, h0, cd, cm, u0);
+        }
+        if (first < cnt) {
+            item *it = &s->items[s->isp++];
+            if (first == 0)
+                item_put(it, lo, h0, cd, cm, u0);
+            else
+                item_put(it, l1, h1, cd, cm, u1);
+        }
         return;
     }
-    if (depth < s->row_D) {
-        if (lower)
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        return;
-    }
-    /* a node of depth D: its other child waits for the second half */
-    if (1 - first < cnt) {
-        b[1 - first].mode = trav;
-        s->deferred[s->ndef++] = b[1 - first];
-    }
-    if (first < cnt) {
-        b[first].mode = trav;
-        s->items[s->isp++] = b[first];
+    if (cnt == 1) {
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+    } else if (top == 0) {
+        item_put(&s->items[s->isp++], l1, h1, cd, cm, u1);
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+    } else {
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+        item_put(&s->items[s->isp++], l1, h1, cd, cm, u1);
     }
 }
 
@@ -769,10 +774,8 @@ static inline void take_children(hf_online *s)
     switch (s->strategy) {
     case HF_ONLINE_DOUBLETREE:
         if (par == NONE) {
-            if (hi - lo == 1)
-                s->items[s->isp++] = (item){lo, NONE, 0, MODE_F, 0};
-            else if (hi > lo)
-                s->items[s->isp++] = (item){lo, hi, 0, MODE_F, 0};
+            if (hi > lo)
+                item_put(&s->items[s->isp++], lo, hi - lo == 1 ? NONE : hi, 0, MODE_F, 0);
         } else {
             dt_expand(s, lo, hi, s->cur.depth, s->cur.mode, s->cur.under);
         }
@@ -799,22 +802,26 @@ static inline void take_children(hf_online *s)
 static inline uint32_t dt_pop(hf_online *s)
 {
     for (;;) {
-        if (s->isp == 0) {
+        const item *it;
+        if (s->isp > 0) {
+            it = &s->items[--s->isp];
+        } else {
             if (s->ndef == 0)
                 return NONE;
-            s->items[s->isp++] = s->deferred[--s->ndef];
+            it = &s->deferred[--s->ndef];
         }
-        item it = s->items[--s->isp];
-        if (it.hi != NONE) {
-            dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
+        uint32_t lo = it->lo, hi = it->hi, depth = it->depth;
+        uint8_t mode = it->mode, under = it->under;
+        if (hi != NONE) {
+            dt_expand(s, lo, hi, depth, mode, under);
             continue;
         }
-        s->cur.depth = it.depth;
-        s->cur.mode = it.mode;
-        s->cur.under = it.under;
-        if (it.depth > s->max_depth)
-            s->max_depth = it.depth;
-        return it.lo;
+        s->cur.depth = depth;
+        s->cur.mode = mode;
+        s->cur.under = under;
+        if (depth > s->max_depth)
+            s->max_depth = depth;
+        return lo;
     }
 }
 
@@ -1022,8 +1029,8 @@ static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char 
             s->branched = true;
             bool left = mode == MODE_L;
             v = left ? lo : lo + 1;
-            s->items[s->isp++] = (item){left ? lo + 1 : lo, NONE, depth + 1, mode,
-                                        (uint8_t)(under | (left ? 2 : 1))};
+            item_put(&s->items[s->isp++], left ? lo + 1 : lo, NONE, depth + 1, mode,
+                     (uint8_t)(under | (left ? 2 : 1)));
             under = (uint8_t)(under | (left ? 1 : 2));
         }
         s->useful[depth] |= f;
