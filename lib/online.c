@@ -125,6 +125,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->aims);
     hf_i_free(ctx, s->learnt);
     hf_i_free(ctx, s->mark);
+    hf_i_free(ctx, s->id_labels);
     hf_i_free(ctx, s);
 }
 
@@ -1008,12 +1009,9 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
  * children expanded as take_children does, the next item of the row taken as dt_pop does; every
  * other case in step_general. (Handing the item the row visits next back from the expansion instead
  * of a push and a pop saved 40 instructions per event, and cost 10% more time: measured.) */
-static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char *const *labels,
-                                           const uint64_t *users, uint32_t *event, uint64_t *user,
-                                           hf_error *err)
+static INLINE hf_status step_double_tree_matched(hf_online *s, uint32_t n, uint32_t *event,
+                                                 uint64_t *user, hf_error *err)
 {
-    if ((n > 0 && (!users || !match_children(s, n, labels, users))) || s->pending + n == 0)
-        return step_general(s, n, labels, users, event, user, err);
     uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
     if (posted - 1 < 2 && s->cur.mode != MODE_F) {
         /* a traversal below one or two children: dt_expand would push them and dt_pop take the
@@ -1051,6 +1049,15 @@ static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char 
         return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
     step_run(s, v, hi, pending, event, user);
     return HF_OK;
+}
+
+static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char *const *labels,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    if ((n > 0 && (!users || !match_children(s, n, labels, users))) || s->pending + n == 0)
+        return step_general(s, n, labels, users, event, user, err);
+    return step_double_tree_matched(s, n, event, user, err);
 }
 
 /* Only a choice of the function that takes the step, so that each keeps to its own registers. */
@@ -1123,4 +1130,70 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
     if (s->max_runs && s->runs >= s->max_runs)
         r->more = false;
     return st;
+}
+
+/* ---- labels given by ids ---- */
+
+hf_status hf_online_label_id(hf_online *s, const char *label, uint32_t *id, hf_error *err)
+{
+    if (!s || !label || !id)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session, label or place to store the id");
+    size_t llen = strlen(label);
+    if (llen > HF_MAX_NAME)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
+    hf_status st = hf_i_online_label_intern(s, label, llen, id);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, st, 0, 0, "out of memory");
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
+    return HF_OK;
+}
+
+/* hf_online_step_ids, every case: the ids checked and turned into the labels they stand for,
+ * then hf_online_step. */
+static NOINLINE hf_status step_ids_general(hf_online *s, uint32_t n, const uint32_t *ids,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    if (!s || !event)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session or no place to store the event");
+    if (!ids || n == 0)
+        return hf_online_step(s, n, NULL, users, event, user, err);
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] != HF_ONLINE_NO_LABEL && ids[i] >= s->lab.count)
+            return hf_i_fail(err, HF_EINVAL, 0, 0,
+                             "label id %" PRIu32 " of child %" PRIu32
+                             " was not given by hf_online_label_id",
+                             ids[i], i);
+    if (HF_I_GROW(s->ctx, s->id_labels, &s->id_labels_cap, n))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        s->id_labels[i] = ids[i] == HF_ONLINE_NO_LABEL ? NULL : hf_i_strtab_str(&s->lab, ids[i]);
+    return hf_online_step(s, n, s->id_labels, users, event, user, err);
+}
+
+/* hf_online_step_ids in a double-tree run: step_double_tree's usual case with the ids matched. */
+static NOINLINE hf_status step_double_tree_ids(hf_online *s, uint32_t n, const uint32_t *ids,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    if ((n > 0 && (!users || !hf_online_fast_match_ids(&s->hot, n, ids, users))) ||
+        s->pending + n == 0)
+        return step_ids_general(s, n, ids, users, event, user, err);
+    return step_double_tree_matched(s, n, event, user, err);
+}
+
+hf_status hf_online_step_ids(hf_online *s, uint32_t n, const uint32_t *label_ids,
+                             const uint64_t *users, uint32_t *event, uint64_t *user, hf_error *err)
+{
+    if (s && event && s->running != NONE) {
+        if (s->dfs_run) {
+            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users)) &&
+                hf_online_fast_dfs_matched(&s->hot, n, event, user))
+                return HF_OK;
+        } else if (s->strategy == HF_ONLINE_DOUBLETREE) {
+            return step_double_tree_ids(s, n, label_ids, users, event, user, err);
+        }
+    }
+    return step_ids_general(s, n, label_ids, users, event, user, err);
 }

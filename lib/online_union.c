@@ -15,8 +15,7 @@ uint32_t hf_i_online_label_find(const hf_online *s, const char *label)
     return id == HF_NO_EVENT ? NOLABEL : id;
 }
 
-/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM leaves the session as it was. */
-static hf_status label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
+hf_status hf_i_online_label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
 {
     /* a label read back from this session (hf_online_node_label) lives in the table, which may
      * move as it grows: a part of one that is not a label itself is copied first */
@@ -128,7 +127,8 @@ hf_status hf_i_online_prepare_children(hf_online *s, uint32_t n, const char *con
         if (llen > HF_MAX_NAME)
             return hf_i_fail(err, HF_EINVAL, 0, 0,
                              "label of child %" PRIu32 " longer than %u bytes", i, HF_MAX_NAME);
-        if (label && label_intern(s, label, llen, &lid)) /* an unused label is harmless */
+        if (label &&
+            hf_i_online_label_intern(s, label, llen, &lid)) /* an unused label is harmless */
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         make++;
     }
@@ -156,7 +156,7 @@ hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, 
                      ? rank == 0
                      : rank > 0 && p->kids + rank == node &&
                            hf_i_online_block_child(s, pnode, p->kids, rank - 1) == node - 1;
-    if ((label && label_intern(s, label, llen, &lid)) ||
+    if ((label && hf_i_online_label_intern(s, label, llen, &lid)) ||
         ONLINE_GROW(s, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s, 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
