@@ -19,17 +19,42 @@
 
 /* ---- session ---- */
 
+/* An array that grows to this many bytes is advised to use huge pages even without option
+ * huge_pages, and is moved by a copy into memory advised before the copy touches it: a run that
+ * large spends most of its first run on page faults (about 0.33 ns per byte of fresh memory
+ * here in 4 KiB pages, 0.11 in 2 MiB ones), more than the copy costs. */
+#define ONLINE_HUGE_AUTO ((size_t)4 << 20)
+
 hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
 {
     if (need <= *cap)
         return HF_OK;
-    hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
-    if (!st && s->huge) {
-        void *p;
-        memcpy(&p, slot, sizeof p);
-        hf_i_advise_huge(p, *cap * item_size);
+    size_t c = *cap ? *cap : 8;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / item_size)
+            return HF_ENOMEM;
+        c *= 2;
     }
-    return st;
+    if (c * item_size < ONLINE_HUGE_AUTO) {
+        hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
+        if (!st && s->huge) {
+            void *p;
+            memcpy(&p, slot, sizeof p);
+            hf_i_advise_huge(p, *cap * item_size);
+        }
+        return st;
+    }
+    void *old, *p = hf_i_alloc_array(s->ctx, c, item_size);
+    if (!p)
+        return HF_ENOMEM;
+    hf_i_advise_huge(p, c * item_size);
+    memcpy(&old, slot, sizeof old);
+    if (*cap > 0)
+        memcpy(p, old, *cap * item_size);
+    hf_i_free(s->ctx, old);
+    memcpy(slot, &p, sizeof p);
+    *cap = c;
+    return HF_OK;
 }
 
 static hf_status reserve_event_slow(hf_online *s, uint32_t k);
