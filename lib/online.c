@@ -851,6 +851,43 @@ static inline uint32_t dt_pop(hf_online *s)
     }
 }
 
+/* The next event of the double-tree row once the running event's last @p posted children (the
+ * run's events up to @p hi) are known, its state left for run_event (NONE as dt_pop). In a
+ * traversal below one or two children, dt_expand would push them and dt_pop take the one visited
+ * first (the first for MODE_L) back at once: here that one is the next event and only the other
+ * one is pushed, with the flags and sides dt_expand gives them. */
+static INLINE uint32_t dt_next(hf_online *s, uint32_t hi, uint32_t posted)
+{
+    if (posted - 1 < 2 && s->cur.mode != MODE_F) {
+        uint32_t depth = s->cur.depth, lo = hi - posted, v = lo;
+        uint8_t under = s->cur.under, mode = s->cur.mode;
+        uint8_t f =
+            (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
+        if (posted == 2) {
+            f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
+                           ((under & 2) ? (DT_PROPER << 3) : 0));
+            s->branched = true;
+            bool left = mode == MODE_L;
+            v = left ? lo : lo + 1;
+            item_put(&s->items[s->isp++], left ? lo + 1 : lo, NONE, depth + 1, mode,
+                     (uint8_t)(under | (left ? 2 : 1)));
+            under = (uint8_t)(under | (left ? 1 : 2));
+        }
+        s->useful[depth] |= f;
+        s->cur.depth = ++depth;
+        s->cur.under = under;
+        if (depth > s->max_depth)
+            s->max_depth = depth;
+        return v;
+    }
+    if (posted > 0) {
+        if (posted >= 2)
+            s->branched = true;
+        dt_expand(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under);
+    }
+    return dt_pop(s);
+}
+
 /* Make @p v the running event. */
 static inline void run_event(hf_online *s, uint32_t v)
 {
@@ -922,8 +959,11 @@ static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
         return next_slow(s, event, err);
     uint32_t posted = s->cur.posted, v;
     if (!s->dfs_run) { /* doubletree */
-        take_children(s);
-        if ((v = dt_pop(s)) == NONE)
+        if (s->running == NONE)
+            take_children(s); /* the roots */
+        else
+            s->cur.posted = 0; /* taken by dt_next */
+        if ((v = s->running == NONE ? dt_pop(s) : dt_next(s, s->n_ev, posted)) == NONE)
             return next_slow(s, event, err);
     } else {
         v = dfs_pick(s, s->n_ev, posted);
@@ -1037,39 +1077,8 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
 static INLINE hf_status step_double_tree_matched(hf_online *s, uint32_t n, uint32_t *event,
                                                  uint64_t *user, hf_error *err)
 {
-    uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
-    if (posted - 1 < 2 && s->cur.mode != MODE_F) {
-        /* a traversal below one or two children: dt_expand would push them and dt_pop take the
-         * one visited first (the first for MODE_L) back at once; here that one runs now and the
-         * other one alone is pushed, with the flags and sides dt_expand gives them */
-        uint32_t depth = s->cur.depth, lo = hi - posted, v = lo;
-        uint8_t under = s->cur.under, mode = s->cur.mode;
-        uint8_t f =
-            (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
-        if (posted == 2) {
-            f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
-                           ((under & 2) ? (DT_PROPER << 3) : 0));
-            s->branched = true;
-            bool left = mode == MODE_L;
-            v = left ? lo : lo + 1;
-            item_put(&s->items[s->isp++], left ? lo + 1 : lo, NONE, depth + 1, mode,
-                     (uint8_t)(under | (left ? 2 : 1)));
-            under = (uint8_t)(under | (left ? 1 : 2));
-        }
-        s->useful[depth] |= f;
-        s->cur.depth = ++depth;
-        s->cur.under = under;
-        if (depth > s->max_depth)
-            s->max_depth = depth;
-        step_run(s, v, hi, pending, event, user);
-        return HF_OK;
-    }
-    if (posted > 0) {
-        if (posted >= 2)
-            s->branched = true;
-        dt_expand(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under);
-    }
-    uint32_t v = dt_pop(s);
+    uint32_t hi = s->n_ev + n, pending = s->pending + n;
+    uint32_t v = dt_next(s, hi, s->cur.posted + n);
     if (v == NONE) /* cannot happen: every pending event is on a stack */
         return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
     step_run(s, v, hi, pending, event, user);
