@@ -181,17 +181,22 @@ HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t 
 HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
                                          uint32_t pending, uint32_t *event, uint64_t *user)
 {
+    /* everything read before anything is written: a store to a record may alias the session's
+     * fields as far as the compiler knows, and would make it read them again */
     const hf_online_event_rec *e = h->ev + v;
+    uint32_t node = e->node, kids = e->kids;
+    uint64_t u = e->user;
+    uint32_t *slot = h->sched + h->sched_len + (hi - pending);
     h->n_ev = hi;
     h->running = v;
-    h->sched[h->sched_len + (hi - pending)] = e->node;
     h->pending = pending - 1;
-    h->cur.node = e->node;
-    h->cur.kids = e->kids;
+    h->cur.node = node;
+    h->cur.kids = kids;
     h->cur.posted = 0;
+    *slot = node;
     *event = v;
     if (user)
-        *user = e->user;
+        *user = u;
 }
 
 /* The step of a depth-first run (as hf_online_fast_dfs below) once the running event's @p n
@@ -206,17 +211,21 @@ HF_ONLINE_INLINE bool hf_online_fast_dfs_matched(hf_online_hot *h, uint32_t n, u
     if (posted > 0) {
         uint32_t lo = hi - posted;
         if (posted >= 2) {
+            uint32_t sp = h->sp, *top = h->stack + sp;
             h->branched = true;
-            h->stack[h->sp] = right ? lo : lo + 1;
-            h->stack[h->sp + 1] = right ? hi - 1 : hi;
-            h->sp += 2;
+            h->sp = sp + 2;
+            top[0] = right ? lo : lo + 1;
+            top[1] = right ? hi - 1 : hi;
         }
         v = right ? hi - 1 : lo;
     } else {
-        uint32_t *top = h->stack + h->sp - 2;
-        v = right ? --top[1] : top[0]++;
-        if (top[0] == top[1])
-            h->sp -= 2;
+        uint32_t sp = h->sp, *top = h->stack + sp - 2, a = top[0], b = top[1];
+        if (right)
+            v = --b, top[1] = b;
+        else
+            v = a++, top[0] = a;
+        if (a == b)
+            h->sp = sp - 2;
     }
     hf_online_fast_run(h, v, hi, pending, event, user);
     return true;
