@@ -60,7 +60,8 @@ typedef struct hf_online_options {
                                       first run's fresh memory cheaper (fewer page faults); the
                                       memory still comes from the context's allocator, and the
                                       advice is dropped silently where it does not apply
-                                      (default false) */
+                                      (default false: only the arrays that grow past 4 MiB are
+                                      advised, moved by a copy into advised memory) */
 } hf_online_options;
 
 /** Defaults: d = 2, auto, learn with auto, max_runs 100000, no size hint, no huge pages. */

@@ -82,18 +82,6 @@ typedef struct hf_online_hot {
 #define HF_ONLINE_INLINE static inline
 #endif
 
-/* A hint that the union node @p k (HF_NO_EVENT: none) will be read soon: a child's own block of
- * children, read when the child runs. */
-#if defined(__GNUC__) || defined(__clang__)
-#define HF_ONLINE_PREFETCH(nodes, k)                                                               \
-    do {                                                                                           \
-        if ((k) != HF_NO_EVENT)                                                                    \
-            __builtin_prefetch((nodes) + (k));                                                     \
-    } while (0)
-#else
-#define HF_ONLINE_PREFETCH(nodes, k) ((void)0)
-#endif
-
 /* Write the running event's next @p n children (n > 0), when they are the children of its union
  * node's block at their ranks, into the run records after the run's events: false when one of
  * them is not (the records written past the run's events are then left for hf_online_step to
@@ -117,7 +105,6 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
             ev[i].user = *uv;
             ev[i].node = first + i;
             ev[i].kids = u[i].kids;
-            HF_ONLINE_PREFETCH(h->nodes, u[i].kids);
         }
         return true;
     }
@@ -144,7 +131,6 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
         ev[i].user = *uv;
         ev[i].node = first + i;
         ev[i].kids = u[i].kids;
-        HF_ONLINE_PREFETCH(h->nodes, u[i].kids);
     }
     return true;
 }
@@ -171,7 +157,6 @@ HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t 
         ev[i].user = *uv;
         ev[i].node = first + i;
         ev[i].kids = u[i].kids;
-        HF_ONLINE_PREFETCH(h->nodes, u[i].kids);
     }
     return true;
 }
