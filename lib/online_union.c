@@ -308,14 +308,17 @@ static hf_status weigh(hf_online *s)
             return HF_ENOMEM;
         memset(s->useful + old, 0, s->useful_cap - old);
     }
-    uint32_t *h = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *h), *stack = NULL;
+    /* everything allocated before anything is written, so that HF_ENOMEM leaves the weights and
+     * the record as they were; the stack holds 4 entries per gadget of one block at most, and
+     * only the part a block uses is touched */
+    uint32_t *h = hf_i_alloc_array(ctx, 5 * (size_t)n + 4, sizeof *h);
     uint8_t *und = hf_i_alloc_array(ctx, (size_t)n + 1, 1);
-    size_t stack_cap = 0;
-    hf_status st = HF_OK;
     if (!h || !und) {
-        st = HF_ENOMEM;
-        goto out;
+        hf_i_free(ctx, h);
+        hf_i_free(ctx, und);
+        return HF_ENOMEM;
     }
+    uint32_t *stack = h + n;
     /* bottom up, the blocks from the last: binarized heights (a node's block comes after it, so
      * its height is known when its parent's block is weighed), and the weights of each block by
      * its nodes' heights, as lib/forest.c weighs */
@@ -339,10 +342,6 @@ static hf_status weigh(hf_online *s)
         if (m <= 2) {
             h[v] = hmax + 1;
             continue;
-        }
-        if (HF_I_GROW(ctx, stack, &stack_cap, 4 * (size_t)m + 4)) {
-            st = HF_ENOMEM;
-            goto out;
         }
         uint32_t sp = 0, hv = 0;
         stack[sp++] = a;
@@ -379,10 +378,6 @@ static hf_status weigh(hf_online *s)
         while (z < n && s->nodes[z].parent == v && !(s->nodes[z].label & OVER))
             z++;
         uint32_t m = z - a;
-        if (HF_I_GROW(ctx, stack, &stack_cap, 4 * (size_t)m + 4)) {
-            st = HF_ENOMEM;
-            goto out;
-        }
         if (v != NONE) {
             if (dep[v] != NONE)
                 record_block(s, a, m, dep[v], und[v], dep, und, stack);
@@ -395,11 +390,9 @@ static hf_status weigh(hf_online *s)
         a = z;
     }
     s->gw_n = n;
-out:
     hf_i_free(ctx, h);
     hf_i_free(ctx, und);
-    hf_i_free(ctx, stack);
-    return st;
+    return HF_OK;
 }
 
 /* The flags set in the record, the seen marks aside: flags are only added between weighings,
