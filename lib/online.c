@@ -19,17 +19,42 @@
 
 /* ---- session ---- */
 
+/* An array that grows to this many bytes is advised to use huge pages even without option
+ * huge_pages, and is moved by a copy into memory advised before the copy touches it: a run that
+ * large spends most of its first run on page faults (about 0.33 ns per byte of fresh memory
+ * here in 4 KiB pages, 0.11 in 2 MiB ones), more than the copy costs. */
+#define ONLINE_HUGE_AUTO ((size_t)4 << 20)
+
 hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
 {
     if (need <= *cap)
         return HF_OK;
-    hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
-    if (!st && s->huge) {
-        void *p;
-        memcpy(&p, slot, sizeof p);
-        hf_i_advise_huge(p, *cap * item_size);
+    size_t c = *cap ? *cap : 8;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / item_size)
+            return HF_ENOMEM;
+        c *= 2;
     }
-    return st;
+    if (c * item_size < ONLINE_HUGE_AUTO) {
+        hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
+        if (!st && s->huge) {
+            void *p;
+            memcpy(&p, slot, sizeof p);
+            hf_i_advise_huge(p, *cap * item_size);
+        }
+        return st;
+    }
+    void *old, *p = hf_i_alloc_array(s->ctx, c, item_size);
+    if (!p)
+        return HF_ENOMEM;
+    hf_i_advise_huge(p, c * item_size);
+    memcpy(&old, slot, sizeof old);
+    if (*cap > 0)
+        memcpy(p, old, *cap * item_size);
+    hf_i_free(s->ctx, old);
+    memcpy(slot, &p, sizeof p);
+    *cap = c;
+    return HF_OK;
 }
 
 static hf_status reserve_event_slow(hf_online *s, uint32_t k);
@@ -125,6 +150,7 @@ void hf_online_free(hf_online *s)
     hf_i_free(ctx, s->aims);
     hf_i_free(ctx, s->learnt);
     hf_i_free(ctx, s->mark);
+    hf_i_free(ctx, s->id_labels);
     hf_i_free(ctx, s);
 }
 
@@ -677,84 +703,89 @@ static uint32_t heap_pop(hf_online *s)
 
 /* ---- doubletree: the row (variant, D) on the binarized forest, step by step ---- */
 
-/* The binary children of the node whose children are the run events lo..hi-1 (a run event's
- * children, or a gadget's): none, one, two events, or two halves (a half of one event is that
- * event, of more a gadget), split where the weighed gadget splits once the union forest was
- * weighed, else by count. */
-static int binary_children(const hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, item *b)
+/* An item of the double-tree stacks, written and read one field at a time: an item made in a
+ * local record and copied whole is read back as one 16-byte load from the fields' separate
+ * stores, which the processor cannot forward (a stall of its own on every expansion, measured). */
+static inline void item_put(item *it, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
+                            uint8_t under)
 {
-    uint32_t m = hi - lo;
-    if (m == 0)
-        return 0;
-    if (m <= 2) {
-        for (uint32_t i = 0; i < m; i++)
-            b[i] = (item){lo + i, NONE, depth + 1, 0, 0};
-        return (int)m;
-    }
-    uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
-    b[0] = (item){lo, mid - lo == 1 ? NONE : mid, depth + 1, 0, 0};
-    b[1] = (item){mid, hi - mid == 1 ? NONE : hi, depth + 1, 0, 0};
-    return 2;
+    it->lo = lo;
+    it->hi = hi;
+    it->depth = depth;
+    it->mode = mode;
+    it->under = under;
 }
 
 /* Expand a node of the row (mode and depth given) whose children are lo..hi-1: push what the row
  * visits next on top (see lib/gen_doubletree.c for the rows: F is the preorder of the nodes of
  * depth <= D, each node of depth D followed at once by a traversal of its first child; the
- * second halves follow in reverse). */
+ * second halves follow in reverse). The node's binary children: none, one, two events, or two
+ * halves (a half of one event is that event, of more a gadget), split where the weighed gadget
+ * splits once the union forest was weighed, else by count. */
 static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t depth, uint8_t mode,
                              uint8_t under)
 {
-    item b[2];
-    int cnt = binary_children(s, lo, hi, depth, b);
-    if (cnt >= 2)
-        s->branched = true;
-    if (cnt == 0)
+    uint32_t m = hi - lo;
+    if (m == 0)
         return;
+    /* child 0: lo .. h0 - 1 (h0 NONE: the event lo); child 1 (when cnt = 2): l1 .. h1 - 1 */
+    uint32_t h0 = NONE, l1 = lo + 1, h1 = NONE;
+    int cnt = m == 1 ? 1 : 2;
+    if (m > 2) {
+        uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
+        h0 = mid - lo == 1 ? NONE : mid;
+        l1 = mid;
+        h1 = hi - mid == 1 ? NONE : hi;
+    }
     /* the dedup rule's flags (docs/online.md): row (v, depth) is proper when this node has two
      * children (A, E) or one or two (B, C) and lies under a 0-child with a sibling (A, B) or a
      * 1-child (C, E) */
     uint8_t f =
         (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
-    if (cnt == 2)
+    if (cnt == 2) {
+        s->branched = true;
         f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
                        ((under & 2) ? (DT_PROPER << 3) : 0));
+    }
     s->useful[depth] |= f;
-    b[0].under = (uint8_t)(under | (cnt == 2 ? 1 : 0));
-    if (cnt == 2)
-        b[1].under = (uint8_t)(under | 2);
-    unsigned v = s->row_v;
-    bool lower = v >= 2;
-    uint8_t trav = (v & 1) ? MODE_R : MODE_L;
-    int first = v == 1 || v == 2; /* B and C traverse child 1 first */
+    uint8_t u0 = (uint8_t)(under | (cnt == 2 ? 1 : 0)), u1 = (uint8_t)(under | 2);
+    uint32_t cd = depth + 1;
+    int top; /* the child visited first, pushed last */
+    uint8_t cm = mode;
     if (mode != MODE_F) {
-        for (int i = 0; i < cnt; i++)
-            b[i].mode = mode;
-        /* the child visited first on top */
-        if (mode == MODE_L)
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
+        top = mode == MODE_L ? 0 : 1;
+    } else if (depth < s->row_D) {
+        top = s->row_v >= 2 ? 1 : 0; /* C and E: lower, child 1 first */
+    } else {
+        /* a node of depth D: child `first` is traversed now, the other waits for the second
+         * half (with one child and first = 1, that child waits) */
+        unsigned v = s->row_v;
+        int first = v == 1 || v == 2; /* B and C traverse child 1 first */
+        cm = (v & 1) ? MODE_R : MODE_L;
+        if (1 - first < cnt) {
+            item *it = &s->deferred[s->ndef++];
+            if (first == 0)
+                item_put(it, l1, h1, cd, cm, u1);
+            else
+                item_put(it, lo, h0, cd, cm, u0);
+        }
+        if (first < cnt) {
+            item *it = &s->items[s->isp++];
+            if (first == 0)
+                item_put(it, lo, h0, cd, cm, u0);
+            else
+                item_put(it, l1, h1, cd, cm, u1);
+        }
         return;
     }
-    if (depth < s->row_D) {
-        if (lower)
-            for (int i = 0; i < cnt; i++)
-                s->items[s->isp++] = b[i];
-        else
-            for (int i = cnt; i-- > 0;)
-                s->items[s->isp++] = b[i];
-        return;
-    }
-    /* a node of depth D: its other child waits for the second half */
-    if (1 - first < cnt) {
-        b[1 - first].mode = trav;
-        s->deferred[s->ndef++] = b[1 - first];
-    }
-    if (first < cnt) {
-        b[first].mode = trav;
-        s->items[s->isp++] = b[first];
+    if (cnt == 1) {
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+    } else if (top == 0) {
+        item_put(&s->items[s->isp++], l1, h1, cd, cm, u1);
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+    } else {
+        item_put(&s->items[s->isp++], lo, h0, cd, cm, u0);
+        item_put(&s->items[s->isp++], l1, h1, cd, cm, u1);
     }
 }
 
@@ -769,10 +800,8 @@ static inline void take_children(hf_online *s)
     switch (s->strategy) {
     case HF_ONLINE_DOUBLETREE:
         if (par == NONE) {
-            if (hi - lo == 1)
-                s->items[s->isp++] = (item){lo, NONE, 0, MODE_F, 0};
-            else if (hi > lo)
-                s->items[s->isp++] = (item){lo, hi, 0, MODE_F, 0};
+            if (hi > lo)
+                item_put(&s->items[s->isp++], lo, hi - lo == 1 ? NONE : hi, 0, MODE_F, 0);
         } else {
             dt_expand(s, lo, hi, s->cur.depth, s->cur.mode, s->cur.under);
         }
@@ -799,23 +828,64 @@ static inline void take_children(hf_online *s)
 static inline uint32_t dt_pop(hf_online *s)
 {
     for (;;) {
-        if (s->isp == 0) {
+        const item *it;
+        if (s->isp > 0) {
+            it = &s->items[--s->isp];
+        } else {
             if (s->ndef == 0)
                 return NONE;
-            s->items[s->isp++] = s->deferred[--s->ndef];
+            it = &s->deferred[--s->ndef];
         }
-        item it = s->items[--s->isp];
-        if (it.hi != NONE) {
-            dt_expand(s, it.lo, it.hi, it.depth, it.mode, it.under);
+        uint32_t lo = it->lo, hi = it->hi, depth = it->depth;
+        uint8_t mode = it->mode, under = it->under;
+        if (hi != NONE) {
+            dt_expand(s, lo, hi, depth, mode, under);
             continue;
         }
-        s->cur.depth = it.depth;
-        s->cur.mode = it.mode;
-        s->cur.under = it.under;
-        if (it.depth > s->max_depth)
-            s->max_depth = it.depth;
-        return it.lo;
+        s->cur.depth = depth;
+        s->cur.mode = mode;
+        s->cur.under = under;
+        if (depth > s->max_depth)
+            s->max_depth = depth;
+        return lo;
     }
+}
+
+/* The next event of the double-tree row once the running event's last @p posted children (the
+ * run's events up to @p hi) are known, its state left for run_event (NONE as dt_pop). In a
+ * traversal below one or two children, dt_expand would push them and dt_pop take the one visited
+ * first (the first for MODE_L) back at once: here that one is the next event and only the other
+ * one is pushed, with the flags and sides dt_expand gives them. */
+static INLINE uint32_t dt_next(hf_online *s, uint32_t hi, uint32_t posted)
+{
+    if (posted - 1 < 2 && s->cur.mode != MODE_F) {
+        uint32_t depth = s->cur.depth, lo = hi - posted, v = lo;
+        uint8_t under = s->cur.under, mode = s->cur.mode;
+        uint8_t f =
+            (uint8_t)(((under & 1) ? (DT_PROPER << 1) : 0) | ((under & 2) ? (DT_PROPER << 2) : 0));
+        if (posted == 2) {
+            f |= (uint8_t)(DT_BRANCH | ((under & 1) ? DT_PROPER : 0) |
+                           ((under & 2) ? (DT_PROPER << 3) : 0));
+            s->branched = true;
+            bool left = mode == MODE_L;
+            v = left ? lo : lo + 1;
+            item_put(&s->items[s->isp++], left ? lo + 1 : lo, NONE, depth + 1, mode,
+                     (uint8_t)(under | (left ? 2 : 1)));
+            under = (uint8_t)(under | (left ? 1 : 2));
+        }
+        s->useful[depth] |= f;
+        s->cur.depth = ++depth;
+        s->cur.under = under;
+        if (depth > s->max_depth)
+            s->max_depth = depth;
+        return v;
+    }
+    if (posted > 0) {
+        if (posted >= 2)
+            s->branched = true;
+        dt_expand(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under);
+    }
+    return dt_pop(s);
 }
 
 /* Make @p v the running event. */
@@ -889,8 +959,11 @@ static inline hf_status next_event(hf_online *s, uint32_t *event, hf_error *err)
         return next_slow(s, event, err);
     uint32_t posted = s->cur.posted, v;
     if (!s->dfs_run) { /* doubletree */
-        take_children(s);
-        if ((v = dt_pop(s)) == NONE)
+        if (s->running == NONE)
+            take_children(s); /* the roots */
+        else
+            s->cur.posted = 0; /* taken by dt_next */
+        if ((v = s->running == NONE ? dt_pop(s) : dt_next(s, s->n_ev, posted)) == NONE)
             return next_slow(s, event, err);
     } else {
         v = dfs_pick(s, s->n_ev, posted);
@@ -1001,23 +1074,24 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
  * children expanded as take_children does, the next item of the row taken as dt_pop does; every
  * other case in step_general. (Handing the item the row visits next back from the expansion instead
  * of a push and a pop saved 40 instructions per event, and cost 10% more time: measured.) */
+static INLINE hf_status step_double_tree_matched(hf_online *s, uint32_t n, uint32_t *event,
+                                                 uint64_t *user, hf_error *err)
+{
+    uint32_t hi = s->n_ev + n, pending = s->pending + n;
+    uint32_t v = dt_next(s, hi, s->cur.posted + n);
+    if (v == NONE) /* cannot happen: every pending event is on a stack */
+        return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
+    step_run(s, v, hi, pending, event, user);
+    return HF_OK;
+}
+
 static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char *const *labels,
                                            const uint64_t *users, uint32_t *event, uint64_t *user,
                                            hf_error *err)
 {
     if ((n > 0 && (!users || !match_children(s, n, labels, users))) || s->pending + n == 0)
         return step_general(s, n, labels, users, event, user, err);
-    uint32_t hi = s->n_ev + n, posted = s->cur.posted + n, pending = s->pending + n;
-    if (posted > 0) {
-        if (posted >= 2)
-            s->branched = true;
-        dt_expand(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under);
-    }
-    uint32_t v = dt_pop(s);
-    if (v == NONE) /* cannot happen: every pending event is on a stack */
-        return hf_i_fail(err, HF_ESTATE, 0, 0, "internal error: lost an event");
-    step_run(s, v, hi, pending, event, user);
-    return HF_OK;
+    return step_double_tree_matched(s, n, event, user, err);
 }
 
 /* Only a choice of the function that takes the step, so that each keeps to its own registers. */
@@ -1090,4 +1164,70 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
     if (s->max_runs && s->runs >= s->max_runs)
         r->more = false;
     return st;
+}
+
+/* ---- labels given by ids ---- */
+
+hf_status hf_online_label_id(hf_online *s, const char *label, uint32_t *id, hf_error *err)
+{
+    if (!s || !label || !id)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session, label or place to store the id");
+    size_t llen = strlen(label);
+    if (llen > HF_MAX_NAME)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
+    hf_status st = hf_i_online_label_intern(s, label, llen, id);
+    if (st == HF_ENOMEM)
+        return hf_i_fail(err, st, 0, 0, "out of memory");
+    if (st)
+        return hf_i_fail(err, st, 0, 0, "label longer than %u bytes", HF_MAX_NAME);
+    return HF_OK;
+}
+
+/* hf_online_step_ids, every case: the ids checked and turned into the labels they stand for,
+ * then hf_online_step. */
+static NOINLINE hf_status step_ids_general(hf_online *s, uint32_t n, const uint32_t *ids,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    if (!s || !event)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "no session or no place to store the event");
+    if (!ids || n == 0)
+        return hf_online_step(s, n, NULL, users, event, user, err);
+    for (uint32_t i = 0; i < n; i++)
+        if (ids[i] != HF_ONLINE_NO_LABEL && ids[i] >= s->lab.count)
+            return hf_i_fail(err, HF_EINVAL, 0, 0,
+                             "label id %" PRIu32 " of child %" PRIu32
+                             " was not given by hf_online_label_id",
+                             ids[i], i);
+    if (HF_I_GROW(s->ctx, s->id_labels, &s->id_labels_cap, n))
+        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
+    for (uint32_t i = 0; i < n; i++)
+        s->id_labels[i] = ids[i] == HF_ONLINE_NO_LABEL ? NULL : hf_i_strtab_str(&s->lab, ids[i]);
+    return hf_online_step(s, n, s->id_labels, users, event, user, err);
+}
+
+/* hf_online_step_ids in a double-tree run: step_double_tree's usual case with the ids matched. */
+static NOINLINE hf_status step_double_tree_ids(hf_online *s, uint32_t n, const uint32_t *ids,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    if ((n > 0 && (!users || !hf_online_fast_match_ids(&s->hot, n, ids, users))) ||
+        s->pending + n == 0)
+        return step_ids_general(s, n, ids, users, event, user, err);
+    return step_double_tree_matched(s, n, event, user, err);
+}
+
+hf_status hf_online_step_ids(hf_online *s, uint32_t n, const uint32_t *label_ids,
+                             const uint64_t *users, uint32_t *event, uint64_t *user, hf_error *err)
+{
+    if (s && event && s->running != NONE) {
+        if (s->dfs_run) {
+            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users)) &&
+                hf_online_fast_dfs_matched(&s->hot, n, event, user))
+                return HF_OK;
+        } else if (s->strategy == HF_ONLINE_DOUBLETREE) {
+            return step_double_tree_ids(s, n, label_ids, users, event, user, err);
+        }
+    }
+    return step_ids_general(s, n, label_ids, users, event, user, err);
 }

@@ -181,8 +181,10 @@ struct hf_online {
     size_t n_learnt, learnt_cap;
     uint32_t *mark; /* scratch, 2 (n_nodes + 1): positions of runs' nodes */
     size_t mark_cap;
-    bool stale; /* u must be rebuilt before the next plan */
-    bool huge;  /* option huge_pages: advise the large arrays to use 2 MiB pages */
+    bool stale;             /* u must be rebuilt before the next plan */
+    bool huge;              /* option huge_pages: advise the large arrays to use 2 MiB pages */
+    const char **id_labels; /* hf_online_step_ids: the labels its ids stand for, when it hands */
+    size_t id_labels_cap;   /* the step to hf_online_step */
 };
 
 /* The fields by name lie where the published layout has them. */
@@ -240,6 +242,12 @@ hf_status hf_i_online_dt_end(hf_online *s, hf_error *err);
 /* lib/online_learn.c: drop the plan (union poset, family, coverage). */
 void hf_i_online_learn_drop(hf_online *s);
 /* ---- lib/online_union.c: the union forest ---- */
+
+_Static_assert(HF_ONLINE_NO_LABEL == NOLABEL, "hf_online_step_ids's no label is the records'");
+
+/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM (or HF_EINVAL for a part of a label
+ * of the table longer than HF_MAX_NAME) leaves the session as it was. */
+hf_status hf_i_online_label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id);
 
 /* The label of id @p lid (NOLABEL: none) is @p label. */
 static inline bool hf_i_online_label_is(const hf_online *s, uint32_t lid, const char *label)

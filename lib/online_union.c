@@ -15,8 +15,7 @@ uint32_t hf_i_online_label_find(const hf_online *s, const char *label)
     return id == HF_NO_EVENT ? NOLABEL : id;
 }
 
-/* Intern @p label (llen bytes, not NULL) in `*id`. HF_ENOMEM leaves the session as it was. */
-static hf_status label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
+hf_status hf_i_online_label_intern(hf_online *s, const char *label, size_t llen, uint32_t *id)
 {
     /* a label read back from this session (hf_online_node_label) lives in the table, which may
      * move as it grows: a part of one that is not a label itself is copied first */
@@ -128,7 +127,8 @@ hf_status hf_i_online_prepare_children(hf_online *s, uint32_t n, const char *con
         if (llen > HF_MAX_NAME)
             return hf_i_fail(err, HF_EINVAL, 0, 0,
                              "label of child %" PRIu32 " longer than %u bytes", i, HF_MAX_NAME);
-        if (label && label_intern(s, label, llen, &lid)) /* an unused label is harmless */
+        if (label &&
+            hf_i_online_label_intern(s, label, llen, &lid)) /* an unused label is harmless */
             return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
         make++;
     }
@@ -156,7 +156,7 @@ hf_status hf_i_online_create_node(hf_online *s, const char *label, size_t llen, 
                      ? rank == 0
                      : rank > 0 && p->kids + rank == node &&
                            hf_i_online_block_child(s, pnode, p->kids, rank - 1) == node - 1;
-    if ((label && label_intern(s, label, llen, &lid)) ||
+    if ((label && hf_i_online_label_intern(s, label, llen, &lid)) ||
         ONLINE_GROW(s, s->nodes, &s->nodes_cap, (size_t)node + 1) || (!block && over_reserve(s, 1)))
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p = pnode == NONE ? &s->root : &s->nodes[pnode]; /* nodes may have moved */
@@ -223,17 +223,6 @@ static inline double pow2(int e)
     return x;
 }
 
-/* The number of block children of @p v (NONE: the roots), whose block starts at @p kids. */
-static uint32_t block_len(const hf_online *s, uint32_t v, uint32_t kids)
-{
-    if (kids == NONE)
-        return 0;
-    uint32_t c = kids;
-    while (c < s->n_nodes && s->nodes[c].parent == v && !(s->nodes[c].label & OVER))
-        c++;
-    return c - kids;
-}
-
 uint32_t hf_i_online_gadget_split(const hf_online *s, uint32_t lo, uint32_t hi)
 {
     uint32_t a = s->ev[lo].node, z = s->ev[hi - 1].node;
@@ -291,9 +280,22 @@ static void record_block(hf_online *s, uint32_t a0, uint32_t m, uint32_t depth, 
     }
 }
 
+/* The block that ends at node @p z - 1 (z > 0, that node no overflow child): its first node.
+ * Every node that is no overflow child lies in its parent's block, and a parent has one block, so
+ * the blocks are the longest runs of consecutive ids with one parent and no overflow child. */
+static uint32_t block_start(const hf_online *s, uint32_t z)
+{
+    uint32_t p = s->nodes[z - 1].parent, a = z - 1;
+    while (a > 0 && s->nodes[a - 1].parent == p && !(s->nodes[a - 1].label & OVER))
+        a--;
+    return a;
+}
+
 /* Weigh the union forest's blocks, and make the record that of its block forest (every node
  * reached from the roots through blocks: overflow children and what lies below them are left
- * out) binarized with the weighed gadgets. */
+ * out) binarized with the weighed gadgets. Both passes go through the blocks in the order of
+ * their ids (a node's block comes after it), so they read the union forest in order instead of
+ * jumping from each node to its block. */
 static hf_status weigh(hf_online *s)
 {
     hf_ctx *ctx = s->ctx;
@@ -306,18 +308,28 @@ static hf_status weigh(hf_online *s)
             return HF_ENOMEM;
         memset(s->useful + old, 0, s->useful_cap - old);
     }
-    uint32_t *h = hf_i_alloc_array(ctx, 5 * (size_t)n + 4, sizeof *h), *stack = h + n;
+    /* everything allocated before anything is written, so that HF_ENOMEM leaves the weights and
+     * the record as they were; the stack holds 4 entries per gadget of one block at most, and
+     * only the part a block uses is touched */
+    uint32_t *h = hf_i_alloc_array(ctx, 5 * (size_t)n + 4, sizeof *h);
     uint8_t *und = hf_i_alloc_array(ctx, (size_t)n + 1, 1);
     if (!h || !und) {
         hf_i_free(ctx, h);
         hf_i_free(ctx, und);
         return HF_ENOMEM;
     }
-    /* bottom up (a child's id is above its parent's): binarized heights, and the weights of each
-     * block by its nodes' heights, as lib/forest.c weighs; the roots' block last */
-    for (uint32_t i = n + 1; i-- > 0;) {
-        uint32_t v = i == 0 ? NONE : i - 1;
-        uint32_t a = (v == NONE ? s->root : s->nodes[v]).kids, m = block_len(s, v, a), hmax = 0;
+    uint32_t *stack = h + n;
+    /* bottom up, the blocks from the last: binarized heights (a node's block comes after it, so
+     * its height is known when its parent's block is weighed), and the weights of each block by
+     * its nodes' heights, as lib/forest.c weighs */
+    memset(h, 0, (size_t)n * sizeof *h);
+    for (uint32_t z = n; z > 0;) {
+        if (s->nodes[z - 1].label & OVER) {
+            z--;
+            continue;
+        }
+        uint32_t a = block_start(s, z), m = z - a, v = s->nodes[a].parent, hmax = 0;
+        z = a;
         for (uint32_t j = 0; j < m; j++)
             hmax = h[a + j] > hmax ? h[a + j] : hmax;
         double sum = 0;
@@ -326,9 +338,9 @@ static hf_status weigh(hf_online *s)
             s->gw[a + j] = sum += pow2(e < -1000 ? -1000 : e);
         }
         if (v == NONE)
-            break;
+            continue;
         if (m <= 2) {
-            h[v] = m ? hmax + 1 : 0;
+            h[v] = hmax + 1;
             continue;
         }
         uint32_t sp = 0, hv = 0;
@@ -336,9 +348,9 @@ static hf_status weigh(hf_online *s)
         stack[sp++] = a + m - 1;
         stack[sp++] = 0;
         while (sp > 0) {
-            uint32_t d = stack[--sp], z = stack[--sp], l = stack[--sp];
-            uint32_t t = weighed_split(s->gw, l, z, l == a ? 0 : s->gw[l - 1]);
-            uint32_t part[2][2] = {{l, t - 1}, {t, z}};
+            uint32_t d = stack[--sp], zz = stack[--sp], l = stack[--sp];
+            uint32_t t = weighed_split(s->gw, l, zz, l == a ? 0 : s->gw[l - 1]);
+            uint32_t part[2][2] = {{l, t - 1}, {t, zz}};
             for (int k = 0; k < 2; k++)
                 if (part[k][0] == part[k][1]) {
                     uint32_t c = part[k][0];
@@ -351,24 +363,31 @@ static hf_status weigh(hf_online *s)
         }
         h[v] = hv;
     }
-    /* top down: the record, and each node's depth and sides (h now holds depths) */
+    /* top down, the blocks from the first: the record, and each node's depth and sides (h now
+     * holds depths; a block's parent got its own before, or none when no block reaches it) */
     uint32_t *dep = h;
     memset(dep, 0xff, (size_t)n * sizeof *dep);
     memset(s->useful, 0, s->useful_cap);
     s->max_depth = 0;
-    uint32_t a = s->root.kids, m = block_len(s, NONE, a);
-    if (m == 1) {
-        dep[a] = 0;
-        und[a] = 0;
-    } else if (m > 1) { /* the virtual root */
-        record_block(s, a, m, 0, 0, dep, und, stack);
-    }
-    for (uint32_t v = 0; v < n; v++) {
-        if (dep[v] == NONE)
+    for (uint32_t a = 0; a < n;) {
+        if (s->nodes[a].label & OVER) {
+            a++;
             continue;
-        uint32_t k = s->nodes[v].kids, mk = block_len(s, v, k);
-        if (mk > 0)
-            record_block(s, k, mk, dep[v], und[v], dep, und, stack);
+        }
+        uint32_t v = s->nodes[a].parent, z = a + 1;
+        while (z < n && s->nodes[z].parent == v && !(s->nodes[z].label & OVER))
+            z++;
+        uint32_t m = z - a;
+        if (v != NONE) {
+            if (dep[v] != NONE)
+                record_block(s, a, m, dep[v], und[v], dep, und, stack);
+        } else if (m == 1) {
+            dep[a] = 0;
+            und[a] = 0;
+        } else { /* the virtual root */
+            record_block(s, a, m, 0, 0, dep, und, stack);
+        }
+        a = z;
     }
     s->gw_n = n;
     hf_i_free(ctx, h);

@@ -1380,15 +1380,36 @@ static size_t lock_failures;   /* refused calls of check_lockstep's bat session 
 static bool lock_step_only;    /* bat plays every event with hf_online_step (way 0) */
 static bool lock_fast;         /* bat's steps are hf_online_step_fast's (ways 0 and 3) */
 static size_t lock_fast_steps; /* steps of hf_online_step_fast in a depth-first run */
+static bool lock_ids;          /* bat's steps pass label ids (hf_online_step_ids, and with
+                                  lock_fast hf_online_step_ids_fast) */
 
 /* bat's step: hf_online_step, or with lock_fast hf_online_step_fast (whose records are then
  * checked to say which runs it may take alone: the depth-first ones) */
 static hf_status lock_step(hf_online *s, uint32_t n, const char *const *labels,
                            const uint64_t *users, uint32_t *event, uint64_t *user, hf_error *err)
 {
+    const hf_online_hot *h = (const hf_online_hot *)(const void *)s;
+    if (lock_ids) {
+        uint32_t ids[8];
+        const uint32_t *ip = NULL;
+        cr_assert_leq(n, 8);
+        if (labels) {
+            for (uint32_t k = 0; k < n; k++) {
+                hf_status rc = HF_OK;
+                if (!labels[k])
+                    ids[k] = HF_ONLINE_NO_LABEL;
+                else if ((rc = hf_online_label_id(s, labels[k], &ids[k], err)) != HF_OK)
+                    return rc; /* interning a label posts nothing */
+            }
+            ip = ids;
+        }
+        if (!lock_fast)
+            return hf_online_step_ids(s, n, ip, users, event, user, err);
+        lock_fast_steps += h->fast != HF_ONLINE_FAST_NONE;
+        return hf_online_step_ids_fast(s, n, ip, users, event, user, err);
+    }
     if (!lock_fast)
         return hf_online_step(s, n, labels, users, event, user, err);
-    const hf_online_hot *h = (const hf_online_hot *)(const void *)s;
     lock_fast_steps += h->fast != HF_ONLINE_FAST_NONE;
     return hf_online_step_fast(s, n, labels, users, event, user, err);
 }
@@ -1700,6 +1721,138 @@ Test(online, inline_step_plays_the_same_schedules)
     check_lockstep_chaos(3, 4243);
     lock_step_only = false;
     lock_fast = false;
+}
+
+/* hf_online_step_ids and hf_online_step_ids_fast, the labels interned by hf_online_label_id and
+ * passed as ids, alone and mixed with the other calls: the same events, user values, schedules
+ * and union forest as posting one child at a time with the strings, every strategy, on programs
+ * that stay the same and that change from run to run, also when allocations fail (interning
+ * included); the inline one takes its own path in depth-first runs. */
+Test(online, label_ids_play_the_same_schedules)
+{
+    static const struct {
+        hf_online_strategy st;
+        unsigned d;
+        uint32_t max_events;
+    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
+                 {HF_ONLINE_AUTO, 2, 300},       {HF_ONLINE_DOUBLETREE, 2, 300},
+                 {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 20}};
+    lock_ids = true;
+    for (int fast = 0; fast <= 1; fast++) {
+        lock_fast = fast;
+        lock_fast_steps = 0;
+        for (int only = 1; only >= 0; only--) {
+            lock_step_only = only;
+            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+                for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 2 : 8); seed++)
+                    check_lockstep(cases[c].st, cases[c].d,
+                                   seed * 5003 + c + 17 * (uint64_t)only + 101 * (uint64_t)fast,
+                                   cases[c].max_events, NULL, NULL);
+        }
+        if (fast)
+            cr_assert_gt(lock_fast_steps, 1000);
+        lock_step_only = true;
+        check_lockstep_chaos(2, 7717 + (uint64_t)fast);
+    }
+    lock_step_only = false;
+    lock_fast = false;
+    lock_ids = false;
+}
+
+/* hf_online_label_id gives one id per distinct label and refuses what it cannot intern;
+ * hf_online_step_ids (and its inline form) refuses an id the session did not give, posting
+ * nothing, in the first run and in a later depth-first or double-tree run alike. */
+Test(online, label_ids_misuse_is_refused)
+{
+    hf_online_strategy sts[2] = {HF_ONLINE_DFS, HF_ONLINE_DOUBLETREE};
+    for (int k = 0; k < 2; k++) {
+        hf_online *s = session(2, sts[k]);
+        hf_error err;
+        uint32_t a, b, a2, e;
+        uint64_t user;
+        cr_assert_eq(hf_online_label_id(NULL, "a", &a, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_label_id(s, NULL, &a, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_label_id(s, "a", NULL, &err), HF_EINVAL);
+        char *lng = malloc(HF_MAX_NAME + 2);
+        cr_assert(lng);
+        memset(lng, 'x', HF_MAX_NAME + 1);
+        lng[HF_MAX_NAME + 1] = '\0';
+        err.text[0] = '\0';
+        cr_assert_eq(hf_online_label_id(s, lng, &a, &err), HF_EINVAL);
+        cr_assert(strstr(err.text, "longer"), "%s", err.text);
+        free(lng);
+        cr_assert_eq(hf_online_label_id(s, "a", &a, &err), HF_OK);
+        cr_assert_eq(hf_online_label_id(s, "b", &b, &err), HF_OK);
+        cr_assert_eq(hf_online_label_id(s, "a", &a2, &err), HF_OK);
+        cr_assert_eq(a, a2);
+        cr_assert_neq(a, b);
+        cr_assert_neq(a, HF_ONLINE_NO_LABEL);
+        for (int run = 0; run < 2; run++) {
+            cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+            const uint32_t root = HF_ONLINE_NO_LABEL;
+            cr_assert_eq(hf_online_step_ids(s, 1, &root, NULL, &e, &user, &err), HF_OK);
+            cr_assert_eq(hf_online_run_events(s), 1);
+            /* children of the running root: a, b; then ids it did not give, or with the flag of
+             * an overflow child on a's id, refused by both calls with nothing posted */
+            const uint32_t kids[2] = {a, b};
+            const uint32_t bad[4][2] = {
+                {a, b + 100}, {a | 0x80000000u, b}, {a, 0xfffffffeu}, {a, HF_NO_EVENT}};
+            for (int i = 0; i < 4; i++) {
+                uint32_t nodes = hf_online_nodes(s);
+                err.text[0] = '\0';
+                cr_assert_eq(hf_online_step_ids(s, 2, bad[i], NULL, &e, &user, &err), HF_EINVAL,
+                             "run %d bad %d", run, i);
+                cr_assert(strstr(err.text, "label id"), "%s", err.text);
+                cr_assert_eq(hf_online_step_ids_fast(s, 2, bad[i], NULL, &e, &user, &err),
+                             HF_EINVAL);
+                cr_assert_eq(hf_online_run_events(s), 1);
+                cr_assert_eq(hf_online_pending(s), 0);
+                cr_assert_eq(hf_online_nodes(s), nodes);
+            }
+            uint64_t users[2] = {7, 8};
+            cr_assert_eq(hf_online_step_ids_fast(s, 2, kids, users, &e, &user, &err), HF_OK);
+            cr_assert_eq(hf_online_run_events(s), 3);
+            cr_assert_eq(user, run == 0 ? 7 : 8); /* dfs and doubletree: the second run reversed */
+            cr_assert_str_eq(hf_online_node_label(s, hf_online_event_node(s, 1)), "a");
+            cr_assert_str_eq(hf_online_node_label(s, hf_online_event_node(s, 2)), "b");
+            cr_assert_null(hf_online_node_label(s, hf_online_event_node(s, 0)));
+            while (e != HF_NO_EVENT)
+                cr_assert_eq(hf_online_step_ids(s, 0, NULL, NULL, &e, &user, &err), HF_OK);
+            cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_OK);
+            cr_assert_eq(hf_online_nodes(s), 3);
+        }
+        cr_assert_eq(hf_online_step_ids(NULL, 0, NULL, NULL, &e, NULL, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_step_ids(s, 0, NULL, NULL, NULL, NULL, &err), HF_EINVAL);
+        cr_assert_eq(hf_online_step_ids(s, 0, NULL, NULL, &e, NULL, &err), HF_ESTATE);
+        hf_online_free(s);
+    }
+    /* interning under failing allocations: refused with HF_ENOMEM, then given once it can be */
+    tu_chaos chaos = {-1, true, 0, 0};
+    hf_ctx *ctx = tu_chaos_ctx(&chaos);
+    hf_online_options o;
+    hf_online_options_init(&o);
+    hf_online *s;
+    cr_assert_eq(hf_online_new(ctx, &o, &s, NULL), HF_OK);
+    uint32_t id = 0, again = 1;
+    size_t refused = 0;
+    for (long k = 0; k < 4; k++) {
+        chaos.left = k;
+        chaos.once = true;
+        char name[16];
+        snprintf(name, sizeof name, "label%ld", k);
+        hf_status rc = hf_online_label_id(s, name, &id, NULL);
+        chaos.left = -1;
+        if (rc == HF_ENOMEM) {
+            refused++;
+            cr_assert_eq(hf_online_label_id(s, name, &id, NULL), HF_OK);
+        }
+        cr_assert_eq(rc == HF_OK || rc == HF_ENOMEM, true);
+        cr_assert_eq(hf_online_label_id(s, name, &again, NULL), HF_OK);
+        cr_assert_eq(id, again);
+    }
+    cr_assert_gt(refused, 0);
+    hf_online_free(s);
+    hf_ctx_free(ctx);
 }
 
 /* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused

@@ -60,7 +60,8 @@ typedef struct hf_online_options {
                                       first run's fresh memory cheaper (fewer page faults); the
                                       memory still comes from the context's allocator, and the
                                       advice is dropped silently where it does not apply
-                                      (default false) */
+                                      (default false: only the arrays that grow past 4 MiB are
+                                      advised, moved by a copy into advised memory) */
 } hf_online_options;
 
 /** Defaults: d = 2, auto, learn with auto, max_runs 100000, no size hint, no huge pages. */
@@ -132,6 +133,29 @@ HF_API HF_NODISCARD hf_status hf_online_post_children(hf_online *s, uint32_t par
 HF_API HF_NODISCARD hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels,
                                              const uint64_t *users, uint32_t *event, uint64_t *user,
                                              hf_error *err);
+
+/** The label id that says "no label" to hf_online_step_ids. */
+#define HF_ONLINE_NO_LABEL 0x7fffffffu
+
+/** The id of @p label in `*id`, interned in the session if it was not yet: a number the session
+ * keeps for its life, which hf_online_step_ids takes in place of the string. A harness that
+ * passes the same few labels again and again interns each once, and its steps then compare
+ * numbers instead of strings. Interning a label changes no schedule. Errors: HF_EINVAL (NULL
+ * session, label or @p id; a label longer than HF_MAX_NAME bytes), HF_ENOMEM (nothing
+ * interned). O(|label|) expected. */
+HF_API HF_NODISCARD hf_status hf_online_label_id(hf_online *s, const char *label, uint32_t *id,
+                                                 hf_error *err);
+
+/** hf_online_step with the children's labels given by ids of hf_online_label_id: @p label_ids
+ * may be NULL (no child labelled), an entry HF_ONLINE_NO_LABEL leaves that child unlabelled. The
+ * same events, user values, schedules, results and errors as hf_online_step with the labels the
+ * ids stand for; an id this session did not give is HF_EINVAL, with nothing posted.
+ * hitfam/online_inline.h has it as a static inline function too, hf_online_step_ids_fast. A
+ * later run's step whose children are those of their union node's block compares each child's
+ * label id with one number: O(n) instead of O(n + the labels' lengths). */
+HF_API HF_NODISCARD hf_status hf_online_step_ids(hf_online *s, uint32_t n,
+                                                 const uint32_t *label_ids, const uint64_t *users,
+                                                 uint32_t *event, uint64_t *user, hf_error *err);
 
 /** Number of posted events of the open run that have not been returned by hf_online_next (0 when
  * no run is open). */

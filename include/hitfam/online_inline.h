@@ -135,22 +135,85 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
     return true;
 }
 
+/* hf_online_fast_match with the children's labels given by ids (hf_online_step_ids): @p ids NULL
+ * for none, an entry HF_ONLINE_NO_LABEL for an unlabelled child. A block child's label id is
+ * below HF_ONLINE_REC_OVER, so an id with that bit never matches. */
+HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t n,
+                                               const uint32_t *ids, const uint64_t *users)
+{
+    uint32_t kids = h->cur.kids, first = kids + h->cur.posted, nn = h->n_nodes;
+    uint32_t pnode = h->cur.node;
+    if (kids == HF_NO_EVENT || first > nn || n > nn - first || n > h->ev_lim - h->n_ev ||
+        n > h->room - h->pending)
+        return false;
+    const hf_online_node_rec *u = h->nodes + first;
+    hf_online_event_rec *ev = h->ev + h->n_ev;
+    const uint64_t none = 0, *uv = users ? users : &none;
+    const uint32_t nolabel = HF_ONLINE_REC_NOLABEL, *iv = ids ? ids : &nolabel;
+    size_t ustep = users ? 1 : 0, istep = ids ? 1 : 0;
+    for (uint32_t i = 0; i < n; i++, uv += ustep, iv += istep) {
+        if (u[i].parent != pnode || u[i].label != *iv || (*iv & HF_ONLINE_REC_OVER))
+            return false;
+        ev[i].user = *uv;
+        ev[i].node = first + i;
+        ev[i].kids = u[i].kids;
+    }
+    return true;
+}
+
 /* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
  * now. The library's own steps end here too. */
 HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
                                          uint32_t pending, uint32_t *event, uint64_t *user)
 {
+    /* everything read before anything is written: a store to a record may alias the session's
+     * fields as far as the compiler knows, and would make it read them again */
     const hf_online_event_rec *e = h->ev + v;
+    uint32_t node = e->node, kids = e->kids;
+    uint64_t u = e->user;
+    uint32_t *slot = h->sched + h->sched_len + (hi - pending);
     h->n_ev = hi;
     h->running = v;
-    h->sched[h->sched_len + (hi - pending)] = e->node;
     h->pending = pending - 1;
-    h->cur.node = e->node;
-    h->cur.kids = e->kids;
+    h->cur.node = node;
+    h->cur.kids = kids;
     h->cur.posted = 0;
+    *slot = node;
     *event = v;
     if (user)
-        *user = e->user;
+        *user = u;
+}
+
+/* The step of a depth-first run (as hf_online_fast_dfs below) once the running event's @p n
+ * children were matched (or n = 0): false, with nothing changed, when no event is pending. */
+HF_ONLINE_INLINE bool hf_online_fast_dfs_matched(hf_online_hot *h, uint32_t n, uint32_t *event,
+                                                 uint64_t *user)
+{
+    if (h->pending + n == 0)
+        return false;
+    uint32_t hi = h->n_ev + n, posted = h->cur.posted + n, pending = h->pending + n, v;
+    bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
+    if (posted > 0) {
+        uint32_t lo = hi - posted;
+        if (posted >= 2) {
+            uint32_t sp = h->sp, *top = h->stack + sp;
+            h->branched = true;
+            h->sp = sp + 2;
+            top[0] = right ? lo : lo + 1;
+            top[1] = right ? hi - 1 : hi;
+        }
+        v = right ? hi - 1 : lo;
+    } else {
+        uint32_t sp = h->sp, *top = h->stack + sp - 2, a = top[0], b = top[1];
+        if (right)
+            v = --b, top[1] = b;
+        else
+            v = a++, top[0] = a;
+        if (a == b)
+            h->sp = sp - 2;
+    }
+    hf_online_fast_run(h, v, hi, pending, event, user);
+    return true;
 }
 
 /* The step of a depth-first run (h->fast not HF_ONLINE_FAST_NONE, an event running) when the
@@ -161,27 +224,9 @@ HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t 
 HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const char *const *labels,
                                          const uint64_t *users, uint32_t *event, uint64_t *user)
 {
-    if ((n > 0 && !hf_online_fast_match(h, n, labels, users)) || h->pending + n == 0)
+    if (n > 0 && !hf_online_fast_match(h, n, labels, users))
         return false;
-    uint32_t hi = h->n_ev + n, posted = h->cur.posted + n, pending = h->pending + n, v;
-    bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
-    if (posted > 0) {
-        uint32_t lo = hi - posted;
-        if (posted >= 2) {
-            h->branched = true;
-            h->stack[h->sp] = right ? lo : lo + 1;
-            h->stack[h->sp + 1] = right ? hi - 1 : hi;
-            h->sp += 2;
-        }
-        v = right ? hi - 1 : lo;
-    } else {
-        uint32_t *top = h->stack + h->sp - 2;
-        v = right ? --top[1] : top[0]++;
-        if (top[0] == top[1])
-            h->sp -= 2;
-    }
-    hf_online_fast_run(h, v, hi, pending, event, user);
-    return true;
+    return hf_online_fast_dfs_matched(h, n, event, user);
 }
 
 /** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
@@ -201,6 +246,22 @@ HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const c
         hf_online_fast_dfs(h, n, labels, users, event, user))
         return HF_OK;
     return hf_online_step(s, n, labels, users, event, user, err);
+}
+
+/** hf_online_step_ids (hitfam/online.h), with its usual case compiled into the caller as
+ * hf_online_step_fast does: a depth-first run's step whose children are those of their union
+ * node's block, each label id compared as one number. Same arguments, results, errors and
+ * schedules as hf_online_step_ids. O(n). */
+HF_ONLINE_INLINE hf_status hf_online_step_ids_fast(hf_online *s, uint32_t n,
+                                                   const uint32_t *label_ids, const uint64_t *users,
+                                                   uint32_t *event, uint64_t *user, hf_error *err)
+{
+    hf_online_hot *h = (hf_online_hot *)(void *)s;
+    if (s && event && h->fast != HF_ONLINE_FAST_NONE && h->running != HF_NO_EVENT &&
+        (n == 0 || hf_online_fast_match_ids(h, n, label_ids, users)) &&
+        hf_online_fast_dfs_matched(h, n, event, user))
+        return HF_OK;
+    return hf_online_step_ids(s, n, label_ids, users, event, user, err);
 }
 
 #ifdef __cplusplus

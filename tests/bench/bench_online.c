@@ -160,6 +160,35 @@ static uint32_t max_children(const forest *f)
 STEP_LOOP(step_loop, hf_online_step)
 STEP_LOOP(step_loop_fast, hf_online_step_fast)
 
+/* STEP_LOOP with the labels passed as the session's ids of them (@p lab NULL: no labels), through
+ * hf_online_step_ids_fast. */
+static uint64_t step_loop_ids(hf_online *s, const forest *f, uint32_t *lab, const uint32_t *ids,
+                              uint64_t *val)
+{
+    uint32_t e;
+    uint64_t v, sum = 0;
+    hf_error err;
+    for (uint32_t i = 0; i < f->nroots; i++) {
+        val[i] = f->roots[i];
+        if (lab)
+            lab[i] = ids[i & 3];
+    }
+    hf_status rc = hf_online_step_ids_fast(s, f->nroots, lab, val, &e, &v, &err);
+    while (!rc && e != HF_NO_EVENT) {
+        sum += v;
+        uint32_t k0 = f->off[v], k1 = f->off[v + 1];
+        for (uint32_t k = k0; k < k1; k++) {
+            val[k - k0] = f->kids[k];
+            if (lab)
+                lab[k - k0] = ids[k & 3];
+        }
+        rc = hf_online_step_ids_fast(s, k1 - k0, lab, val, &e, &v, &err);
+    }
+    if (rc)
+        bench_die(prog, "step", rc, &err);
+    return sum;
+}
+
 /* Runs of the same program under hf_online: seconds of each run (post + next + end_run). With
  * @p step false the harness posts one child at a time (hf_online_post_user, hf_online_next, the
  * event's value kept with it); else it makes one hf_online_step call per event (with @p fast,
@@ -167,13 +196,14 @@ STEP_LOOP(step_loop_fast, hf_online_step_fast)
  * and returns the next event. The step harness fills each event's labels and
  * values in small buffers as the one-at-a-time harness computes them for its calls, so it reads
  * no array the others do not, and the value travels with the event as there. */
-static void run_online(const forest *f, bool step, bool fast, bool hint, hf_online_strategy st,
-                       unsigned d, bool labels, int runs, double *secs)
+static void run_online(const forest *f, bool step, bool fast, bool hint, bool by_id,
+                       hf_online_strategy st, unsigned d, bool labels, int runs, double *secs)
 {
     size_t mc = (size_t)max_children(f) + 1;
     const char **lab = malloc(mc * sizeof *lab);
+    uint32_t *lab_ids = malloc(mc * sizeof *lab_ids), ids[4];
     uint64_t *val = malloc(mc * sizeof *val);
-    if (!lab || !val)
+    if (!lab || !lab_ids || !val)
         bench_die(prog, "malloc", HF_ENOMEM, NULL);
     /* run 1 is charged for the session's creation, where a size hint reserves its memory */
     double t0 = cpu_now();
@@ -190,13 +220,18 @@ static void run_online(const forest *f, bool step, bool fast, bool hint, hf_onli
     hf_status rc = hf_online_new(NULL, &o, &s, &err);
     if (rc)
         bench_die(prog, "hf_online_new", rc, &err);
+    for (int i = 0; by_id && i < 4; i++)
+        if ((rc = hf_online_label_id(s, names[i], &ids[i], &err)) != HF_OK)
+            bench_die(prog, "hf_online_label_id", rc, &err);
     for (int r = 0; r < runs; r++) {
         if (r > 0)
             t0 = cpu_now();
         uint64_t sum = 0;
         if ((rc = hf_online_begin_run(s, &err)) != HF_OK)
             bench_die(prog, "begin_run", rc, &err);
-        if (step) {
+        if (by_id) {
+            sum = step_loop_ids(s, f, labels ? lab_ids : NULL, ids, val);
+        } else if (step) {
             sum = fast ? step_loop_fast(s, f, labels ? lab : NULL, val)
                        : step_loop(s, f, labels ? lab : NULL, val);
         } else {
@@ -224,6 +259,7 @@ static void run_online(const forest *f, bool step, bool fast, bool hint, hf_onli
         sink = sum;
     }
     free(lab);
+    free(lab_ids);
     free(val);
     hf_online_free(s);
 }
@@ -236,13 +272,15 @@ int main(int argc, char **argv)
            "# of 3; post: one hf_online_post_user per child, hf_online_next per event; step: one\n"
            "# hf_online_step per event (its children posted in the call); hint: step, with the\n"
            "# options size_hint (the run's events) and huge_pages; fast: hf_online_step_fast\n"
-           "# (hitfam/online_inline.h), no hint; ratio = online / fifo; run 1 includes\n"
-           "# hf_online_new\n",
+           "# (hitfam/online_inline.h), no hint; ids: hf_online_step_ids_fast, the labels\n"
+           "# interned once by hf_online_label_id and passed as ids; ratio = online / fifo;\n"
+           "# run 1 includes hf_online_new\n",
            n);
     printf("%-10s %-10s %-3s %3s %6s %6s | %7s %6s %5s | %7s %6s %5s | %7s %6s %5s | %7s %6s "
-           "%5s\n",
+           "%5s | %7s %6s %5s\n",
            "forest", "strategy", "lab", "run", "fifo", "lifo", "post ns", "/fifo", "/lifo",
-           "step ns", "/fifo", "/lifo", "hint ns", "/fifo", "/lifo", "fast ns", "/fifo", "/lifo");
+           "step ns", "/fifo", "/lifo", "hint ns", "/fifo", "/lifo", "fast ns", "/fifo", "/lifo",
+           "ids ns", "/fifo", "/lifo");
     static const struct {
         const char *name;
         int kind;
@@ -252,9 +290,9 @@ int main(int argc, char **argv)
         hf_online_strategy st;
         unsigned d;
     } strategies[] = {{HF_ONLINE_DFS, 2}, {HF_ONLINE_DOUBLETREE, 3}};
-    enum { PATHS = 4 };
-    double worst[PATHS][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}}; /* [path][run] */
-    const char *only = argc > 2 ? argv[2] : NULL;              /* one shape by name */
+    enum { PATHS = 5 };
+    double worst[PATHS][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}; /* [path][run] */
+    const char *only = argc > 2 ? argv[2] : NULL;                      /* one shape by name */
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         if (only && strcmp(only, shapes[i].name) != 0)
             continue;
@@ -272,14 +310,15 @@ int main(int argc, char **argv)
                  * paths alternate so that all see the same load; the fast path runs right
                  * after the step path it is compared with (a path run right after hint's
                  * huge-page sessions measured about 1 ns per event slower on the binary tree,
-                 * whichever it was) */
-                static const int order[PATHS] = {0, 1, 3, 2};
-                double best[PATHS][2] = {{1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}};
+                 * whichever it was), and the ids path right after it */
+                static const int order[PATHS] = {0, 1, 3, 4, 2};
+                double best[PATHS][2] = {
+                    {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}};
                 for (int k = 0; k < 3; k++)
                     for (int p = 0; p < PATHS; p++) {
                         int path = order[p];
                         double secs[2];
-                        run_online(&f, path >= 1, path == 3, path == 2, strategies[j].st,
+                        run_online(&f, path >= 1, path == 3, path == 2, path == 4, strategies[j].st,
                                    strategies[j].d, labels, 2, secs);
                         for (int r = 0; r < 2; r++)
                             best[path][r] = secs[r] < best[path][r] ? secs[r] : best[path][r];
@@ -303,8 +342,8 @@ int main(int argc, char **argv)
     }
     printf("# worst ratio to the FIFO queue: post: first run %.2f, later runs %.2f; step: first "
            "run %.2f, later runs %.2f; hint: first run %.2f, later runs %.2f; fast: first run "
-           "%.2f, later runs %.2f (target: within 5)\n",
+           "%.2f, later runs %.2f; ids: first run %.2f, later runs %.2f (target: within 5)\n",
            worst[0][0], worst[0][1], worst[1][0], worst[1][1], worst[2][0], worst[2][1],
-           worst[3][0], worst[3][1]);
+           worst[3][0], worst[3][1], worst[4][0], worst[4][1]);
     return 0;
 }
