@@ -173,3 +173,90 @@ FILE *out_thread_open(FILE *under)
     }
     return f;
 }
+
+/* ------------------------------------------------------------------------------------------ */
+/* Space for a large output, reserved on a second thread                                      */
+
+#ifdef __linux__
+#include <fcntl.h>
+#include <sys/stat.h>
+
+/* Reserved in steps, so that the writes (which take the file's lock, as each step does) slip
+ * in between and never wait for the whole reservation. */
+enum { RESERVE_STEP = 16 << 20 };
+
+struct out_reserve {
+    int fd; /* a duplicate of the output's descriptor: the thread's own, closed by finish */
+    bool joined;
+    uint64_t bytes;
+    uint64_t done; /* bytes reserved when the thread stopped */
+    pthread_t tid;
+};
+
+static void *reserve(void *arg)
+{
+    out_reserve *r = arg;
+    while (r->done < r->bytes) {
+        uint64_t len = r->bytes - r->done < RESERVE_STEP ? r->bytes - r->done : RESERVE_STEP;
+        /* the file's size stays the written one; a refusal (no support, no space, a signal)
+         * only ends the reservation: the writes then go on and report their own errors */
+        if (fallocate(r->fd, FALLOC_FL_KEEP_SIZE, (off_t)r->done, (off_t)len) != 0)
+            break;
+        r->done += len;
+    }
+    return NULL;
+}
+
+out_reserve *out_reserve_start(int fd, uint64_t bytes)
+{
+    struct stat st;
+    if (fd < 0 || bytes == 0 || bytes > (uint64_t)INT64_MAX || fstat(fd, &st) != 0 ||
+        !S_ISREG(st.st_mode))
+        return NULL;
+    out_reserve *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    *r = (out_reserve){.fd = fcntl(fd, F_DUPFD_CLOEXEC, 0), .bytes = bytes};
+    if (r->fd < 0 || pthread_create(&r->tid, NULL, reserve, r) != 0) {
+        if (r->fd >= 0)
+            close(r->fd);
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void out_reserve_wait(out_reserve *r)
+{
+    if (r && !r->joined)
+        pthread_join(r->tid, NULL);
+    if (r)
+        r->joined = true;
+}
+
+void out_reserve_finish(out_reserve *r)
+{
+    if (!r)
+        return;
+    out_reserve_wait(r);
+    /* what was reserved past the end of the written bytes (a family shorter than predicted, a
+     * failed run) is given back: the file holds no space beyond its size */
+    struct stat st;
+    if (r->done > 0 && fstat(r->fd, &st) == 0 && (uint64_t)st.st_size < r->done)
+        (void)fallocate(r->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, st.st_size,
+                        (off_t)(r->done - (uint64_t)st.st_size));
+    close(r->fd);
+    free(r);
+}
+#else
+out_reserve *out_reserve_start(int fd, uint64_t bytes)
+{
+    (void)fd;
+    (void)bytes;
+    return NULL;
+}
+
+void out_reserve_wait(out_reserve *r) { (void)r; }
+
+void out_reserve_finish(out_reserve *r) { (void)r; }
+#endif
