@@ -230,7 +230,7 @@ static uint64_t row_bytes_at_least(const hf_poset *p, hf_format format)
 
 /* The output's rows once the family's size is known: a large -o FILE gets its space reserved
  * on a second thread while the first rows are being prepared (--threads 2). */
-static void gen_reserve(gen_output *g, const hf_gen_info *info)
+static void gen_reserve(gen_output *g, const hf_gen_info *info, int fd)
 {
     if (!g->thread || !g->s->out.temp || !info->schedules_known)
         return;
@@ -243,13 +243,14 @@ static void gen_reserve(gen_output *g, const hf_gen_info *info)
     if (rows == 0 || per_row == 0 || rows > UINT64_MAX / per_row)
         return;
     if (rows * per_row >= GEN_RESERVE_FROM)
-        g->reserve = out_reserve_start(fileno(g->s->out.stream), rows * per_row);
+        g->reserve = out_reserve_start(fd, rows * per_row);
 }
 
 static hf_status gen_begin(void *user, const hf_gen_info *info)
 {
     gen_output *g = user;
-    gen_reserve(g, info);
+    /* the temporary file's own descriptor, before a thread's stream may stand in front of it */
+    int fd = g->s->out.temp ? fileno(g->s->out.stream) : -1;
     /* doubletree's rows reach the file from the writer's renders with writev (no copy to hand
      * to a thread); the other methods' rows are copied into blocks that a second thread writes */
     if (g->thread && info->method != HF_METHOD_DOUBLETREE)
@@ -264,7 +265,12 @@ static hf_status gen_begin(void *user, const hf_gen_info *info)
         header.row_last = g->row_last ? g->row_last : info->schedules_known ? info->schedules : 0;
         g->row_last = header.row_last;
     }
-    return stream_begin(g->s, &header);
+    /* after the header: its many small writes stay on stdio's fast path when no thread runs yet
+     * (a name per write in format ids) */
+    hf_status st = stream_begin(g->s, &header);
+    if (!st)
+        gen_reserve(g, info, fd);
+    return st;
 }
 
 /* The family streamed to the output as it is generated: one run, header first. */
