@@ -186,19 +186,6 @@ void stream_thread(cli_stream *s);
 /* A stream over `under` whose bytes a second thread writes to under's descriptor; closing it
  * closes under. NULL (under unchanged) if the thread or its buffers cannot be made. */
 FILE *out_thread_open(FILE *under);
-/* Space for `bytes` of output reserved in the background (Linux fallocate, the file's size
- * unchanged) in the regular file open on `fd` (duplicated: fd may be closed meanwhile), so that the
- * writes that follow do not allocate it page by page. NULL when there is nothing to do or the
- * thread cannot be started. A reservation that fails only stops: the writes go on and report their
- * own errors. */
-typedef struct out_reserve out_reserve;
-out_reserve *out_reserve_start(int fd, uint64_t bytes);
-/* Wait for the reservation's thread (before the output is closed; NULL: nothing). */
-void out_reserve_wait(out_reserve *r);
-/* After the output is closed and before it is renamed: wait, give back the space reserved past
- * the file's size (a family shorter than the estimate, a failed run), and free r (NULL:
- * nothing). */
-void out_reserve_finish(out_reserve *r);
 /* Make the writer and write the header: HF_OK, or its failure (kept for stream_close). */
 hf_status stream_begin(cli_stream *s, const hf_family_header *header);
 /* The sink that writes each schedule (after stream_begin). */

@@ -198,59 +198,11 @@ typedef struct gen_output {
     unsigned d;
     bool thread; /* --threads 2 or more: an output thread for what the writer copies */
     uint64_t row_first, row_last; /* --rows (0: the whole family) */
-    out_reserve *reserve;         /* the output's space being reserved, or NULL */
 } gen_output;
-
-/* Reserve the output's space in the background from this size of output on. */
-#define GEN_RESERVE_FROM ((uint64_t)64 << 20)
-
-/* Bytes every schedule of p takes at least in the format (0: not estimated): each is a
- * permutation of all n events. Text: each name at least as written bare, a space or the newline
- * after it (quoting only lengthens a name); ids: the decimal indices 0..n-1, a space or the
- * newline after each; bin: n indices of 2 bytes, 4 from 65,536 events on. */
-static uint64_t row_bytes_at_least(const hf_poset *p, hf_format format)
-{
-    uint32_t n = hf_poset_size(p);
-    uint64_t bytes = n;
-    switch (format) {
-    case HF_FORMAT_TEXT:
-        for (uint32_t e = 0; e < n; e++)
-            bytes += strlen(hf_poset_name(p, e));
-        return bytes;
-    case HF_FORMAT_IDS:
-        for (uint64_t from = 1, digits = 1; from <= n; from *= 10, digits++)
-            bytes += digits * ((n < from * 10 ? n : from * 10) - (from == 1 ? 0 : from));
-        return bytes;
-    case HF_FORMAT_BIN:
-        return (uint64_t)n * (n < 65536 ? 2 : 4);
-    default:
-        return 0;
-    }
-}
-
-/* The output's rows once the family's size is known: a large -o FILE gets its space reserved
- * on a second thread while the first rows are being prepared (--threads 2). */
-static void gen_reserve(gen_output *g, const hf_gen_info *info, int fd)
-{
-    if (!g->thread || !g->s->out.temp || !info->schedules_known)
-        return;
-    uint64_t rows = info->schedules;
-    if (g->row_first) {
-        uint64_t last = g->row_last ? g->row_last : info->schedules;
-        rows = g->row_first <= last && last <= info->schedules ? last - g->row_first + 1 : 0;
-    }
-    uint64_t per_row = row_bytes_at_least(g->s->p, g->s->format);
-    if (rows == 0 || per_row == 0 || rows > UINT64_MAX / per_row)
-        return;
-    if (rows * per_row >= GEN_RESERVE_FROM)
-        g->reserve = out_reserve_start(fd, rows * per_row);
-}
 
 static hf_status gen_begin(void *user, const hf_gen_info *info)
 {
     gen_output *g = user;
-    /* the temporary file's own descriptor, before a thread's stream may stand in front of it */
-    int fd = g->s->out.temp ? fileno(g->s->out.stream) : -1;
     /* doubletree's rows reach the file from the writer's renders with writev (no copy to hand
      * to a thread); the other methods' rows are copied into blocks that a second thread writes */
     if (g->thread && info->method != HF_METHOD_DOUBLETREE)
@@ -265,12 +217,7 @@ static hf_status gen_begin(void *user, const hf_gen_info *info)
         header.row_last = g->row_last ? g->row_last : info->schedules_known ? info->schedules : 0;
         g->row_last = header.row_last;
     }
-    /* after the header: its many small writes stay on stdio's fast path when no thread runs yet
-     * (a name per write in format ids) */
-    hf_status st = stream_begin(g->s, &header);
-    if (!st)
-        gen_reserve(g, info, fd);
-    return st;
+    return stream_begin(g->s, &header);
 }
 
 /* The family streamed to the output as it is generated: one run, header first. */
@@ -288,9 +235,7 @@ static int gen_streamed(const hf_poset *p, const hf_gen_options *opt, const char
     hf_error err;
     hf_status st = hf_generate_ex(p, opt, gen_begin, &g, stream_sink(&s), &info, &err);
     uint64_t written = stream_count(&s);
-    out_reserve_wait(g.reserve);
     int rc = stream_close(&s, st, &err, poset_path);
-    out_reserve_finish(g.reserve);
     if (!rc && info.schedules_known && !g.row_first && written != info.schedules) {
         report(NULL, 0, "internal error: method %s wrote %" PRIu64 " schedules, predicted %" PRIu64,
                hf_method_name(info.method), written, info.schedules);
