@@ -229,6 +229,40 @@ HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const cha
     return hf_online_fast_dfs_matched(h, n, event, user);
 }
 
+/* hf_online_step with its results passed through locals of its own: the caller's @p event and
+ * @p user are then never handed to a function the compiler cannot see, so it may keep them in
+ * registers across the loop around hf_online_step_fast instead of storing and loading them at
+ * every step. */
+static inline hf_status hf_online_step_out(hf_online *s, uint32_t n, const char *const *labels,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    uint32_t e = HF_NO_EVENT;
+    uint64_t u = 0;
+    hf_status st = hf_online_step(s, n, labels, users, event ? &e : NULL, user ? &u : NULL, err);
+    if (st == HF_OK && event) /* on an error hf_online_step stores nothing */
+        *event = e;
+    if (st == HF_OK && user)
+        *user = u;
+    return st;
+}
+
+/* hf_online_step_ids as hf_online_step_out. */
+static inline hf_status hf_online_step_ids_out(hf_online *s, uint32_t n, const uint32_t *label_ids,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    uint32_t e = HF_NO_EVENT;
+    uint64_t u = 0;
+    hf_status st =
+        hf_online_step_ids(s, n, label_ids, users, event ? &e : NULL, user ? &u : NULL, err);
+    if (st == HF_OK && event) /* on an error hf_online_step stores nothing */
+        *event = e;
+    if (st == HF_OK && user)
+        *user = u;
+    return st;
+}
+
 /** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
  * dfs, and learn's runs without a plan) the running event posts the children an earlier run
  * posted at the same place (the same number or fewer, with the same labels), and there is room
@@ -245,7 +279,7 @@ HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const c
     if (s && event && h->fast != HF_ONLINE_FAST_NONE && h->running != HF_NO_EVENT &&
         hf_online_fast_dfs(h, n, labels, users, event, user))
         return HF_OK;
-    return hf_online_step(s, n, labels, users, event, user, err);
+    return hf_online_step_out(s, n, labels, users, event, user, err);
 }
 
 /** hf_online_step_ids (hitfam/online.h), with its usual case compiled into the caller as
@@ -261,7 +295,7 @@ HF_ONLINE_INLINE hf_status hf_online_step_ids_fast(hf_online *s, uint32_t n,
         (n == 0 || hf_online_fast_match_ids(h, n, label_ids, users)) &&
         hf_online_fast_dfs_matched(h, n, event, user))
         return HF_OK;
-    return hf_online_step_ids(s, n, label_ids, users, event, user, err);
+    return hf_online_step_ids_out(s, n, label_ids, users, event, user, err);
 }
 
 #ifdef __cplusplus
