@@ -3,6 +3,8 @@
 #ifndef HITFAM_ONLINE_INLINE_H
 #define HITFAM_ONLINE_INLINE_H
 
+#include <string.h>
+
 #include <hitfam/online.h>
 
 #ifdef __cplusplus
@@ -28,12 +30,13 @@ typedef struct hf_online_node_rec {
 /** hf_online_node_rec.label's flag of a node outside its parent's block of children. */
 #define HF_ONLINE_REC_OVER 0x80000000u
 
-/** An event of the open run (16 bytes): its user value, its union node, and that node's block of
- * children as it was when the event was posted. */
+/** An event of the open run (12 bytes): its union node and its user value, whose 8 bytes are
+ * stored as they lie in memory in a uint64_t (hf_online_rec_user reads them), so that the
+ * records need no 8-byte alignment. Its node's block of children is the node's (an event's
+ * node gets children only from that event). */
 typedef struct hf_online_event_rec {
-    uint64_t user;
     uint32_t node;
-    uint32_t kids;
+    uint32_t user[2];
 } hf_online_event_rec;
 
 /** The event whose children are being posted: the running event (or the roots). */
@@ -82,6 +85,21 @@ typedef struct hf_online_hot {
 #define HF_ONLINE_INLINE static inline
 #endif
 
+/* The user value of the record @p e. */
+HF_ONLINE_INLINE uint64_t hf_online_rec_user(const hf_online_event_rec *e)
+{
+    uint64_t u;
+    memcpy(&u, e->user, sizeof u);
+    return u;
+}
+
+/* Write the record @p e: union node @p node, user value @p user. */
+HF_ONLINE_INLINE void hf_online_rec_set(hf_online_event_rec *e, uint32_t node, uint64_t user)
+{
+    e->node = node;
+    memcpy(e->user, &user, sizeof user);
+}
+
 /* Write the running event's next @p n children (n > 0), when they are the children of its union
  * node's block at their ranks, into the run records after the run's events: false when one of
  * them is not (the records written past the run's events are then left for hf_online_step to
@@ -102,9 +120,7 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
         for (uint32_t i = 0; i < n; i++, uv += ustep) {
             if (u[i].parent != pnode || u[i].label != HF_ONLINE_REC_NOLABEL)
                 return false;
-            ev[i].user = *uv;
-            ev[i].node = first + i;
-            ev[i].kids = u[i].kids;
+            hf_online_rec_set(&ev[i], first + i, *uv);
         }
         return true;
     }
@@ -128,9 +144,7 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
             if (*a != *b)
                 return false;
         }
-        ev[i].user = *uv;
-        ev[i].node = first + i;
-        ev[i].kids = u[i].kids;
+        hf_online_rec_set(&ev[i], first + i, *uv);
     }
     return true;
 }
@@ -154,23 +168,17 @@ HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t 
     for (uint32_t i = 0; i < n; i++, uv += ustep, iv += istep) {
         if (u[i].parent != pnode || u[i].label != *iv || (*iv & HF_ONLINE_REC_OVER))
             return false;
-        ev[i].user = *uv;
-        ev[i].node = first + i;
-        ev[i].kids = u[i].kids;
+        hf_online_rec_set(&ev[i], first + i, *uv);
     }
     return true;
 }
 
 /* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
- * now. The library's own steps end here too. */
-HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
-                                         uint32_t pending, uint32_t *event, uint64_t *user)
+ * now, its union node being @p node, with block @p kids, and its user value @p u. */
+HF_ONLINE_INLINE void hf_online_fast_run_rec(hf_online_hot *h, uint32_t v, uint32_t hi,
+                                             uint32_t pending, uint32_t node, uint32_t kids,
+                                             uint64_t u, uint32_t *event, uint64_t *user)
 {
-    /* everything read before anything is written: a store to a record may alias the session's
-     * fields as far as the compiler knows, and would make it read them again */
-    const hf_online_event_rec *e = h->ev + v;
-    uint32_t node = e->node, kids = e->kids;
-    uint64_t u = e->user;
     uint32_t *slot = h->sched + h->sched_len + (hi - pending);
     h->n_ev = hi;
     h->running = v;
@@ -182,6 +190,39 @@ HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t 
     *event = v;
     if (user)
         *user = u;
+}
+
+/* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
+ * now. The library's own steps end here too. */
+HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
+                                         uint32_t pending, uint32_t *event, uint64_t *user)
+{
+    /* everything read before anything is written: a store to a record may alias the session's
+     * fields as far as the compiler knows, and would make it read them again */
+    const hf_online_event_rec *e = h->ev + v;
+    uint32_t node = e->node;
+    hf_online_fast_run_rec(h, v, hi, pending, node, h->nodes[node].kids, hf_online_rec_user(e),
+                           event, user);
+}
+
+/* The step of a depth-first run once the running event's @p n > 0 children, the first of its
+ * children, were matched to their union nodes from @p first on: the child to run now is taken
+ * from its union node and @p users rather than read back from the record just written. */
+HF_ONLINE_INLINE void hf_online_fast_dfs_new(hf_online_hot *h, uint32_t n, uint32_t first,
+                                             const uint64_t *users, uint32_t *event, uint64_t *user)
+{
+    bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
+    uint32_t pick = right ? n - 1 : 0, lo = h->n_ev, hi = lo + n, pending = h->pending + n;
+    uint32_t node = first + pick, kids = h->nodes[node].kids;
+    uint64_t u = users ? users[pick] : 0;
+    if (n >= 2) {
+        uint32_t sp = h->sp, *top = h->stack + sp;
+        h->branched = true;
+        h->sp = sp + 2;
+        top[0] = right ? lo : lo + 1;
+        top[1] = right ? hi - 1 : hi;
+    }
+    hf_online_fast_run_rec(h, lo + pick, hi, pending, node, kids, u, event, user);
 }
 
 /* The step of a depth-first run (as hf_online_fast_dfs below) once the running event's @p n
@@ -224,9 +265,15 @@ HF_ONLINE_INLINE bool hf_online_fast_dfs_matched(hf_online_hot *h, uint32_t n, u
 HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const char *const *labels,
                                          const uint64_t *users, uint32_t *event, uint64_t *user)
 {
-    if (n > 0 && !hf_online_fast_match(h, n, labels, users))
+    if (n == 0)
+        return hf_online_fast_dfs_matched(h, 0, event, user);
+    uint32_t first = h->cur.kids, posted = h->cur.posted;
+    if (!hf_online_fast_match(h, n, labels, users))
         return false;
-    return hf_online_fast_dfs_matched(h, n, event, user);
+    if (posted > 0)
+        return hf_online_fast_dfs_matched(h, n, event, user);
+    hf_online_fast_dfs_new(h, n, first, users, event, user);
+    return true;
 }
 
 /* hf_online_step with its results passed through locals of its own: the caller's @p event and
