@@ -174,11 +174,15 @@ HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t 
 }
 
 /* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
- * now, its union node being @p node, with block @p kids, and its user value @p u. */
-HF_ONLINE_INLINE void hf_online_fast_run_rec(hf_online_hot *h, uint32_t v, uint32_t hi,
-                                             uint32_t pending, uint32_t node, uint32_t kids,
-                                             uint64_t u, uint32_t *event, uint64_t *user)
+ * now. The library's own steps end here too. */
+HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
+                                         uint32_t pending, uint32_t *event, uint64_t *user)
 {
+    /* everything read before anything is written: a store to a record may alias the session's
+     * fields as far as the compiler knows, and would make it read them again */
+    const hf_online_event_rec *e = h->ev + v;
+    uint32_t node = e->node, kids = h->nodes[node].kids;
+    uint64_t u = hf_online_rec_user(e);
     uint32_t *slot = h->sched + h->sched_len + (hi - pending);
     h->n_ev = hi;
     h->running = v;
@@ -190,39 +194,6 @@ HF_ONLINE_INLINE void hf_online_fast_run_rec(hf_online_hot *h, uint32_t v, uint3
     *event = v;
     if (user)
         *user = u;
-}
-
-/* The end of a step: @p v (of the run's @p hi events, @p pending of them pending with v) runs
- * now. The library's own steps end here too. */
-HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t hi,
-                                         uint32_t pending, uint32_t *event, uint64_t *user)
-{
-    /* everything read before anything is written: a store to a record may alias the session's
-     * fields as far as the compiler knows, and would make it read them again */
-    const hf_online_event_rec *e = h->ev + v;
-    uint32_t node = e->node;
-    hf_online_fast_run_rec(h, v, hi, pending, node, h->nodes[node].kids, hf_online_rec_user(e),
-                           event, user);
-}
-
-/* The step of a depth-first run once the running event's @p n > 0 children, the first of its
- * children, were matched to their union nodes from @p first on: the child to run now is taken
- * from its union node and @p users rather than read back from the record just written. */
-HF_ONLINE_INLINE void hf_online_fast_dfs_new(hf_online_hot *h, uint32_t n, uint32_t first,
-                                             const uint64_t *users, uint32_t *event, uint64_t *user)
-{
-    bool right = h->fast == HF_ONLINE_FAST_DFS_RIGHT;
-    uint32_t pick = right ? n - 1 : 0, lo = h->n_ev, hi = lo + n, pending = h->pending + n;
-    uint32_t node = first + pick, kids = h->nodes[node].kids;
-    uint64_t u = users ? users[pick] : 0;
-    if (n >= 2) {
-        uint32_t sp = h->sp, *top = h->stack + sp;
-        h->branched = true;
-        h->sp = sp + 2;
-        top[0] = right ? lo : lo + 1;
-        top[1] = right ? hi - 1 : hi;
-    }
-    hf_online_fast_run_rec(h, lo + pick, hi, pending, node, kids, u, event, user);
 }
 
 /* The step of a depth-first run (as hf_online_fast_dfs below) once the running event's @p n
@@ -265,15 +236,9 @@ HF_ONLINE_INLINE bool hf_online_fast_dfs_matched(hf_online_hot *h, uint32_t n, u
 HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const char *const *labels,
                                          const uint64_t *users, uint32_t *event, uint64_t *user)
 {
-    if (n == 0)
-        return hf_online_fast_dfs_matched(h, 0, event, user);
-    uint32_t first = h->cur.kids, posted = h->cur.posted;
-    if (!hf_online_fast_match(h, n, labels, users))
+    if (n > 0 && !hf_online_fast_match(h, n, labels, users))
         return false;
-    if (posted > 0)
-        return hf_online_fast_dfs_matched(h, n, event, user);
-    hf_online_fast_dfs_new(h, n, first, users, event, user);
-    return true;
+    return hf_online_fast_dfs_matched(h, n, event, user);
 }
 
 /* hf_online_step with its results passed through locals of its own: the caller's @p event and
