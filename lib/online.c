@@ -426,11 +426,7 @@ static NOINLINE hf_status post_slow(hf_online *s, uint32_t parent, const char *l
     }
     s->cur.posted++;
     uint32_t id = s->n_ev++;
-    revent *e = &s->ev[id];
-    const unode *u = &s->nodes[node];
-    e->user = user;
-    e->node = node;
-    e->kids = u->kids;
+    hf_online_rec_set(&s->ev[id], node, user);
     if (s->learn_plan) {
         if (node < s->plan_n && s->plan_pos[node] != NONE)
             s->keys[id] = 2 * s->plan_pos[node];
@@ -513,7 +509,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
         s->created = true;
     }
     uint32_t id = s->n_ev++;
-    s->ev[id] = (revent){user, node, kids};
+    hf_online_rec_set(&s->ev[id], node, user);
     s->cur.posted = rank + 1;
     s->pending++;
     if (event)
@@ -527,7 +523,7 @@ hf_status hf_online_post_user(hf_online *s, uint32_t parent, const char *label, 
 static inline void post_known(hf_online *s, uint32_t parent, uint32_t node, uint64_t user)
 {
     uint32_t id = s->n_ev++;
-    s->ev[id] = (revent){user, node, s->nodes[node].kids};
+    hf_online_rec_set(&s->ev[id], node, user);
     if (s->learn_plan) { /* as post_slow */
         if (node < s->plan_n && s->plan_pos[node] != NONE)
             s->keys[id] = 2 * s->plan_pos[node];
@@ -596,7 +592,7 @@ static INLINE hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
                         ? label != NULL
                         : !label || !str_eq(hf_i_strtab_str(&s->lab, u->label), label))
                     break;
-                ev[i] = (revent){users ? users[i] : 0, node, u->kids};
+                hf_online_rec_set(&ev[i], node, users ? users[i] : 0);
             }
         if (i < n && s->n_over == 0 &&
             (kids == NONE
@@ -616,7 +612,7 @@ static INLINE hf_status post_children(hf_online *s, uint32_t parent, uint32_t n,
                     kids = s->cur.kids = s->nodes[pnode].kids = node;
                 s->n_nodes = node + 1;
                 s->created = true;
-                ev[i] = (revent){users ? users[i] : 0, node, NONE};
+                hf_online_rec_set(&ev[i], node, users ? users[i] : 0);
             }
         s->n_ev += i;
         s->pending += i;
@@ -896,7 +892,7 @@ static inline void run_event(hf_online *s, uint32_t v)
     s->sched[s->sched_len + (s->n_ev - s->pending)] = e->node;
     s->pending--;
     s->cur.node = e->node;
-    s->cur.kids = e->kids;
+    s->cur.kids = s->nodes[e->node].kids;
     s->cur.posted = 0;
     s->cur.key = s->learn_plan ? s->keys[v] : 0;
 }
@@ -1001,7 +997,7 @@ static NOINLINE hf_status step_slow(hf_online *s, uint32_t n, const char *const 
     }
     hf_status st = next_event(s, event, err);
     if (!st && user)
-        *user = s->ev[*event].user;
+        *user = hf_online_rec_user(&s->ev[*event]);
     return st;
 }
 

@@ -37,13 +37,12 @@ enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
 /* Modes of the double-tree rows: the first half's preorder, or a traversal. */
 enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
 
-/* An event of the open run (16 bytes). Only the running event posts children, so what posting
+/* An event of the open run (12 bytes). Only the running event posts children, so what posting
  * needs of the parent (children posted so far, the double-tree depth and mode) lives in the
  * session (hf_online.cur), and an event needs no state: it is pending, running, or done, as the
  * schedule of the run says. */
-typedef hf_online_event_rec revent; /* published, as unode; kids is copied from the node when
-                                       the event is posted (the node's record is then in cache),
-                                       so that its children need not read the node */
+typedef hf_online_event_rec revent; /* published, as unode; its node's block of children is
+                                       read from the node when it runs */
 
 /* The parent whose children are being posted: the running event, or the roots before the first
  * next(). */

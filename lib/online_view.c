@@ -75,7 +75,7 @@ uint32_t hf_online_event_node(const hf_online *s, uint32_t event)
 
 uint64_t hf_online_event_user(const hf_online *s, uint32_t event)
 {
-    return s && event < s->n_ev ? s->ev[event].user : 0;
+    return s && event < s->n_ev ? hf_online_rec_user(&s->ev[event]) : 0;
 }
 
 uint32_t hf_online_nodes(const hf_online *s) { return s ? s->n_nodes : 0; }

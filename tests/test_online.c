@@ -1858,6 +1858,17 @@ Test(online, label_ids_misuse_is_refused)
 /* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused
  * call in a depth-first run (a label too long where the union forest has a shorter one, children
  * under a finished run) posts nothing. */
+Test(online, published_records_keep_their_size)
+{
+    /* the run records and union nodes of hitfam/online_inline.h: 12 bytes each, 4-aligned */
+    cr_assert_eq(sizeof(hf_online_event_rec), 12);
+    cr_assert_eq(sizeof(hf_online_node_rec), 12);
+    hf_online_event_rec r[2];
+    hf_online_rec_set(&r[1], 5, 0x8000000100000002ull);
+    cr_assert_eq(r[1].node, 5);
+    cr_assert_eq(hf_online_rec_user(&r[1]), 0x8000000100000002ull);
+}
+
 Test(online, inline_step_misuse_is_refused)
 {
     hf_online *s = session(2, HF_ONLINE_DFS);
@@ -1882,6 +1893,9 @@ Test(online, inline_step_misuse_is_refused)
          * too long at the place of "b" goes to hf_online_step, which refuses it */
         cr_assert_eq(hf_online_step_fast(s, 2, bad, users, &e, &user, &err), HF_EINVAL);
         cr_assert(strstr(err.text, "longer"), "%s", err.text);
+        /* a refused step stores no event and no value, as hf_online_step */
+        cr_assert_eq(e, 0);
+        cr_assert_eq(user, 11);
         cr_assert_eq(hf_online_run_events(s), 1);
         cr_assert_eq(hf_online_pending(s), 0);
         cr_assert_eq(hf_online_nodes(s), run == 0 ? 1 : 3);

@@ -3,6 +3,8 @@
 #ifndef HITFAM_ONLINE_INLINE_H
 #define HITFAM_ONLINE_INLINE_H
 
+#include <string.h>
+
 #include <hitfam/online.h>
 
 #ifdef __cplusplus
@@ -28,12 +30,13 @@ typedef struct hf_online_node_rec {
 /** hf_online_node_rec.label's flag of a node outside its parent's block of children. */
 #define HF_ONLINE_REC_OVER 0x80000000u
 
-/** An event of the open run (16 bytes): its user value, its union node, and that node's block of
- * children as it was when the event was posted. */
+/** An event of the open run (12 bytes): its union node and its user value, whose 8 bytes are
+ * stored as they lie in memory in a uint64_t (hf_online_rec_user reads them), so that the
+ * records need no 8-byte alignment. Its node's block of children is the node's (an event's
+ * node gets children only from that event). */
 typedef struct hf_online_event_rec {
-    uint64_t user;
     uint32_t node;
-    uint32_t kids;
+    uint32_t user[2];
 } hf_online_event_rec;
 
 /** The event whose children are being posted: the running event (or the roots). */
@@ -82,6 +85,21 @@ typedef struct hf_online_hot {
 #define HF_ONLINE_INLINE static inline
 #endif
 
+/* The user value of the record @p e. */
+HF_ONLINE_INLINE uint64_t hf_online_rec_user(const hf_online_event_rec *e)
+{
+    uint64_t u;
+    memcpy(&u, e->user, sizeof u);
+    return u;
+}
+
+/* Write the record @p e: union node @p node, user value @p user. */
+HF_ONLINE_INLINE void hf_online_rec_set(hf_online_event_rec *e, uint32_t node, uint64_t user)
+{
+    e->node = node;
+    memcpy(e->user, &user, sizeof user);
+}
+
 /* Write the running event's next @p n children (n > 0), when they are the children of its union
  * node's block at their ranks, into the run records after the run's events: false when one of
  * them is not (the records written past the run's events are then left for hf_online_step to
@@ -102,9 +120,7 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
         for (uint32_t i = 0; i < n; i++, uv += ustep) {
             if (u[i].parent != pnode || u[i].label != HF_ONLINE_REC_NOLABEL)
                 return false;
-            ev[i].user = *uv;
-            ev[i].node = first + i;
-            ev[i].kids = u[i].kids;
+            hf_online_rec_set(&ev[i], first + i, *uv);
         }
         return true;
     }
@@ -128,9 +144,7 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
             if (*a != *b)
                 return false;
         }
-        ev[i].user = *uv;
-        ev[i].node = first + i;
-        ev[i].kids = u[i].kids;
+        hf_online_rec_set(&ev[i], first + i, *uv);
     }
     return true;
 }
@@ -154,9 +168,7 @@ HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t 
     for (uint32_t i = 0; i < n; i++, uv += ustep, iv += istep) {
         if (u[i].parent != pnode || u[i].label != *iv || (*iv & HF_ONLINE_REC_OVER))
             return false;
-        ev[i].user = *uv;
-        ev[i].node = first + i;
-        ev[i].kids = u[i].kids;
+        hf_online_rec_set(&ev[i], first + i, *uv);
     }
     return true;
 }
@@ -169,8 +181,8 @@ HF_ONLINE_INLINE void hf_online_fast_run(hf_online_hot *h, uint32_t v, uint32_t 
     /* everything read before anything is written: a store to a record may alias the session's
      * fields as far as the compiler knows, and would make it read them again */
     const hf_online_event_rec *e = h->ev + v;
-    uint32_t node = e->node, kids = e->kids;
-    uint64_t u = e->user;
+    uint32_t node = e->node, kids = h->nodes[node].kids;
+    uint64_t u = hf_online_rec_user(e);
     uint32_t *slot = h->sched + h->sched_len + (hi - pending);
     h->n_ev = hi;
     h->running = v;
@@ -229,6 +241,40 @@ HF_ONLINE_INLINE bool hf_online_fast_dfs(hf_online_hot *h, uint32_t n, const cha
     return hf_online_fast_dfs_matched(h, n, event, user);
 }
 
+/* hf_online_step with its results passed through locals of its own: the caller's @p event and
+ * @p user are then never handed to a function the compiler cannot see, so it may keep them in
+ * registers across the loop around hf_online_step_fast instead of storing and loading them at
+ * every step. */
+static inline hf_status hf_online_step_out(hf_online *s, uint32_t n, const char *const *labels,
+                                           const uint64_t *users, uint32_t *event, uint64_t *user,
+                                           hf_error *err)
+{
+    uint32_t e = HF_NO_EVENT;
+    uint64_t u = 0;
+    hf_status st = hf_online_step(s, n, labels, users, event ? &e : NULL, user ? &u : NULL, err);
+    if (st == HF_OK && event) /* on an error hf_online_step stores nothing */
+        *event = e;
+    if (st == HF_OK && user)
+        *user = u;
+    return st;
+}
+
+/* hf_online_step_ids as hf_online_step_out. */
+static inline hf_status hf_online_step_ids_out(hf_online *s, uint32_t n, const uint32_t *label_ids,
+                                               const uint64_t *users, uint32_t *event,
+                                               uint64_t *user, hf_error *err)
+{
+    uint32_t e = HF_NO_EVENT;
+    uint64_t u = 0;
+    hf_status st =
+        hf_online_step_ids(s, n, label_ids, users, event ? &e : NULL, user ? &u : NULL, err);
+    if (st == HF_OK && event) /* on an error hf_online_step stores nothing */
+        *event = e;
+    if (st == HF_OK && user)
+        *user = u;
+    return st;
+}
+
 /** hf_online_step, with its usual case compiled into the caller: in a depth-first run (strategy
  * dfs, and learn's runs without a plan) the running event posts the children an earlier run
  * posted at the same place (the same number or fewer, with the same labels), and there is room
@@ -245,7 +291,7 @@ HF_ONLINE_INLINE hf_status hf_online_step_fast(hf_online *s, uint32_t n, const c
     if (s && event && h->fast != HF_ONLINE_FAST_NONE && h->running != HF_NO_EVENT &&
         hf_online_fast_dfs(h, n, labels, users, event, user))
         return HF_OK;
-    return hf_online_step(s, n, labels, users, event, user, err);
+    return hf_online_step_out(s, n, labels, users, event, user, err);
 }
 
 /** hf_online_step_ids (hitfam/online.h), with its usual case compiled into the caller as
@@ -261,7 +307,7 @@ HF_ONLINE_INLINE hf_status hf_online_step_ids_fast(hf_online *s, uint32_t n,
         (n == 0 || hf_online_fast_match_ids(h, n, label_ids, users)) &&
         hf_online_fast_dfs_matched(h, n, event, user))
         return HF_OK;
-    return hf_online_step_ids(s, n, label_ids, users, event, user, err);
+    return hf_online_step_ids_out(s, n, label_ids, users, event, user, err);
 }
 
 #ifdef __cplusplus
