@@ -1692,6 +1692,15 @@ Test(online, step_alone_plays_the_same_schedules)
     lock_step_only = false;
 }
 
+/* The strategies the inline and label-id steps are played with, against posting one at a time. */
+static const struct {
+    hf_online_strategy st;
+    unsigned d;
+    uint32_t max_events;
+} step_cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
+                  {HF_ONLINE_AUTO, 2, 300},       {HF_ONLINE_DOUBLETREE, 2, 300},
+                  {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 20}};
+
 /* hf_online_step_fast (include/hitfam/online_inline.h), alone and mixed with the other calls,
  * takes the usual step of a depth-first run in the caller's code and hands every other case to
  * hf_online_step: the same events, user values, schedules and union forest as posting one child
@@ -1700,21 +1709,15 @@ Test(online, step_alone_plays_the_same_schedules)
  * when allocations fail; and it takes its own path in depth-first runs. */
 Test(online, inline_step_plays_the_same_schedules)
 {
-    static const struct {
-        hf_online_strategy st;
-        unsigned d;
-        uint32_t max_events;
-    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
-                 {HF_ONLINE_AUTO, 2, 300},       {HF_ONLINE_DOUBLETREE, 2, 300},
-                 {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 20}};
     lock_fast = true;
     lock_fast_steps = 0;
     for (int only = 1; only >= 0; only--) {
         lock_step_only = only;
-        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-            for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 3 : 15); seed++)
-                check_lockstep(cases[c].st, cases[c].d, seed * 7001 + c + 31 * (uint64_t)only,
-                               cases[c].max_events, NULL, NULL);
+        for (size_t c = 0; c < sizeof step_cases / sizeof step_cases[0]; c++)
+            for (uint64_t seed = 1; seed <= (step_cases[c].st == HF_ONLINE_LEARN ? 3 : 15); seed++)
+                check_lockstep(step_cases[c].st, step_cases[c].d,
+                               seed * 7001 + c + 31 * (uint64_t)only, step_cases[c].max_events,
+                               NULL, NULL);
     }
     cr_assert_gt(lock_fast_steps, 1000);
     lock_step_only = true;
@@ -1730,24 +1733,18 @@ Test(online, inline_step_plays_the_same_schedules)
  * included); the inline one takes its own path in depth-first runs. */
 Test(online, label_ids_play_the_same_schedules)
 {
-    static const struct {
-        hf_online_strategy st;
-        unsigned d;
-        uint32_t max_events;
-    } cases[] = {{HF_ONLINE_DFS, 1, 300},        {HF_ONLINE_DFS, 2, 300},
-                 {HF_ONLINE_AUTO, 2, 300},       {HF_ONLINE_DOUBLETREE, 2, 300},
-                 {HF_ONLINE_DOUBLETREE, 3, 300}, {HF_ONLINE_LEARN, 2, 20}};
     lock_ids = true;
     for (int fast = 0; fast <= 1; fast++) {
         lock_fast = fast;
         lock_fast_steps = 0;
         for (int only = 1; only >= 0; only--) {
             lock_step_only = only;
-            for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-                for (uint64_t seed = 1; seed <= (cases[c].st == HF_ONLINE_LEARN ? 2 : 8); seed++)
-                    check_lockstep(cases[c].st, cases[c].d,
+            for (size_t c = 0; c < sizeof step_cases / sizeof step_cases[0]; c++)
+                for (uint64_t seed = 1; seed <= (step_cases[c].st == HF_ONLINE_LEARN ? 2 : 8);
+                     seed++)
+                    check_lockstep(step_cases[c].st, step_cases[c].d,
                                    seed * 5003 + c + 17 * (uint64_t)only + 101 * (uint64_t)fast,
-                                   cases[c].max_events, NULL, NULL);
+                                   step_cases[c].max_events, NULL, NULL);
         }
         if (fast)
             cr_assert_gt(lock_fast_steps, 1000);

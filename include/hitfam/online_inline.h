@@ -100,6 +100,17 @@ HF_ONLINE_INLINE void hf_online_rec_set(hf_online_event_rec *e, uint32_t node, u
     memcpy(e->user, &user, sizeof user);
 }
 
+/* Whether the running event's next @p n children can be its union node's block children at
+ * their ranks, with room for them in the run's records and the pending count: the first of those
+ * children's union nodes in @p first when so. */
+HF_ONLINE_INLINE bool hf_online_fast_fits(const hf_online_hot *h, uint32_t n, uint32_t *first)
+{
+    uint32_t kids = h->cur.kids, nn = h->n_nodes;
+    *first = kids + h->cur.posted;
+    return kids != HF_NO_EVENT && *first <= nn && n <= nn - *first && n <= h->ev_lim - h->n_ev &&
+           n <= h->room - h->pending;
+}
+
 /* Write the running event's next @p n children (n > 0), when they are the children of its union
  * node's block at their ranks, into the run records after the run's events: false when one of
  * them is not (the records written past the run's events are then left for hf_online_step to
@@ -107,10 +118,8 @@ HF_ONLINE_INLINE void hf_online_rec_set(hf_online_event_rec *e, uint32_t node, u
 HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
                                            const char *const *labels, const uint64_t *users)
 {
-    uint32_t kids = h->cur.kids, first = kids + h->cur.posted, nn = h->n_nodes;
-    uint32_t pnode = h->cur.node;
-    if (kids == HF_NO_EVENT || first > nn || n > nn - first || n > h->ev_lim - h->n_ev ||
-        n > h->room - h->pending)
+    uint32_t first, pnode = h->cur.node;
+    if (!hf_online_fast_fits(h, n, &first))
         return false;
     const hf_online_node_rec *u = h->nodes + first;
     hf_online_event_rec *ev = h->ev + h->n_ev;
@@ -155,10 +164,8 @@ HF_ONLINE_INLINE bool hf_online_fast_match(const hf_online_hot *h, uint32_t n,
 HF_ONLINE_INLINE bool hf_online_fast_match_ids(const hf_online_hot *h, uint32_t n,
                                                const uint32_t *ids, const uint64_t *users)
 {
-    uint32_t kids = h->cur.kids, first = kids + h->cur.posted, nn = h->n_nodes;
-    uint32_t pnode = h->cur.node;
-    if (kids == HF_NO_EVENT || first > nn || n > nn - first || n > h->ev_lim - h->n_ev ||
-        n > h->room - h->pending)
+    uint32_t first, pnode = h->cur.node;
+    if (!hf_online_fast_fits(h, n, &first))
         return false;
     const hf_online_node_rec *u = h->nodes + first;
     hf_online_event_rec *ev = h->ev + h->n_ev;
