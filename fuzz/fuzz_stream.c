@@ -1,7 +1,7 @@
 /* Fuzz target: the streaming family reader (hitfam/stream.h) against the whole-input reader
  * (hf_family_read_mem). stream.h promises the same checks, messages and line numbers, so on
  * every input both must give the same status, error (text, line, column), and on success the
- * same header d and count and the same schedules, in order, read from the same lines. The
+ * same header (d, count, rows) and the same schedules, in order, read from the same lines. The
  * streaming read runs at a chunk size drawn from the input (1 byte up to a few hundred, sometimes
  * large or 0, the whole buffer in place), after a read in place, and now and then from a
  * seekable FILE (fmemopen) at that chunk size.
@@ -109,11 +109,11 @@ static void fuzz_same_prefix(const fuzz_outcome *a, const fuzz_outcome *b, size_
  * makes the stream return its status (HF_EABORTED, which neither reader gives of its own) after
  * handing out k schedules: when the whole read succeeds they are its first k, and the family has
  * more than k. Otherwise the status, message, line and column must be the whole read's, and on
- * success the header's d and count and every schedule with its line. Schedules handed out before
- * an error have no counterpart in the whole read (it keeps none: stream.h allows them), and how
- * many come out depends on the chunk (in place, a bin family's truncation is seen before its
- * first row; read in chunks, only at the row that is missing), so of two such reads the shorter
- * must be the start of the longer. */
+ * success the same header (d, count, rows; method NULL) and every schedule with its line. Schedules
+ * handed out before an error have no counterpart in the whole read (it keeps none: stream.h allows
+ * them), and how many come out depends on the chunk (in place, a bin family's truncation is seen
+ * before its first row; read in chunks, only at the row that is missing), so of two such reads the
+ * shorter must be the start of the longer. */
 static void fuzz_compare(hf_status whole_st, const hf_family *whole, const fuzz_outcome *whole_o,
                          const fuzz_outcome *part, const fuzz_outcome *ref)
 {
@@ -139,8 +139,9 @@ static void fuzz_compare(hf_status whole_st, const hf_family *whole, const fuzz_
     }
     if (part->stop_at < hf_family_size(whole))
         abort(); /* the consumer should have been asked for that schedule */
-    if (part->h.d != whole_o->h.d || part->h.schedules != whole_o->h.schedules ||
-        part->h.method != NULL)
+    const hf_family_header *a = &whole_o->h, *b = &part->h;
+    if (b->d != a->d || b->schedules_known != a->schedules_known || b->schedules != a->schedules ||
+        b->row_first != a->row_first || b->row_last != a->row_last || b->method != NULL)
         abort();
     fuzz_same_schedules(whole, part, hf_family_size(whole));
 }
