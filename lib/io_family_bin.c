@@ -489,7 +489,10 @@ hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn em
     hf_i_sum_add(&sum, s, (size_t)h.rows_at);
     bin_later meta = {0}, names = {0}, bad = {0};
     meta.st = bin_meta(p, &h, &meta.err);
-    names.st = bin_names(p, f, s, &h, &names.err);
+    /* the names only when the header fits the order (as the whole reader: meta is reported
+     * first, and a family of more events than the order would name events it does not have) */
+    if (!meta.st)
+        names.st = bin_names(p, f, s, &h, &names.err);
     /* The schedules, one at a time, each with the trailer's 16 bytes after it at least (what is
      * left at the end is the trailer, after any bytes that make no whole schedule). When the
      * header does not fit the order, or a schedule was refused, the rest is only summed. */
