@@ -179,24 +179,6 @@ static size_t fuzz_chunk(unsigned v)
     return 1 + v % 384;
 }
 
-/* The bin checksum as docs/formats.md defines it, written into the trailer's last 8 bytes. */
-static void fuzz_fix_checksum(uint8_t *b, size_t len)
-{
-    uint64_t h = 0x6a09e667f3bcc908u;
-    size_t body = len - 8;
-    for (size_t i = 0; i < body; i += 8) {
-        uint64_t w = 0;
-        for (size_t k = 0; k < 8; k++)
-            w |= (uint64_t)(i + k < body ? b[i + k] : 0) << (8 * k);
-        h = (h ^ w) * 0x9e3779b97f4a7c15u;
-        h ^= h >> 29;
-    }
-    h = (h ^ (uint64_t)body) * 0xd6e8feb86659fd93u;
-    h ^= h >> 32;
-    for (int k = 0; k < 8; k++)
-        b[body + (size_t)k] = (uint8_t)(h >> (8 * k));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 3)
