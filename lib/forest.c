@@ -349,17 +349,8 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         is = hf_i_alloc_array(ctx, (size_t)deepest + 2, sizeof *is);
         ok = hs && is;
     }
-    if (!ok) {
-        hf_i_free(ctx, lead);
-        hf_i_free(ctx, opened);
-        hf_i_free(ctx, kids);
-        hf_i_free(ctx, hs);
-        hf_i_free(ctx, is);
-        hf_i_free(ctx, at);
-        hf_i_free(ctx, cur);
-        *st = HF_ENOMEM;
-        return true;
-    }
+    if (!ok)
+        goto done;
     uint32_t u = 0;
     t->child_off[0] = 0;
     if (shift)
@@ -394,6 +385,10 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
         left[sp++] = k;
         place(t, u++, order[i], d, gadgets && k > 2 ? 2 : k, at, cur);
     }
+    t->n = N;
+    t->root = 0;
+    t->height = height;
+done:
     hf_i_free(ctx, lead);
     hf_i_free(ctx, opened);
     hf_i_free(ctx, kids);
@@ -401,10 +396,7 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
     hf_i_free(ctx, is);
     hf_i_free(ctx, at);
     hf_i_free(ctx, cur);
-    t->n = N;
-    t->root = 0;
-    t->height = height;
-    *st = HF_OK;
+    *st = ok ? HF_OK : HF_ENOMEM;
     return true;
 }
 
