@@ -163,16 +163,24 @@ char *hf_i_strdup(hf_ctx *ctx, const char *s)
 
 /* slot holds an object pointer of any type; it is read and written through memcpy, so no
  * caller casts its T ** to void **. */
+size_t hf_i_grown_cap(size_t cap, size_t need, size_t item_size)
+{
+    size_t c = cap ? cap : 8;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / item_size)
+            return 0;
+        c *= 2;
+    }
+    return c;
+}
+
 hf_status hf_i_grow_slot(hf_ctx *ctx, void *slot, size_t *cap, size_t need, size_t item_size)
 {
     if (need <= *cap)
         return HF_OK;
-    size_t c = *cap ? *cap : 8;
-    while (c < need) {
-        if (c > SIZE_MAX / 2)
-            return HF_ENOMEM;
-        c *= 2;
-    }
+    size_t c = hf_i_grown_cap(*cap, need, item_size);
+    if (!c)
+        return HF_ENOMEM;
     void *items;
     memcpy(&items, slot, sizeof items);
     void *p = hf_i_realloc_array(ctx, items, c, item_size);

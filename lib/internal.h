@@ -56,6 +56,9 @@ void hf_i_log(hf_ctx *ctx, hf_log_level level, const char *fmt, ...) HF_I_PRINTF
 #define HF_I_GROW(ctx, arr, cap, need)                                                             \
     hf_i_grow_slot((ctx), (void *)&(arr), (cap), (need), sizeof *(arr))
 hf_status hf_i_grow_slot(hf_ctx *ctx, void *slot, size_t *cap, size_t need, size_t item_size);
+/* The capacity an array of `cap` items of item_size bytes grows to for `need` items: doubled
+ * from cap (8 when 0) until it holds them; 0 when its bytes would pass SIZE_MAX / 2. */
+size_t hf_i_grown_cap(size_t cap, size_t need, size_t item_size);
 
 /* Read all of `in` into a new buffer (*buf, freed with hf_i_free; *len bytes). HF_ENOMEM or
  * HF_EIO (a read error) leave nothing allocated; the caller words the message. */

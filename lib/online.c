@@ -29,12 +29,9 @@ hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, s
 {
     if (need <= *cap)
         return HF_OK;
-    size_t c = *cap ? *cap : 8;
-    while (c < need) {
-        if (c > SIZE_MAX / 2 / item_size)
-            return HF_ENOMEM;
-        c *= 2;
-    }
+    size_t c = hf_i_grown_cap(*cap, need, item_size);
+    if (!c)
+        return HF_ENOMEM;
     if (c * item_size < ONLINE_HUGE_AUTO) {
         hf_status st = hf_i_grow_slot(s->ctx, slot, cap, need, item_size);
         if (!st && s->huge) {
