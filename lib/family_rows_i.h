@@ -30,11 +30,6 @@ typedef struct hf_i_rows {
     const uint32_t *src[HF_I_ROW_SOURCES];
     const hf_i_row_range *ranges; /* the row is these ranges one after the other */
     size_t count;
-    /* The generator's hf_gen_options.threads: 2 or more lets a writer on a stream with a file
-     * descriptor write the gathered rows on a thread of its own (joined when a row comes as
-     * values, when the sequences change, and at the close), while the caller describes the
-     * next ones. */
-    unsigned threads;
 } hf_i_rows;
 
 /* A new id for a set of sequences (never 0, never given twice in a process). */
@@ -52,9 +47,5 @@ hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n);
 hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
 /* Rows w wrote from its renders (the rest went token by token). */
 uint64_t hf_i_writer_described(const hf_writer *w);
-/* Whether a writing thread runs for w (hf_i_rows.threads), and the batches of gathered rows
- * handed to it so far (tests). */
-bool hf_i_writer_threaded(const hf_writer *w);
-uint64_t hf_i_writer_batches(const hf_writer *w);
 
 #endif /* HITFAM_FAMILY_ROWS_I_H */

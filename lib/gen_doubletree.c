@@ -99,7 +99,6 @@ typedef struct plan {
      * them (no focus restriction, not an in-forest); src_id names them, 0 otherwise. */
     uint64_t src_id;
     size_t max_ranges; /* ranges of a row at most */
-    unsigned threads;  /* hf_gen_options.threads, passed on with the ranges */
 } plan;
 
 static void plan_free(plan *pl)
@@ -447,8 +446,7 @@ static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const
                        .id = pl->src_id,
                        .src = {pl->ord[0].val, pl->ord[1].val},
                        .ranges = rl->r,
-                       .count = rl->count,
-                       .threads = pl->threads};
+                       .count = rl->count};
         return hf_i_sink_put_rows(sink, &h);
     }
     if (em)
@@ -551,7 +549,6 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
     hf_i_emitter *em = NULL;
     range_list rl[2] = {{NULL, 0}, {NULL, 0}};
     bool threaded = opt->threads >= 2;
-    pl.threads = opt->threads;
     /* rows described by their ranges when the sink takes them (lib/family_rows_i.h): no row of
      * values is built; without memory for the ranges, rows go as values */
     bool described = pl.src_id && hf_i_sink_takes_rows(sink);

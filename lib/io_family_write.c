@@ -3,7 +3,6 @@
  * or, when a generator describes them by ranges (lib/family_rows_i.h), gathered from renders
  * and written with writev. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,16 +51,10 @@ struct hf_writer {
      * stream's descriptor `fd` with writev (-1: the stream has none, each piece goes through
      * fwrite) before the renders change, before o.buf serves another row, and at the close. */
     struct iovec *vec;
-    size_t nvec, vec_cap; /* vec_cap: pieces a batch holds (GATHER_MAX, or BATCH_MAX with wt) */
-    size_t held;          /* bytes of the waiting pieces in the renders (with wt) */
+    size_t nvec;
     int fd;
-    /* With a writing thread (hf_i_rows.threads), a full batch (vec and o.buf) goes to it and
-     * the caller gathers the next one into the other pair of arrays (struct write_thread). */
-    struct write_thread *wt;
-    bool wt_tried;      /* a thread was asked for once: not again */
     uint32_t *row;      /* a described row as values, when the renders could not be made */
     uint64_t described; /* rows written from the renders (tests) */
-    uint64_t batches;   /* batches handed to the writing thread (tests) */
 };
 
 /* Gathered pieces shorter than this are copied into o.buf (one piece of writev costs about as
@@ -74,13 +67,7 @@ enum { GATHER_COPY = 512, GATHER_MAX = 1024 };
 #define GATHER_CALL GATHER_MAX
 #endif
 
-/* Pieces of a batch handed to the writing thread (written GATHER_CALL at a time): fewer
- * hand-overs than one per writev call. */
-enum { BATCH_MAX = 4 * GATHER_MAX, BATCH_BYTES = 1 << 20 };
-
 static bool gather_flush(hf_writer *w);
-static bool gather_drain(hf_writer *w);
-static void thread_end(hf_writer *w);
 
 uint64_t hf_i_row_source_id(void)
 {
@@ -309,7 +296,6 @@ static void renders_free(hf_writer *w)
 static void writer_free(hf_writer *w)
 {
     hf_ctx *ctx = w->p->ctx;
-    thread_end(w);
     renders_free(w);
     hf_i_free(ctx, w->vec);
     hf_i_free(ctx, w->row);
@@ -460,15 +446,13 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
 {
     if (h->id == w->render_id)
         return true;
-    /* the waiting pieces, and those the thread writes, may lie in the renders about to go */
-    if (!gather_drain(w))
+    /* the waiting pieces may lie in the renders about to go */
+    if (w->nvec > 0 && !gather_flush(w))
         return false;
     renders_free(w);
     hf_ctx *ctx = w->p->ctx;
     if (!w->vec && !(w->vec = hf_i_alloc_array(ctx, GATHER_MAX, sizeof *w->vec)))
         return false;
-    if (!w->vec_cap)
-        w->vec_cap = GATHER_MAX;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
     /* every sequence holds every token once: their length in all, in one pass in id order */
@@ -536,185 +520,9 @@ static bool rows_fit(const hf_i_rows *h, uint32_t n)
     return total == n;
 }
 
-/* Pieces v[0 .. left-1] to descriptor fd with writev, restarted after a partial write or a
- * signal, at most GATHER_CALL pieces a call (v's entries are consumed). 0, or the errno of the
- * failed write. */
-static int write_pieces(int fd, struct iovec *v, size_t left)
-{
-    while (left > 0) {
-        ssize_t done = writev(fd, v, left < GATHER_CALL ? (int)left : GATHER_CALL);
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return done == 0 ? EIO : errno;
-        size_t d = (size_t)done;
-        while (left > 0 && d >= v->iov_len) {
-            d -= v->iov_len;
-            v++;
-            left--;
-        }
-        if (left > 0) { /* a partial write: the rest of this piece, then the others */
-            v->iov_base = (char *)v->iov_base + d;
-            v->iov_len -= d;
-        }
-    }
-    return 0;
-}
-
-/* The writing thread: batches of pieces (each an array of iovecs and a block of copied short
- * pieces) in a ring of BATCHES. The caller gathers into batch `fill` (w->vec, w->o.buf) and
- * hands it over; the `queued` batches before it are the thread's, written oldest first. After a
- * failed write the next ones are dropped, and the caller learns the errno at its next hand-over
- * or drain. Several batches in flight let either thread lose the processor for a while (a busy
- * machine) without stopping the other at once. The thread allocates nothing and calls nothing
- * back. */
-enum { BATCHES = 8 };
-
-typedef struct write_thread {
-    pthread_t tid;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int fd;
-    hf_i_sum *sum; /* bin's checksum (NULL: none), fed in the file's order */
-    struct iovec *vec[BATCHES];
-    char *buf[BATCHES];
-    size_t nvec[BATCHES]; /* pieces of each batch handed over */
-    unsigned fill, queued;
-    bool stop;
-    int err; /* errno of the first failed write (0: none) */
-} write_thread;
-
-static void *thread_run(void *arg)
-{
-    write_thread *t = arg;
-    pthread_mutex_lock(&t->mu);
-    for (;;) {
-        while (t->queued == 0 && !t->stop)
-            pthread_cond_wait(&t->cv, &t->mu);
-        if (t->queued == 0)
-            break;
-        unsigned i = (t->fill + BATCHES - t->queued) % BATCHES;
-        struct iovec *v = t->vec[i];
-        size_t n = t->nvec[i];
-        bool failed = t->err != 0;
-        pthread_mutex_unlock(&t->mu);
-        int e = 0;
-        if (!failed) {
-            for (size_t k = 0; k < n && t->sum; k++)
-                hf_i_sum_add(t->sum, v[k].iov_base, v[k].iov_len);
-            e = write_pieces(t->fd, v, n);
-        }
-        pthread_mutex_lock(&t->mu);
-        if (e)
-            t->err = e;
-        t->queued--;
-        pthread_cond_broadcast(&t->cv);
-    }
-    pthread_mutex_unlock(&t->mu);
-    return NULL;
-}
-
-static void thread_free(hf_ctx *ctx, write_thread *t)
-{
-    for (int i = 0; i < BATCHES; i++) {
-        hf_i_free(ctx, t->vec[i]);
-        hf_i_free(ctx, t->buf[i]);
-    }
-    hf_i_free(ctx, t);
-}
-
-/* A writing thread for w, when the stream has a descriptor and the memory and the thread can be
- * had; else w goes on writing on the caller's thread. Called with no piece waiting. */
-static void thread_start(hf_writer *w)
-{
-    w->wt_tried = true;
-    hf_ctx *ctx = w->p->ctx;
-    if (w->fd < 0 || w->nvec > 0)
-        return;
-    write_thread *t = hf_i_calloc(ctx, 1, sizeof *t);
-    if (!t)
-        return;
-    bool ok = true;
-    for (int i = 0; i < BATCHES && ok; i++) {
-        t->vec[i] = hf_i_alloc_array(ctx, BATCH_MAX, sizeof *t->vec[i]);
-        /* batch 0's block is o.buf */
-        t->buf[i] = i == 0 ? NULL : hf_i_malloc(ctx, w->o.cap + HF_I_OUT_SLACK);
-        ok = t->vec[i] && (i == 0 || t->buf[i]);
-    }
-    if (!ok) {
-        thread_free(ctx, t);
-        return;
-    }
-    t->fd = w->fd;
-    t->sum = w->o.summed ? &w->o.sum : NULL;
-    if (pthread_mutex_init(&t->mu, NULL)) {
-        thread_free(ctx, t);
-        return;
-    }
-    if (pthread_cond_init(&t->cv, NULL)) {
-        pthread_mutex_destroy(&t->mu);
-        thread_free(ctx, t);
-        return;
-    }
-    if (pthread_create(&t->tid, NULL, thread_run, t)) {
-        pthread_cond_destroy(&t->cv);
-        pthread_mutex_destroy(&t->mu);
-        thread_free(ctx, t);
-        return;
-    }
-    hf_i_free(ctx, w->vec);
-    w->vec = t->vec[0];
-    t->buf[0] = w->o.buf;
-    w->vec_cap = BATCH_MAX;
-    w->wt = t;
-}
-
-/* Waits until the thread has fewer than `most` batches queued: false (errno set to the failed
- * write's, o.failed) when a write failed. */
-static bool thread_wait(hf_writer *w, unsigned most)
-{
-    write_thread *t = w->wt;
-    pthread_mutex_lock(&t->mu);
-    while (t->queued >= most && !t->err)
-        pthread_cond_wait(&t->cv, &t->mu);
-    int e = t->err;
-    pthread_mutex_unlock(&t->mu);
-    if (e) {
-        w->o.failed = true;
-        errno = e;
-        return false;
-    }
-    return true;
-}
-
-/* The thread stopped (after what it was handed) and joined, and o.buf w's own again (vec freed:
- * make_renders allocates it when needed). Keeps errno. */
-static void thread_end(hf_writer *w)
-{
-    write_thread *t = w->wt;
-    if (!t)
-        return;
-    int e = errno;
-    pthread_mutex_lock(&t->mu);
-    t->stop = true;
-    pthread_cond_broadcast(&t->cv);
-    pthread_mutex_unlock(&t->mu);
-    pthread_join(t->tid, NULL);
-    pthread_cond_destroy(&t->cv);
-    pthread_mutex_destroy(&t->mu);
-    w->o.buf = t->buf[t->fill];
-    t->buf[t->fill] = NULL;
-    thread_free(w->p->ctx, t);
-    w->vec = NULL;
-    w->nvec = 0;
-    w->vec_cap = 0;
-    w->wt = NULL;
-    errno = e;
-}
-
-/* The waiting pieces to the stream (struct hf_writer): handed to the writing thread when there
- * is one (once it has room for them), else written here; through fwrite when the stream has no
- * descriptor. false when a write failed (the writer then writes nothing more). */
+/* The waiting pieces to the stream (struct hf_writer): writev on its descriptor, restarted
+ * after a partial write or a signal, at most GATHER_CALL pieces a call; through fwrite when it
+ * has none. false when a write failed (the writer then writes nothing more). */
 static bool gather_flush(hf_writer *w)
 {
     hf_i_out *o = &w->o;
@@ -723,33 +531,9 @@ static bool gather_flush(hf_writer *w)
     if (left == 0) /* o.buf's bytes, if any, are a row's of its own: not these */
         return !o->failed;
     w->nvec = 0;
-    w->held = 0;
     o->len = 0;
     if (o->failed)
         return false;
-    if (w->wt) {
-        write_thread *t = w->wt;
-        /* room in the ring: all but the batch being filled may be queued */
-        if (!thread_wait(w, BATCHES - 1))
-            return false;
-        /* what stdio holds (the text header, rows that went token by token) goes first: there
-         * is some only after a drain, when the thread is idle */
-        if (fflush(w->out) != 0) {
-            o->failed = true;
-            return false;
-        }
-        pthread_mutex_lock(&t->mu);
-        t->nvec[t->fill] = left;
-        t->fill = (t->fill + 1) % BATCHES;
-        t->queued++;
-        unsigned f = t->fill;
-        pthread_cond_broadcast(&t->cv);
-        pthread_mutex_unlock(&t->mu);
-        w->vec = t->vec[f];
-        o->buf = t->buf[f];
-        w->batches++;
-        return true;
-    }
     for (size_t i = 0; i < left && o->summed; i++) /* bin's checksum, in the file's order */
         hf_i_sum_add(&o->sum, v[i].iov_base, v[i].iov_len);
     if (w->fd < 0) {
@@ -765,21 +549,28 @@ static bool gather_flush(hf_writer *w)
         o->failed = true;
         return false;
     }
-    int e = write_pieces(w->fd, v, left);
-    if (e) {
-        errno = e;
-        o->failed = true;
-        return false;
+    while (left > 0) {
+        ssize_t done = writev(w->fd, v, left < GATHER_CALL ? (int)left : GATHER_CALL);
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0) {
+            if (done == 0)
+                errno = EIO;
+            o->failed = true;
+            return false;
+        }
+        size_t d = (size_t)done;
+        while (left > 0 && d >= v->iov_len) {
+            d -= v->iov_len;
+            v++;
+            left--;
+        }
+        if (left > 0) { /* a partial write: the rest of this piece, then the others */
+            v->iov_base = (char *)v->iov_base + d;
+            v->iov_len -= d;
+        }
     }
     return true;
-}
-
-/* The waiting pieces written, and those handed to the thread: false when a write failed. */
-static bool gather_drain(hf_writer *w)
-{
-    if (!gather_flush(w))
-        return false;
-    return !w->wt || thread_wait(w, 1);
 }
 
 /* b[0 .. len-1] to the waiting pieces: copied into o.buf when short (joined to the previous
@@ -803,19 +594,15 @@ static bool gather(hf_writer *w, const char *b, size_t len)
 {
     hf_i_out *o = &w->o;
     if (len < GATHER_COPY) {
-        if ((o->len + len > o->cap || w->nvec == w->vec_cap) && !gather_flush(w))
+        if ((o->len + len > o->cap || w->nvec == GATHER_MAX) && !gather_flush(w))
             return false;
         memcpy(o->buf + o->len, b, len);
         gather_copied(w, len);
         return true;
     }
-    if (w->nvec == w->vec_cap && !gather_flush(w))
+    if (w->nvec == GATHER_MAX && !gather_flush(w))
         return false;
     w->vec[w->nvec++] = (struct iovec){(void *)b, len};
-    /* a writing thread takes batches of a bounded size, so that it starts early and the last
-     * batch, which nothing overlaps, is short */
-    if (w->wt && (w->held += len) >= BATCH_BYTES)
-        return gather_flush(w);
     return true;
 }
 
@@ -847,7 +634,7 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
             b--; /* the last separator */
         const char *src = w->render[r->src] + a;
         size_t len = b - a;
-        if (len <= SHORT && o->len + SHORT <= o->cap && w->nvec < w->vec_cap) {
+        if (len <= SHORT && o->len + SHORT <= o->cap && w->nvec < GATHER_MAX) {
             memcpy(o->buf + o->len, src, SHORT); /* one fixed-size copy, len of it kept */
             gather_copied(w, len);
         } else if (len > 0 && !gather(w, src, len)) {
@@ -885,12 +672,9 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
         }
         return hf_i_writer_put(w, w->row, n);
     }
-    if (h->threads >= 2 && !w->wt_tried)
-        thread_start(w);
     const char *prefix = w->format != HF_FORMAT_JSON ? "" : w->count == 0 ? "\n[" : ",\n[";
     char end = w->format == HF_FORMAT_BIN ? '\0' : w->format == HF_FORMAT_JSON ? ']' : '\n';
-    if (!write_ranges(w, h, prefix, end) || ferror(w->out) ||
-        (w->wt && w->held + w->o.len >= BATCH_BYTES && !gather_flush(w))) {
+    if (!write_ranges(w, h, prefix, end) || ferror(w->out)) {
         w->failed = true;
         return HF_EIO;
     }
@@ -900,10 +684,6 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
 }
 
 uint64_t hf_i_writer_described(const hf_writer *w) { return w->described; }
-
-uint64_t hf_i_writer_batches(const hf_writer *w) { return w->batches; }
-
-bool hf_i_writer_threaded(const hf_writer *w) { return w->wt != NULL; }
 
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
 {
@@ -915,7 +695,7 @@ hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
     if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
     /* o.buf is about to take this row: the gathered pieces go first */
-    if (!gather_drain(w)) {
+    if (w->nvec > 0 && !gather_flush(w)) {
         w->failed = true;
         return HF_EIO;
     }
@@ -947,7 +727,7 @@ hf_status hf_writer_close(hf_writer *w)
 {
     if (!w)
         return HF_OK;
-    bool ok = !w->failed && gather_drain(w);
+    bool ok = !w->failed && gather_flush(w);
     if (ok && w->format == HF_FORMAT_BIN)
         ok = hf_i_bin_write_trailer(&w->o, w->count);
     else if (ok)

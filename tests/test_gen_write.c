@@ -301,8 +301,8 @@ static void on_alarm(int sig)
 }
 
 /* writev through a pipe, its calls cut short by a timer's signals (no SA_RESTART: a blocked
- * writev returns what it wrote, or EINTR): the same bytes arrive, from the caller's thread and
- * from the writer's own (threads 2; the signals then reach either). */
+ * writev returns what it wrote, or EINTR): the same bytes arrive, with the rows built on the
+ * caller's thread and on a second one (whose waits the signals may reach too). */
 Test(gen_write, writev_to_a_pipe_survives_signals)
 {
     uint64_t rng = 99;
@@ -332,7 +332,7 @@ Test(gen_write, writev_to_a_pipe_survives_signals)
         FILE *out = fdopen(fds[1], "w");
         cr_assert(out);
         hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-        opt.threads = k < 2 ? 1 : 2; /* 2: the writer's own thread writes */
+        opt.threads = k < 2 ? 1 : 2; /* 2: the rows built on a second thread */
         size_t described;
         write_gen_to(out, p, &opt, formats[k % 2], false, &described);
         cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
@@ -532,10 +532,6 @@ Test(gen_write, sink_watch_reports_refusals)
     hf_poset_free(p);
 }
 
-/* ------------------------------------------------------------------------------------------ */
-/* The writer's own thread (hf_i_rows.threads >= 2, a stream with a descriptor): the caller
- * gathers the next batch of rows while it writes the last one. */
-
 /* Threads of this process (/proc/self/status), -1 when it cannot be read. */
 static int threads_now(void)
 {
@@ -551,140 +547,8 @@ static int threads_now(void)
     return n;
 }
 
-/* The bytes of the file behind out (read through its descriptor: the writer writes there, and
- * stdio's idea of the position is not kept up to date). */
-static char *file_bytes(FILE *out, size_t *len)
-{
-    cr_assert_eq(fflush(out), 0);
-    int fd = fileno(out);
-    off_t end = lseek(fd, 0, SEEK_END);
-    cr_assert_geq(end, 0);
-    char *b = malloc((size_t)end + 1);
-    cr_assert(b);
-    cr_assert_eq(pread(fd, b, (size_t)end, 0), (ssize_t)end);
-    *len = (size_t)end;
-    return b;
-}
-
-/* p's doubletree family under opt in `format` to a temporary file through the watch; *st and
- * *cst the generation's and the close's statuses, fl the watch's report, *batches what went to
- * the writing thread before the close (-1: no thread ran). The file is returned open. */
-static FILE *write_to_file(const hf_poset *p, const hf_gen_options *opt, hf_format format,
-                           hf_status *st, hf_status *cst, failures *fl, int64_t *batches)
-{
-    FILE *out = tmpfile();
-    cr_assert(out);
-    hf_family_header h = {3, "doubletree", false, 0, opt->row_first, opt->row_last};
-    hf_writer *w = NULL;
-    *st = hf_writer_new(p, out, format, &h, &w);
-    *cst = HF_OK;
-    *batches = -1;
-    if (*st)
-        return out;
-    hf_sink_watch watch = {hf_writer_sink(w), on_failed, fl};
-    hf_error err;
-    *st = hf_generate(p, opt, hf_sink_watch_sink(&watch), NULL, &err);
-    *batches = hf_i_writer_threaded(w) ? (int64_t)hf_i_writer_batches(w) : -1;
-    errno = 0;
-    *cst = hf_writer_close(w);
-    if (*cst && !fl->calls)
-        fl->err = errno; /* the failure first seen at the close */
-    return out;
-}
-
-/* In every format, whole and in slices: the same bytes as the caller's thread writes, several
- * batches handed over for the whole family, none with threads 1, and no thread left after the
- * close. */
-Test(gen_write, writing_thread_gives_the_same_bytes)
-{
-    uint64_t rng = 0x7712;
-    hf_poset *p = named_forest(4000, 2, &rng);
-    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
-                                        HF_FORMAT_BIN};
-    int before = threads_now();
-    cr_assert_gt(before, 0);
-    for (int k = 0; k < 4; k++)
-        for (int slice = 0; slice < 3; slice++)
-            for (unsigned threads = 1; threads <= 2; threads++) {
-                hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-                opt.row_first = slice == 0 ? 0 : slice == 1 ? 5 : 2;
-                opt.row_last = slice == 1 ? 9 : 0;
-                size_t elen, described;
-                char *expect = write_gen(p, &opt, formats[k], false, &elen, &described);
-                cr_assert_gt(described, 0);
-                opt.threads = threads;
-                hf_status st, cst;
-                failures fl = {0};
-                int64_t batches;
-                FILE *out = write_to_file(p, &opt, formats[k], &st, &cst, &fl, &batches);
-                cr_assert_eq(st, HF_OK);
-                cr_assert_eq(cst, HF_OK);
-                cr_assert_eq(fl.calls, 0);
-                cr_assert_eq(threads_now(), before, "format %d: a thread left", k);
-                if (threads == 1)
-                    cr_assert_eq(batches, -1);
-                else /* more than a batch (1 MiB): some handed over before the close */
-                    cr_assert_gt(batches, elen > (2u << 20) ? 0 : -1, "format %d, slice %d", k,
-                                 slice);
-                size_t len;
-                char *got = file_bytes(out, &len);
-                cr_assert_eq(len, elen, "format %d, slice %d, threads %u: %zu bytes, %zu expected",
-                             k, slice, threads, len, elen);
-                cr_assert(memcmp(got, expect, elen) == 0, "format %d, slice %d, threads %u", k,
-                          slice, threads);
-                fclose(out);
-                free(got);
-                free(expect);
-            }
-    hf_poset_free(p);
-}
-
-/* A file size limit stops the writing thread part of the way: HF_EIO reported once (through the
- * watch, or at the close when no row came after the failed batch) with errno EFBIG, the file
- * holding the output's first bytes up to the limit, the thread joined. */
-Test(gen_write, writing_thread_stopped_by_a_file_limit)
-{
-    uint64_t rng = 17;
-    hf_poset *p = named_forest(5000, 1, &rng);
-    size_t elen;
-    char *expect = expected_bytes(p, HF_FORMAT_TEXT, 1, &elen);
-    int before = threads_now();
-    static const rlim_t limits[] = {100000 + 37, 1 << 20, 2500000 + 3};
-    signal(SIGXFSZ, SIG_IGN);
-    for (int i = 0; i < 3; i++) {
-        const rlim_t limit = limits[i];
-        cr_assert_gt(elen, 2 * limit);
-        struct rlimit rl = {limit, RLIM_INFINITY};
-        cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-        hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-        opt.threads = 2;
-        hf_status st, cst;
-        failures fl = {0};
-        int64_t batches;
-        FILE *out = write_to_file(p, &opt, HF_FORMAT_TEXT, &st, &cst, &fl, &batches);
-        struct rlimit none = {RLIM_INFINITY, RLIM_INFINITY};
-        cr_assert_eq(setrlimit(RLIMIT_FSIZE, &none), 0);
-        cr_assert(st == HF_EIO || cst == HF_EIO, "generate %d, close %d", st, cst);
-        cr_assert_eq(cst, HF_EIO, "the close reports the failure too");
-        cr_assert_leq(fl.calls, 1);
-        if (fl.calls)
-            cr_assert_eq(fl.st, HF_EIO);
-        cr_assert_eq(fl.err, EFBIG, "limit %d: errno %d", (int)limit, fl.err);
-        cr_assert_geq(batches, 0);
-        cr_assert_eq(threads_now(), before);
-        size_t len;
-        char *got = file_bytes(out, &len);
-        cr_assert_eq(len, (size_t)limit);
-        cr_assert(memcmp(got, expect, limit) == 0);
-        fclose(out);
-        free(got);
-    }
-    free(expect);
-    hf_poset_free(p);
-}
-
-/* A pipe whose reader has gone (SIGPIPE ignored): HF_EIO with EPIPE, reported once, on one thread
- * and two. */
+/* A pipe whose reader has gone (SIGPIPE ignored): HF_EIO with EPIPE, reported once, with the rows
+ * built on one thread and on two; no thread left. */
 Test(gen_write, closed_pipe_reported_once)
 {
     uint64_t rng = 5;
@@ -715,57 +579,4 @@ Test(gen_write, closed_pipe_reported_once)
     }
     signal(SIGPIPE, SIG_DFL);
     hf_poset_free(p);
-}
-
-/* Every allocation failing in turn with the writing thread asked for, to a file: HF_ENOMEM, or
- * the same bytes (without the thread's arrays the caller's thread writes); nothing leaks and no
- * thread is left. */
-Test(gen_write, writing_thread_out_of_memory)
-{
-    uint64_t rng = 29;
-    hf_poset *q = named_forest(300, 2, &rng);
-    tu_chaos c = {.left = -1};
-    hf_ctx *ctx = tu_chaos_ctx(&c);
-    hf_poset *p = tu_poset_copy(q, ctx);
-    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
-    int before = threads_now();
-    for (int k = 0; k < 2; k++) {
-        size_t elen;
-        char *expect = expected_bytes(q, formats[k], 1, &elen);
-        hf_status st = HF_ENOMEM;
-        size_t ok = 0, threaded = 0;
-        /* on until a run with the thread succeeds (without its arrays the run succeeds too) */
-        for (long fail = 0; st == HF_ENOMEM || fail < 40 || !threaded; fail++) {
-            cr_assert_lt(fail, 100000);
-            long live = c.live;
-            c.left = fail;
-            hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-            opt.threads = 2;
-            hf_status cst;
-            failures fl = {0};
-            int64_t batches;
-            FILE *out = write_to_file(p, &opt, formats[k], &st, &cst, &fl, &batches);
-            st = st ? st : cst;
-            c.left = -1;
-            cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
-            cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
-            cr_assert_eq(threads_now(), before, "format %d, fail %ld", k, fail);
-            if (st == HF_OK) {
-                ok++;
-                threaded += batches >= 0;
-                size_t len;
-                char *got = file_bytes(out, &len);
-                cr_assert_eq(len, elen, "format %d, fail %ld", k, fail);
-                cr_assert(memcmp(got, expect, elen) == 0, "format %d, fail %ld", k, fail);
-                free(got);
-            }
-            fclose(out);
-        }
-        cr_assert_gt(ok, 0);
-        cr_assert_gt(threaded, 0);
-        free(expect);
-    }
-    hf_poset_free(p);
-    hf_poset_free(q);
-    hf_ctx_free(ctx);
 }

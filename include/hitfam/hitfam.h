@@ -440,9 +440,7 @@ typedef struct hf_family_header {
  * generators may hand the writer a schedule as ranges of a few fixed sequences of the events
  * (doubletree does), which it writes from their renders with writev on the stream's file
  * descriptor after an fflush (the same bytes, in order with the rest; stdio's idea of the
- * stream's position, as ftell reads it, is then not kept up to date). With
- * hf_gen_options.threads 2 or more those writes run on a thread of the writer's own, which
- * hf_writer_close joins; a failed write then shows at a later put or at the close. */
+ * stream's position, as ftell reads it, is then not kept up to date). */
 typedef struct hf_writer hf_writer;
 
 /** Create a writer of schedules of @p p to @p out (not closed by the writer). Writes the header.
@@ -797,13 +795,12 @@ typedef struct hf_gen_options {
                                        end of the family. Must be 0 when row_first is 0 */
     unsigned threads;             /**< 1 (default) or 0: all work on the caller's thread. 2 or more:
                                        method doubletree builds its rows on a second thread, one
-                                       row ahead of the sink (two row buffers), and a writer's
-                                       sink (hf_writer) writes them on a third. The sink is
-                                       still called on the caller's thread only, in the same
-                                       order with the same schedules; the other threads neither
-                                       allocate nor call the context back. Other methods ignore
-                                       it; if a thread cannot be started its work is done on the
-                                       caller's thread */
+                                       row ahead of the sink (two row buffers; more threads are
+                                       not used). The sink is still called on the caller's
+                                       thread only, in the same order with the same schedules; the
+                                       second thread neither allocates nor calls the context back.
+                                       Other methods ignore it; if the thread cannot be started the
+                                       rows are built on the caller's thread */
 } hf_gen_options;
 
 /** Default of hf_gen_options.max_names: 10^10 names, some 20 GB of text. */
