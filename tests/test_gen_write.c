@@ -301,7 +301,8 @@ static void on_alarm(int sig)
 }
 
 /* writev through a pipe, its calls cut short by a timer's signals (no SA_RESTART: a blocked
- * writev returns what it wrote, or EINTR): the same bytes arrive. */
+ * writev returns what it wrote, or EINTR): the same bytes arrive, with the rows built on the
+ * caller's thread and on a second one (whose waits the signals may reach too). */
 Test(gen_write, writev_to_a_pipe_survives_signals)
 {
     uint64_t rng = 99;
@@ -311,9 +312,9 @@ Test(gen_write, writev_to_a_pipe_survives_signals)
     sa.sa_handler = on_alarm;
     sigemptyset(&sa.sa_mask);
     cr_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < 4; k++) {
         size_t elen;
-        char *expect = expected_bytes(p, formats[k], 1, &elen);
+        char *expect = expected_bytes(p, formats[k % 2], 1, &elen);
         int fds[2];
         cr_assert_eq(pipe(fds), 0);
         drain d = {fds[0], NULL, 0, 0};
@@ -331,8 +332,9 @@ Test(gen_write, writev_to_a_pipe_survives_signals)
         FILE *out = fdopen(fds[1], "w");
         cr_assert(out);
         hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+        opt.threads = k < 2 ? 1 : 2; /* 2: the rows built on a second thread */
         size_t described;
-        write_gen_to(out, p, &opt, formats[k], false, &described);
+        write_gen_to(out, p, &opt, formats[k % 2], false, &described);
         cr_assert_eq(setitimer(ITIMER_REAL, &off, NULL), 0);
         cr_assert_gt(described, 0);
         cr_assert_gt(alarms, 0);
@@ -527,5 +529,54 @@ Test(gen_write, sink_watch_reports_refusals)
     tu_assert_family_eq(f, g);
     hf_family_free(f);
     hf_family_free(g);
+    hf_poset_free(p);
+}
+
+/* Threads of this process (/proc/self/status), -1 when it cannot be read. */
+static int threads_now(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    int n = -1;
+    if (!f)
+        return -1;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+/* A pipe whose reader has gone (SIGPIPE ignored): HF_EIO with EPIPE, reported once, with the rows
+ * built on one thread and on two; no thread left. */
+Test(gen_write, closed_pipe_reported_once)
+{
+    uint64_t rng = 5;
+    hf_poset *p = named_forest(4000, 1, &rng);
+    int before = threads_now();
+    signal(SIGPIPE, SIG_IGN);
+    for (unsigned threads = 1; threads <= 2; threads++) {
+        int fds[2];
+        cr_assert_eq(pipe(fds), 0);
+        close(fds[0]);
+        FILE *out = fdopen(fds[1], "w");
+        cr_assert(out);
+        hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+        hf_writer *w = NULL;
+        cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
+        failures fl = {0};
+        hf_sink_watch watch = {hf_writer_sink(w), on_failed, &fl};
+        hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+        opt.threads = threads;
+        hf_error err;
+        cr_assert_eq(hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err), HF_EIO);
+        cr_assert_eq(fl.calls, 1, "threads %u", threads);
+        cr_assert_eq(fl.st, HF_EIO);
+        cr_assert_eq(fl.err, EPIPE, "threads %u: errno %d", threads, fl.err);
+        cr_assert_eq(hf_writer_close(w), HF_EIO);
+        cr_assert_eq(threads_now(), before);
+        fclose(out);
+    }
+    signal(SIGPIPE, SIG_DFL);
     hf_poset_free(p);
 }
