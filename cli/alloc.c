@@ -81,32 +81,23 @@ static void *map_block(size_t size)
 }
 
 /* Mapped block ptr grown to len bytes (more than it has) without a copy: in place when the
- * addresses after it are free, else its pages moved to a new block's place (both at huge page
- * boundaries, so that huge pages move whole) which then grows in place. NULL when that fails,
- * the block unchanged. */
+ * addresses after it are free, else its pages moved, in one call, to the start of a new place
+ * of len bytes at a huge page boundary (so that huge pages move whole), which the call makes
+ * one mapping with them. NULL when that fails, the block unchanged. */
 static void *grow_mapped(char *ptr, size_t len)
 {
-    header *h = header_of(ptr);
-    size_t old = h->map_len;
-    for (int tries = 0; tries < 4; tries++) {
-        if (mremap(ptr - page, page + old, page + len, 0) != MAP_FAILED) {
-            header_of(ptr)->map_len = len;
-            return ptr;
-        }
-        char *a = map_aligned(len);
-        if (!a)
-            return NULL;
-        /* the new place keeps the old block's length: the moved pages and the mapping after
-         * them must be one to grow as one */
-        munmap(a + old, len - old);
-        if (mremap(ptr - page, page + old, page + old, MREMAP_MAYMOVE | MREMAP_FIXED, a - page) ==
-            MAP_FAILED) {
-            munmap(a - page, page + old);
-            return NULL;
-        }
-        ptr = a; /* (another thread may map the addresses after it meanwhile: then again) */
+    size_t old = header_of(ptr)->map_len;
+    if (mremap(ptr - page, page + old, page + len, 0) != MAP_FAILED)
+        return ptr;
+    char *a = map_aligned(len);
+    if (!a)
+        return NULL;
+    if (mremap(ptr - page, page + old, page + len, MREMAP_MAYMOVE | MREMAP_FIXED, a - page) ==
+        MAP_FAILED) {
+        munmap(a - page, page + len);
+        return NULL;
     }
-    return NULL;
+    return a;
 }
 
 static void *cli_malloc(size_t size, void *user)
