@@ -1,5 +1,177 @@
-/* The allocator of the installed hitfam: the C library's. (The test-only hitfam-chaos links
- * cli/chaos.c instead, whose allocator fails on request.) */
+/* The allocator of the installed hitfam. (The test-only hitfam-chaos links cli/chaos.c instead,
+ * whose allocator fails on request.)
+ *
+ * Small blocks are the C library's. A large block (LARGE bytes or more: on a large order, its
+ * tables, the forest's views, the writer's tokens) gets a mapping of its own that starts at a
+ * huge page boundary and spans whole huge pages, advised to transparent huge pages where the
+ * system offers them: a 2 MiB page is one fault instead of 512, and random access misses the
+ * address cache less. Such a block grows with mremap, which moves its pages instead of copying
+ * them (the tables a reader doubles again and again cost no copy), in place where the addresses
+ * after it are free. A header right before each block says which kind it is; a mapped block's
+ * header has the page before the block to itself. Any failure returns NULL: the library then
+ * reports out of memory, and the CLI says so. */
+#if defined(__linux__)
+#define _GNU_SOURCE /* mremap */
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "cli.h"
 
+#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+
+/* The header before each block: the block's size as asked, and for a mapped block the length of
+ * its part of the mapping (a multiple of HUGE; 0 for the C library's blocks). Its size keeps the
+ * block aligned as malloc's are. */
+typedef union header {
+    struct {
+        size_t size, map_len;
+    };
+    max_align_t align;
+} header;
+
+#define HUGE  ((size_t)2 << 20)
+#define LARGE HUGE
+
+static size_t page; /* the system's page size */
+
+/* The length of a mapped block of `size` bytes: whole huge pages; 0 when too large. */
+static size_t map_len_for(size_t size)
+{
+    if (size > SIZE_MAX - 4 * HUGE)
+        return 0;
+    return size ? (size + HUGE - 1) & ~(HUGE - 1) : HUGE;
+}
+
+static header *header_of(void *ptr) { return (header *)ptr - 1; }
+
+/* A block of len bytes (map_len_for) at a huge page boundary, mapped with the page before it
+ * (the header's), advised to huge pages; NULL when no mapping is left. */
+static char *map_aligned(size_t len)
+{
+    size_t total = len + HUGE;
+    char *m = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *a = (char *)(((uintptr_t)m + page + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+    if (a - page > m)
+        munmap(m, (size_t)(a - page - m));
+    if (a + len < m + total)
+        munmap(a + len, (size_t)(m + total - (a + len)));
+#ifdef MADV_HUGEPAGE
+    madvise(a - page, page + len, MADV_HUGEPAGE); /* advice only: a refusal changes nothing */
+#endif
+    return a;
+}
+
+static void *map_block(size_t size)
+{
+    size_t len = map_len_for(size);
+    char *a = len ? map_aligned(len) : NULL;
+    if (!a)
+        return NULL;
+    header *h = header_of(a);
+    h->size = size;
+    h->map_len = len;
+    return a;
+}
+
+/* Mapped block ptr grown to len bytes (more than it has) without a copy: in place when the
+ * addresses after it are free, else its pages moved, in one call, to the start of a new place
+ * of len bytes at a huge page boundary (so that huge pages move whole), which the call makes
+ * one mapping with them. NULL when that fails, the block unchanged. */
+static void *grow_mapped(char *ptr, size_t len)
+{
+    size_t old = header_of(ptr)->map_len;
+    if (mremap(ptr - page, page + old, page + len, 0) != MAP_FAILED)
+        return ptr;
+    char *a = map_aligned(len);
+    if (!a)
+        return NULL;
+    if (mremap(ptr - page, page + old, page + len, MREMAP_MAYMOVE | MREMAP_FIXED, a - page) ==
+        MAP_FAILED) {
+        munmap(a - page, page + len);
+        return NULL;
+    }
+    return a;
+}
+
+static void *cli_malloc(size_t size, void *user)
+{
+    (void)user;
+    if (size >= LARGE)
+        return map_block(size);
+    header *h = malloc(sizeof(header) + size);
+    if (!h)
+        return NULL;
+    h->size = size;
+    h->map_len = 0;
+    return h + 1;
+}
+
+static void cli_free(void *ptr, void *user)
+{
+    (void)user;
+    if (!ptr)
+        return;
+    header *h = header_of(ptr);
+    if (h->map_len)
+        munmap((char *)ptr - page, page + h->map_len);
+    else
+        free(h);
+}
+
+static void *cli_realloc(void *ptr, size_t size, void *user)
+{
+    if (!ptr)
+        return cli_malloc(size, user);
+    header *h = header_of(ptr);
+    if (h->map_len) {
+        /* a mapped block stays one */
+        size_t len = map_len_for(size), old = h->map_len;
+        if (!len)
+            return NULL;
+        if (len < old)
+            munmap((char *)ptr + len, old - len);
+        else if (len > old && !(ptr = grow_mapped(ptr, len)))
+            return NULL;
+        h = header_of(ptr);
+        h->map_len = len;
+        h->size = size;
+        return ptr;
+    }
+    if (size < LARGE) {
+        header *m = realloc(h, sizeof(header) + size);
+        if (!m)
+            return NULL;
+        m->size = size;
+        return m + 1;
+    }
+    /* from the C library's heap to a mapping: the one copy of a growing block */
+    void *big = map_block(size);
+    if (!big)
+        return NULL;
+    memcpy(big, ptr, h->size);
+    free(h);
+    return big;
+}
+
+const hf_allocator *cli_allocator(void)
+{
+    static const hf_allocator a = {.malloc = cli_malloc, .realloc = cli_realloc, .free = cli_free};
+    long p = sysconf(_SC_PAGESIZE);
+    if (p <= 0 || (size_t)p > HUGE || ((size_t)p & ((size_t)p - 1)) != 0)
+        return NULL; /* (a page size this allocator does not expect: the C library's) */
+    page = (size_t)p;
+    return &a;
+}
+
+#else
+
 const hf_allocator *cli_allocator(void) { return NULL; }
+
+#endif

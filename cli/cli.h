@@ -69,6 +69,16 @@ void *xmalloc(size_t size);
 /* A whole file ("-" = standard input), malloc'd, length in *len. Exits with a message on
  * failure. */
 char *slurp(const char *path, size_t *len);
+/* A whole file ("-" = standard input) to read: a regular file mapped, anything else slurped
+ * (cli/common.c says when and what mapping means). Exits with a message on failure. */
+typedef struct cli_input {
+    const char *data;
+    size_t len;
+    char *owned; /* slurped, or NULL */
+    bool mapped;
+} cli_input;
+void input_open(const char *path, cli_input *in);
+void input_close(cli_input *in);
 
 /* The allocator of every library object: NULL (the C library's) in hitfam (cli/alloc.c), one
  * that fails on request in the test-only hitfam-chaos (cli/chaos.c). */
