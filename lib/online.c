@@ -816,7 +816,7 @@ static inline uint32_t dt_pop(hf_online *s)
 {
     for (;;) {
         uint32_t v;
-        if (hf_online_fast_dt_pick(&s->hot, 0, 0, &v))
+        if (hf_online_fast_dt_pop(&s->hot, &v))
             return v;
         const item *it;
         if (s->isp > 0) {
@@ -838,9 +838,9 @@ static inline uint32_t dt_pop(hf_online *s)
 static INLINE uint32_t dt_next(hf_online *s, uint32_t hi, uint32_t posted)
 {
     uint32_t v;
-    if (hf_online_fast_dt_pick(&s->hot, hi, posted, &v))
-        return v;
     if (posted > 0) {
+        if (hf_online_fast_dt_child(&s->hot, hi, posted, &v))
+            return v;
         if (posted >= 2)
             s->branched = true;
         dt_expand(s, hi - posted, hi, s->cur.depth, s->cur.mode, s->cur.under);

@@ -245,6 +245,82 @@ HF_ONLINE_INLINE uint8_t hf_online_dt_flags(unsigned under, bool two)
     return (uint8_t)f;
 }
 
+/* The new running event's state in a double-tree run (hf_online_fast_dt_pick): its depth in the
+ * binarized forest and the sides of its two-child ancestors, the deepest depth seen. */
+HF_ONLINE_INLINE void hf_online_fast_dt_enter(hf_online_hot *h, uint32_t depth, uint8_t under)
+{
+    h->cur.depth = depth;
+    h->cur.under = under;
+    if (depth > h->max_depth)
+        h->max_depth = depth;
+}
+
+/* hf_online_fast_dt_pick when the running event's last @p posted children (the run's events up
+ * to @p hi) are known, @p posted > 0: when they are one or two and the row visits its binary
+ * children in order (a traversal, or the preorder above the row's depth), the child visited
+ * first in *@p v, the other pushed on the row's stack, the per-depth record updated. */
+HF_ONLINE_INLINE bool hf_online_fast_dt_child(hf_online_hot *h, uint32_t hi, uint32_t posted,
+                                              uint32_t *v)
+{
+    uint32_t depth = h->cur.depth, ev = hi - posted;
+    uint8_t mode = h->cur.mode, under = h->cur.under;
+    bool left;
+    if (posted > 2)
+        return false;
+    if (mode != HF_ONLINE_DT_PREORDER)
+        left = mode == HF_ONLINE_DT_LEFT;
+    else if (depth < h->row_D)
+        left = h->row_v < 2; /* C and E: lower, child 1 first */
+    else
+        return false;
+    uint8_t *at = h->useful + depth;
+    uint8_t f = hf_online_dt_flags(under, posted == 2);
+    if (posted == 2) {
+        hf_online_dt_item *it = h->items + h->isp;
+        h->isp++;
+        h->branched = true;
+        it->lo = left ? ev + 1 : ev;
+        it->hi = HF_NO_EVENT;
+        it->depth = depth + 1;
+        it->mode = mode;
+        it->under = (uint8_t)(under | (left ? 2 : 1));
+        under = (uint8_t)(under | (left ? 1 : 2));
+        ev = left ? ev : ev + 1;
+    }
+    *at = (uint8_t)(*at | f);
+    hf_online_fast_dt_enter(h, depth + 1, under);
+    *v = ev;
+    return true;
+}
+
+/* hf_online_fast_dt_pick when no children were posted: when the node on top of the row's stacks
+ * is one event, popped into *@p v. */
+HF_ONLINE_INLINE bool hf_online_fast_dt_pop(hf_online_hot *h, uint32_t *v)
+{
+    /* items pushed by one field each and read back by one field each: an item copied whole is
+     * read as one wide load from narrower stores, which the processor cannot forward */
+    uint32_t isp = h->isp, ndef = h->ndef;
+    const hf_online_dt_item *it;
+    if (isp > 0)
+        it = h->items + isp - 1;
+    else if (ndef > 0)
+        it = h->deferred + ndef - 1;
+    else
+        return false;
+    if (it->hi != HF_NO_EVENT)
+        return false;
+    uint32_t ev = it->lo, depth = it->depth;
+    uint8_t mode = it->mode, under = it->under;
+    if (isp > 0)
+        h->isp = isp - 1;
+    else
+        h->ndef = ndef - 1;
+    h->cur.mode = mode;
+    hf_online_fast_dt_enter(h, depth, under);
+    *v = ev;
+    return true;
+}
+
 /* The next event of a double-tree run in its usual cases, in *@p v, the running event's state
  * (depth, mode, sides) set for it and the row's stacks and record updated: the running event's
  * last @p posted children (the run's events up to @p hi) are one or two, and the row visits its
@@ -252,71 +328,11 @@ HF_ONLINE_INLINE uint8_t hf_online_dt_flags(unsigned under, bool two)
  * visited first runs now and the other, if any, waits on top of the stack; or none were posted
  * and the item on top of the stacks is one event. False, with nothing changed, in every other
  * case (more children: a gadget; a node at the row's depth; a gadget on top; empty stacks),
- * which the library expands. The library's own double-tree steps start here. */
+ * which the library expands. The library's own double-tree steps start with its two halves. */
 HF_ONLINE_INLINE bool hf_online_fast_dt_pick(hf_online_hot *h, uint32_t hi, uint32_t posted,
                                              uint32_t *v)
 {
-    uint32_t depth, ev;
-    uint8_t mode, under;
-    if (posted > 0) {
-        bool left;
-        depth = h->cur.depth;
-        mode = h->cur.mode;
-        under = h->cur.under;
-        if (posted > 2)
-            return false;
-        if (mode != HF_ONLINE_DT_PREORDER)
-            left = mode == HF_ONLINE_DT_LEFT;
-        else if (depth < h->row_D)
-            left = h->row_v < 2; /* C and E: lower, child 1 first */
-        else
-            return false;
-        uint8_t *at = h->useful + depth;
-        uint8_t f = hf_online_dt_flags(under, posted == 2);
-        ev = hi - posted;
-        if (posted == 2) {
-            hf_online_dt_item *it = h->items + h->isp;
-            h->isp++;
-            h->branched = true;
-            it->lo = left ? ev + 1 : ev;
-            it->hi = HF_NO_EVENT;
-            it->depth = depth + 1;
-            it->mode = mode;
-            it->under = (uint8_t)(under | (left ? 2 : 1));
-            under = (uint8_t)(under | (left ? 1 : 2));
-            ev = left ? ev : ev + 1;
-        }
-        *at = (uint8_t)(*at | f);
-        depth++;
-    } else {
-        /* items pushed by one field each and read back by one field each: an item copied whole
-         * is read as one wide load from narrower stores, which the processor cannot forward */
-        uint32_t isp = h->isp, ndef = h->ndef;
-        const hf_online_dt_item *it;
-        if (isp > 0)
-            it = h->items + isp - 1;
-        else if (ndef > 0)
-            it = h->deferred + ndef - 1;
-        else
-            return false;
-        if (it->hi != HF_NO_EVENT)
-            return false;
-        ev = it->lo;
-        depth = it->depth;
-        mode = it->mode;
-        under = it->under;
-        if (isp > 0)
-            h->isp = isp - 1;
-        else
-            h->ndef = ndef - 1;
-        h->cur.mode = mode;
-    }
-    h->cur.depth = depth;
-    h->cur.under = under;
-    if (depth > h->max_depth)
-        h->max_depth = depth;
-    *v = ev;
-    return true;
+    return posted > 0 ? hf_online_fast_dt_child(h, hi, posted, v) : hf_online_fast_dt_pop(h, v);
 }
 
 /* The step of a double-tree run once the running event's @p n children were matched (or n = 0):
