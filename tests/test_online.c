@@ -1892,6 +1892,16 @@ Test(online, published_records_keep_their_size)
     /* the run records and union nodes of hitfam/online_inline.h: 12 bytes each, 4-aligned */
     cr_assert_eq(sizeof(hf_online_event_rec), 12);
     cr_assert_eq(sizeof(hf_online_node_rec), 12);
+    /* the double-tree stacks' items: 16 bytes, the flags the library and the header share */
+    cr_assert_eq(sizeof(hf_online_dt_item), 16);
+    cr_assert_eq(hf_online_dt_flags(0, false), 0);
+    cr_assert_eq(hf_online_dt_flags(0, true), HF_ONLINE_DT_BRANCH);
+    cr_assert_eq(hf_online_dt_flags(3, false),
+                 (HF_ONLINE_DT_PROPER << 1) | (HF_ONLINE_DT_PROPER << 2));
+    cr_assert_eq(hf_online_dt_flags(1, true),
+                 HF_ONLINE_DT_BRANCH | HF_ONLINE_DT_PROPER | (HF_ONLINE_DT_PROPER << 1));
+    cr_assert_eq(hf_online_dt_flags(2, true),
+                 HF_ONLINE_DT_BRANCH | (HF_ONLINE_DT_PROPER << 2) | (HF_ONLINE_DT_PROPER << 3));
     hf_online_event_rec r[2];
     hf_online_rec_set(&r[1], 5, 0x8000000100000002ull);
     cr_assert_eq(r[1].node, 5);
