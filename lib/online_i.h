@@ -34,8 +34,8 @@ typedef struct uover {
  * (HF_ONLINE_LEARN_REPAIRS misses, or no plan left without a cycle), or apart (no run has all
  * its events). */
 enum { AIM_OPEN = 0, AIM_HIT = 1, AIM_ASIDE = 2, AIM_APART = 3 };
-/* Modes of the double-tree rows: the first half's preorder, or a traversal. */
-enum { MODE_F = 0, MODE_L = 1, MODE_R = 2 };
+/* Modes of the double-tree rows: the first half's preorder, or a traversal (published). */
+enum { MODE_F = HF_ONLINE_DT_PREORDER, MODE_L = HF_ONLINE_DT_LEFT, MODE_R = HF_ONLINE_DT_RIGHT };
 
 /* An event of the open run (12 bytes). Only the running event posts children, so what posting
  * needs of the parent (children posted so far, the double-tree depth and mode) lives in the
@@ -57,12 +57,8 @@ typedef hf_online_cur
                * bit 1 a 1-child (so nonzero when some strict ancestor has two children) */
 
 /* A node of the binarized forest on the double-tree stacks: one run event (hi == NONE) or the
- * gadget over the sibling run events lo..hi-1. */
-typedef struct item {
-    uint32_t lo, hi, depth;
-    uint8_t mode;
-    uint8_t under; /* as revent.under */
-} item;
+ * gadget over the sibling run events lo..hi-1 (published, as unode). */
+typedef hf_online_dt_item item;
 
 struct hf_online {
     /* what include/hitfam/online_inline.h reads and writes, first, in the layout it publishes
@@ -70,21 +66,33 @@ struct hf_online {
     union {
         hf_online_hot hot;
         struct {
-            unode *nodes;           /* union forest */
-            revent *ev;             /* the open run's events */
-            uint32_t *stack;        /* dfs: ranges lo, hi of sibling run events not run yet */
-            uint32_t *sched;        /* runs: schedules of node ids, one after another */
-            size_t sched_len;       /* entries of the ended runs' schedules */
-            size_t room;            /* pending events the scheduling structures have room for */
-            uint32_t n_nodes;       /* nodes of the union forest */
-            uint32_t ev_lim;        /* events the run records and schedule have room for */
-            uint32_t n_ev;          /* events of the open run */
-            uint32_t running;       /* NONE before the first next() */
-            uint32_t pending;       /* events posted and not run */
-            uint32_t sp;            /* entries of stack */
-            hf_i_cur cur;           /* the event whose children are posted */
-            uint8_t fast;           /* HF_ONLINE_FAST_*: the open run's steps the header may take */
-            bool branched;          /* some event or the root level had two or more children */
+            unode *nodes;       /* union forest */
+            revent *ev;         /* the open run's events */
+            uint32_t *stack;    /* dfs: ranges lo, hi of sibling run events not run yet */
+            uint32_t *sched;    /* runs: schedules of node ids, one after another */
+            size_t sched_len;   /* entries of the ended runs' schedules */
+            size_t room;        /* pending events the scheduling structures have room for */
+            uint32_t n_nodes;   /* nodes of the union forest */
+            uint32_t ev_lim;    /* events the run records and schedule have room for */
+            uint32_t n_ev;      /* events of the open run */
+            uint32_t running;   /* NONE before the first next() */
+            uint32_t pending;   /* events posted and not run */
+            uint32_t sp;        /* entries of stack */
+            hf_i_cur cur;       /* the event whose children are posted */
+            uint8_t fast;       /* HF_ONLINE_FAST_*: the open run's steps the header may take */
+            bool branched;      /* some event or the root level had two or more children */
+            uint32_t isp;       /* doubletree: entries of items */
+            uint32_t ndef;      /* doubletree: entries of deferred */
+            uint32_t max_depth; /* doubletree: binarized height seen */
+            uint32_t row_D;     /* doubletree row: variant 0..3 (A, B, C, E) and depth D */
+            uint32_t row_v;
+            item *items;     /* doubletree: the row's nodes to visit */
+            item *deferred;  /* doubletree: the second halves */
+            uint8_t *useful; /* doubletree, per depth of the binarized forest: which rows of the
+                                depth are proper, whether it is branching, and the seen marks of
+                                the plain rows (dt_rows in lib/online.c); it is useful when some
+                                node there has two children, or a child and an ancestor with two
+                                (docs/online.md) */
             char *const *lab_data;  /* &lab.data */
             size_t *const *lab_off; /* &lab.off */
         };
@@ -119,29 +127,17 @@ struct hf_online {
     bool created;          /* the run made new union nodes */
     /* scheduling state */
     size_t stack_cap;
-    item *items; /* doubletree */
-    size_t items_cap;
-    uint32_t isp;
-    item *deferred;
-    size_t deferred_cap;
-    uint32_t ndef;
-    uint32_t *keys; /* learn: priority key of each event of the run */
+    size_t items_cap, deferred_cap; /* doubletree */
+    uint32_t *keys;                 /* learn: priority key of each event of the run */
     size_t keys_cap;
     uint32_t *heap; /* learn: run events by (key, newest first) */
     size_t heap_cap;
     uint32_t hn;
-    bool right;     /* dfs run: children right to left */
-    unsigned row_v; /* doubletree row: variant 0..3 (A, B, C, E) and depth D */
-    uint32_t row_D;
+    bool right;      /* dfs run: children right to left */
     bool learn_plan; /* learn run follows plan_pos */
     bool dfs_run;    /* the run is depth first (dfs, or learn without a plan) */
 
     /* what earlier runs showed */
-    uint32_t max_depth; /* doubletree: binarized height seen */
-    uint8_t *useful;    /* doubletree, per depth of the binarized forest: which rows of the depth
-                           are proper, whether it is branching, and the seen marks of the plain
-                           rows (dt_rows in lib/online.c); it is useful when some node there has
-                           two children, or a child and an ancestor with two (docs/online.md) */
     size_t useful_cap;
     bool changed_any;
     /* doubletree at d = 3: gadgets weighed by what earlier runs showed (lib/online_union.c,
@@ -203,6 +199,14 @@ HF_I_HOT_AT(sp);
 HF_I_HOT_AT(cur);
 HF_I_HOT_AT(fast);
 HF_I_HOT_AT(branched);
+HF_I_HOT_AT(isp);
+HF_I_HOT_AT(ndef);
+HF_I_HOT_AT(max_depth);
+HF_I_HOT_AT(row_D);
+HF_I_HOT_AT(row_v);
+HF_I_HOT_AT(items);
+HF_I_HOT_AT(deferred);
+HF_I_HOT_AT(useful);
 HF_I_HOT_AT(lab_data);
 HF_I_HOT_AT(lab_off);
 #undef HF_I_HOT_AT
@@ -221,7 +225,12 @@ uint32_t hf_i_online_rank(const hf_online *s, uint32_t node);
 /* Doubletree's per-depth record (hf_online.useful; dt_rows in lib/online.c): DT_PROPER << v when
  * row (v, D) is proper, DT_BRANCH when a node of depth D has two children, and the seen marks
  * of the plain rows. */
-enum { DT_PROPER = 1, DT_BRANCH = 16, DT_SEEN_PRE = 32, DT_SEEN_SUF = 64 };
+enum {
+    DT_PROPER = HF_ONLINE_DT_PROPER,
+    DT_BRANCH = HF_ONLINE_DT_BRANCH,
+    DT_SEEN_PRE = 32,
+    DT_SEEN_SUF = 64
+};
 
 /* lib/online_union.c: where the gadget over the sibling run events lo..hi-1 (hi - lo >= 3)
  * splits: its first half is lo..mid-1. Where the union forest remembers those events as the

@@ -258,11 +258,7 @@ static void record_block(hf_online *s, uint32_t a0, uint32_t m, uint32_t depth, 
             part[0][1] = t - 1;
             part[1][0] = t;
         }
-        uint8_t f = (uint8_t)(((u & 1) ? (DT_PROPER << 1) : 0) | ((u & 2) ? (DT_PROPER << 2) : 0));
-        if (cnt == 2)
-            f |=
-                (uint8_t)(DT_BRANCH | ((u & 1) ? DT_PROPER : 0) | ((u & 2) ? (DT_PROPER << 3) : 0));
-        s->useful[d] |= f;
+        s->useful[d] |= hf_online_dt_flags(u, cnt == 2);
         for (uint32_t i = 0; i < cnt; i++) {
             uint8_t cu = (uint8_t)(i == 0 ? u | (cnt == 2 ? 1 : 0) : u | 2);
             if (part[i][0] == part[i][1]) { /* an event */

@@ -1380,11 +1380,34 @@ static size_t lock_failures;   /* refused calls of check_lockstep's bat session 
 static bool lock_step_only;    /* bat plays every event with hf_online_step (way 0) */
 static bool lock_fast;         /* bat's steps are hf_online_step_fast's (ways 0 and 3) */
 static size_t lock_fast_steps; /* steps of hf_online_step_fast in a depth-first run */
+static size_t lock_dt_inline;  /* steps the inline double-tree step took without a call */
+static size_t lock_dt_calls;   /* steps of a double-tree run it handed to the library */
 static bool lock_ids;          /* bat's steps pass label ids (hf_online_step_ids, and with
                                   lock_fast hf_online_step_ids_fast) */
 
+/* In a double-tree run, every other step of the inline path is taken here from its parts, to count
+ * the steps it takes without a call (hf_online_fast_dt, or with @p ids the ids' match and
+ * hf_online_fast_dt_matched, as hf_online_step_fast and hf_online_step_ids_fast do): true when it
+ * took the step. */
+static bool lock_dt_part(hf_online *s, uint32_t n, const char *const *labels, const uint32_t *ids,
+                         const uint64_t *users, uint32_t *event, uint64_t *user)
+{
+    static unsigned turn;
+    hf_online_hot *h = (hf_online_hot *)(void *)s;
+    if (h->fast != HF_ONLINE_FAST_DT || h->running == HF_NO_EVENT || !event || turn++ % 2)
+        return false;
+    bool took = lock_ids ? (n == 0 || hf_online_fast_match_ids(h, n, ids, users)) &&
+                               hf_online_fast_dt_matched(h, n, event, user)
+                         : hf_online_fast_dt(h, n, labels, users, event, user);
+    if (took)
+        lock_dt_inline++;
+    else
+        lock_dt_calls++;
+    return took;
+}
+
 /* bat's step: hf_online_step, or with lock_fast hf_online_step_fast (whose records are then
- * checked to say which runs it may take alone: the depth-first ones) */
+ * checked to say which runs it may take alone: the depth-first and double-tree ones) */
 static hf_status lock_step(hf_online *s, uint32_t n, const char *const *labels,
                            const uint64_t *users, uint32_t *event, uint64_t *user, hf_error *err)
 {
@@ -1406,11 +1429,15 @@ static hf_status lock_step(hf_online *s, uint32_t n, const char *const *labels,
         if (!lock_fast)
             return hf_online_step_ids(s, n, ip, users, event, user, err);
         lock_fast_steps += h->fast != HF_ONLINE_FAST_NONE;
+        if (lock_dt_part(s, n, NULL, ip, users, event, user))
+            return HF_OK;
         return hf_online_step_ids_fast(s, n, ip, users, event, user, err);
     }
     if (!lock_fast)
         return hf_online_step(s, n, labels, users, event, user, err);
     lock_fast_steps += h->fast != HF_ONLINE_FAST_NONE;
+    if (lock_dt_part(s, n, labels, NULL, users, event, user))
+        return HF_OK;
     return hf_online_step_fast(s, n, labels, users, event, user, err);
 }
 
@@ -1462,8 +1489,10 @@ static void check_lockstep_hint(hf_online_strategy st, unsigned d, uint64_t seed
             bool dfs = st == HF_ONLINE_DFS || (st == HF_ONLINE_AUTO && d <= 2);
             if (dfs)
                 cr_assert_eq(h->fast, run % 2 ? HF_ONLINE_FAST_DFS_RIGHT : HF_ONLINE_FAST_DFS_LEFT);
-            else if (st == HF_ONLINE_DOUBLETREE)
-                cr_assert_eq(h->fast, HF_ONLINE_FAST_NONE);
+            else if (st == HF_ONLINE_DOUBLETREE || (st == HF_ONLINE_AUTO && d == 3))
+                cr_assert_eq(h->fast, HF_ONLINE_FAST_DT);
+            else if (st == HF_ONLINE_LEARN)
+                cr_assert_neq(h->fast, HF_ONLINE_FAST_DT);
             cr_assert_eq(h->running, HF_NO_EVENT);
             cr_assert_eq(h->n_ev, 0);
         }
@@ -1706,11 +1735,12 @@ static const struct {
  * hf_online_step: the same events, user values, schedules and union forest as posting one child
  * at a time (which the tests above play against hf_online_step), every strategy, on programs that
  * stay the same and that change from run to run (other children counts and labels at a place), also
- * when allocations fail; and it takes its own path in depth-first runs. */
+ * when allocations fail; and it takes its own path in depth-first runs, and in double-tree runs
+ * (where it takes many steps alone and hands others to the library: gadgets, the row's depth). */
 Test(online, inline_step_plays_the_same_schedules)
 {
     lock_fast = true;
-    lock_fast_steps = 0;
+    lock_fast_steps = lock_dt_inline = lock_dt_calls = 0;
     for (int only = 1; only >= 0; only--) {
         lock_step_only = only;
         for (size_t c = 0; c < sizeof step_cases / sizeof step_cases[0]; c++)
@@ -1720,6 +1750,8 @@ Test(online, inline_step_plays_the_same_schedules)
                                NULL, NULL);
     }
     cr_assert_gt(lock_fast_steps, 1000);
+    cr_assert_gt(lock_dt_inline, 1000);
+    cr_assert_gt(lock_dt_calls, 100);
     lock_step_only = true;
     check_lockstep_chaos(3, 4243);
     lock_step_only = false;
@@ -1730,13 +1762,13 @@ Test(online, inline_step_plays_the_same_schedules)
  * passed as ids, alone and mixed with the other calls: the same events, user values, schedules
  * and union forest as posting one child at a time with the strings, every strategy, on programs
  * that stay the same and that change from run to run, also when allocations fail (interning
- * included); the inline one takes its own path in depth-first runs. */
+ * included); the inline one takes its own path in depth-first and double-tree runs. */
 Test(online, label_ids_play_the_same_schedules)
 {
     lock_ids = true;
     for (int fast = 0; fast <= 1; fast++) {
         lock_fast = fast;
-        lock_fast_steps = 0;
+        lock_fast_steps = lock_dt_inline = lock_dt_calls = 0;
         for (int only = 1; only >= 0; only--) {
             lock_step_only = only;
             for (size_t c = 0; c < sizeof step_cases / sizeof step_cases[0]; c++)
@@ -1746,8 +1778,11 @@ Test(online, label_ids_play_the_same_schedules)
                                    seed * 5003 + c + 17 * (uint64_t)only + 101 * (uint64_t)fast,
                                    step_cases[c].max_events, NULL, NULL);
         }
-        if (fast)
+        if (fast) {
             cr_assert_gt(lock_fast_steps, 1000);
+            cr_assert_gt(lock_dt_inline, 300);
+            cr_assert_gt(lock_dt_calls, 30);
+        }
         lock_step_only = true;
         check_lockstep_chaos(2, 7717 + (uint64_t)fast);
     }
@@ -1852,23 +1887,33 @@ Test(online, label_ids_misuse_is_refused)
     hf_ctx_free(ctx);
 }
 
-/* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused
- * call in a depth-first run (a label too long where the union forest has a shorter one, children
- * under a finished run) posts nothing. */
 Test(online, published_records_keep_their_size)
 {
     /* the run records and union nodes of hitfam/online_inline.h: 12 bytes each, 4-aligned */
     cr_assert_eq(sizeof(hf_online_event_rec), 12);
     cr_assert_eq(sizeof(hf_online_node_rec), 12);
+    /* the double-tree stacks' items: 16 bytes, the flags the library and the header share */
+    cr_assert_eq(sizeof(hf_online_dt_item), 16);
+    cr_assert_eq(hf_online_dt_flags(0, false), 0);
+    cr_assert_eq(hf_online_dt_flags(0, true), HF_ONLINE_DT_BRANCH);
+    cr_assert_eq(hf_online_dt_flags(3, false),
+                 (HF_ONLINE_DT_PROPER << 1) | (HF_ONLINE_DT_PROPER << 2));
+    cr_assert_eq(hf_online_dt_flags(1, true),
+                 HF_ONLINE_DT_BRANCH | HF_ONLINE_DT_PROPER | (HF_ONLINE_DT_PROPER << 1));
+    cr_assert_eq(hf_online_dt_flags(2, true),
+                 HF_ONLINE_DT_BRANCH | (HF_ONLINE_DT_PROPER << 2) | (HF_ONLINE_DT_PROPER << 3));
     hf_online_event_rec r[2];
     hf_online_rec_set(&r[1], 5, 0x8000000100000002ull);
     cr_assert_eq(r[1].node, 5);
     cr_assert_eq(hf_online_rec_user(&r[1]), 0x8000000100000002ull);
 }
 
-Test(online, inline_step_misuse_is_refused)
+/* hf_online_step_fast refuses what hf_online_step refuses, with the same status, and a refused
+ * call in a depth-first or double-tree run (a label too long where the union forest has a shorter
+ * one, children under a finished run) posts nothing and stores no event. */
+static void inline_misuse(hf_online_strategy st)
 {
-    hf_online *s = session(2, HF_ONLINE_DFS);
+    hf_online *s = session(2, st);
     hf_error err;
     uint32_t e = 0;
     uint64_t user = 7, users[2] = {11, 12};
@@ -1916,6 +1961,12 @@ Test(online, inline_step_misuse_is_refused)
     }
     free(lng);
     hf_online_free(s);
+}
+
+Test(online, inline_step_misuse_is_refused)
+{
+    inline_misuse(HF_ONLINE_DFS);
+    inline_misuse(HF_ONLINE_DOUBLETREE);
 }
 
 /* Options size_hint and huge_pages reserve and advise memory: the same events, schedules and

@@ -128,8 +128,8 @@ HF_API HF_NODISCARD hf_status hf_online_post_children(hf_online *s, uint32_t par
  * `step(roots); while (event != HF_NO_EVENT) { run it; step(its children); }`. Errors: those of
  * hf_online_post_children (nothing is posted and the running event stays running) and of
  * hf_online_next; HF_EINVAL for a NULL session or @p event. hitfam/online_inline.h has the same
- * call as a static inline function, hf_online_step_fast, whose usual depth-first step costs no
- * call. */
+ * call as a static inline function, hf_online_step_fast, whose usual depth-first or double-tree
+ * step costs no call. */
 HF_API HF_NODISCARD hf_status hf_online_step(hf_online *s, uint32_t n, const char *const *labels,
                                              const uint64_t *users, uint32_t *event, uint64_t *user,
                                              hf_error *err);
