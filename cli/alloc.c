@@ -22,7 +22,20 @@
 
 #include "cli.h"
 
-#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED)
+/* Under AddressSanitizer every block stays the C library's (the sanitizer's), so that an access
+ * past the end of a large block is caught as for any other; tests/test_cli_alloc.c builds the
+ * allocator itself all the same (HF_CLI_ALLOC_UNSANITIZED). */
+#if defined(HF_CLI_ALLOC_UNSANITIZED)
+#elif defined(__SANITIZE_ADDRESS__)
+#define HF_CLI_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HF_CLI_SANITIZED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(MREMAP_MAYMOVE) && defined(MREMAP_FIXED) &&                      \
+    !defined(HF_CLI_SANITIZED)
 
 /* The header before each block: the block's size as asked, and for a mapped block the length of
  * its part of the mapping (a multiple of HUGE; 0 for the C library's blocks). Its size keeps the
