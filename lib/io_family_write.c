@@ -48,10 +48,10 @@ struct hf_writer {
     /* The renders of the sequences of the row descriptions (lib/family_rows_i.h) named by
      * render_id (0: none yet): render[s] holds the tokens of sequence s in order, each with the
      * format's separator (bin: each index in its width), render_at[s][i] where value i's token
-     * starts (n + 1 offsets; NULL for bin, where it is i times the width). */
+     * starts (n + 1 offsets below 2^32; NULL for bin, where it is i times the width). */
     uint64_t render_id;
     char *render[HF_I_ROW_SOURCES];
-    size_t *render_at[HF_I_ROW_SOURCES];
+    uint32_t *render_at[HF_I_ROW_SOURCES];
     /* Rows from the renders are gathered, not copied: vec[0 .. nvec-1] are the pieces waiting,
      * in order, each in a render or in o.buf (short pieces are copied there: o.len counts them
      * while nvec > 0; bin's checksum reads them when they are written). They reach the
@@ -533,7 +533,7 @@ typedef struct render_job {
     const hf_writer *w;
     const uint32_t *val;
     char *r;
-    size_t *at;
+    uint32_t *at;
     char sep;
 } render_job;
 
@@ -555,15 +555,16 @@ static void *render_one(void *arg)
     /* the tokens are read in the sequence's order, scattered over the table: the ones a few
      * steps ahead are fetched while these are copied */
     char *r = j->r;
-    size_t *at = j->at, k = 0;
+    uint32_t *at = j->at;
+    size_t k = 0;
     for (uint32_t i = 0; i < n; i++) {
         if (i + RENDER_AHEAD < n)
             PREFETCH(w->slot ? (const void *)(w->slot + (size_t)SLOT * val[i + RENDER_AHEAD])
                              : (const void *)(w->tok_off + val[i + RENDER_AHEAD]));
-        at[i] = k;
+        at[i] = (uint32_t)k;
         k += put_token(w, val[i], j->sep, r + k);
     }
-    at[n] = k;
+    at[n] = (uint32_t)k;
     memset(r + k, 0, HF_I_OUT_SLACK);
     return NULL;
 }
@@ -594,10 +595,13 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
             renders_free(w);
             return false;
         }
-        bool over = w->format == HF_FORMAT_BIN && (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width;
+        /* a render's offsets take 32 bits (half the memory to clear and to read at random in
+         * write_ranges); rows of 4 GiB or more go token by token */
+        bool over = w->format == HF_FORMAT_BIN ? (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
+                                               : total > UINT32_MAX;
         size_t bytes = w->format == HF_FORMAT_BIN ? (size_t)n * width : total;
         char *r = over ? NULL : hf_i_malloc(ctx, bytes + HF_I_OUT_SLACK);
-        size_t *at =
+        uint32_t *at =
             w->format == HF_FORMAT_BIN ? NULL : hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
         w->render[s] = r; /* slack: write_ranges */
         w->render_at[s] = at;
@@ -735,7 +739,7 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
         last--;
     for (size_t i = 0; i < last; i++) {
         const hf_i_row_range *r = &h->ranges[i];
-        const size_t *at = w->render_at[r->src];
+        const uint32_t *at = w->render_at[r->src];
         size_t a = at ? at[r->a] : (size_t)r->a * width, b = at ? at[r->b] : (size_t)r->b * width;
         if (i + 1 == last && end)
             b--; /* the last separator */
