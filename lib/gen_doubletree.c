@@ -536,9 +536,6 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
     return started;
 }
 
-/* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
- * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink (twice with a
- * second thread). */
 static void *prepare_writer(void *w)
 {
     hf_i_writer_prepare(w);
@@ -548,6 +545,9 @@ static void *prepare_writer(void *w)
 /* Below this many events the writer is not prepared on a second thread. */
 enum { PREPARE_EVENTS = 2048 };
 
+/* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
+ * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink (twice with a
+ * second thread). */
 static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_error *err)
 {

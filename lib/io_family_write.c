@@ -43,7 +43,7 @@ struct hf_writer {
     /* When every token and its separator fit in SLOT - 1 bytes (text and ids of short names,
      * JSON's indices): token v and the format's separator at slot + SLOT * v, their length in
      * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
-     * are then freed. NULL otherwise. */
+     * are then not made. NULL otherwise. */
     char *slot;
     /* The renders of the sequences of the row descriptions (lib/family_rows_i.h) named by
      * render_id (0: none yet): render[s] holds the tokens of sequence s in order, each with the
