@@ -30,6 +30,9 @@ typedef struct hf_i_rows {
     const uint32_t *src[HF_I_ROW_SOURCES];
     const hf_i_row_range *ranges; /* the row is these ranges one after the other */
     size_t count;
+    /* The threads the writer may use while it renders the sequences (hf_gen_options.threads:
+     * 0 or 1, the caller's alone); the bytes do not depend on it. */
+    unsigned threads;
 } hf_i_rows;
 
 /* A new id for a set of sequences (never 0, never given twice in a process). */
@@ -42,9 +45,20 @@ bool hf_i_sink_takes_rows(hf_sink s);
  * sequences. */
 hf_status hf_i_sink_put_rows(hf_sink s, const hf_i_rows *r);
 
+/* The family writer that s's rows reach through the library's wrappers, NULL when they reach
+ * none (a caller's sink). O(wrappers). */
+hf_writer *hf_i_sink_writer(hf_sink s);
+
 /* The writer's two calls (lib/io_family_write.c). */
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n);
 hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
+/* w's tokens ahead of its first row, in two steps: hf_i_writer_reserve allocates what they
+ * need (false: nothing to make ahead, or no memory: the first row makes them, and reports
+ * HF_ENOMEM if it still lacks memory), then hf_i_writer_prepare makes them without allocating,
+ * on any one thread while no other uses w (doubletree makes them on its second thread while it
+ * prepares its rows). */
+bool hf_i_writer_reserve(hf_writer *w);
+void hf_i_writer_prepare(hf_writer *w);
 /* Rows w wrote from its renders (the rest went token by token). */
 uint64_t hf_i_writer_described(const hf_writer *w);
 

@@ -534,13 +534,15 @@ static const hf_sink *wrapped(hf_sink s, hf_status (**put_rows)(void *, const hf
     return NULL;
 }
 
-bool hf_i_sink_takes_rows(hf_sink s)
+hf_writer *hf_i_sink_writer(hf_sink s)
 {
     hf_status (*put_rows)(void *, const hf_i_rows *);
     for (const hf_sink *next; (next = wrapped(s, &put_rows));)
         s = *next;
-    return s.put == hf_i_writer_put && s.user;
+    return s.put == hf_i_writer_put ? s.user : NULL;
 }
+
+bool hf_i_sink_takes_rows(hf_sink s) { return hf_i_sink_writer(s) != NULL; }
 
 hf_status hf_i_sink_put_rows(hf_sink s, const hf_i_rows *r)
 {

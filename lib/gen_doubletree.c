@@ -439,14 +439,15 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, ran
  * row of values was not built), through the emitter when a focus set restricted the tree, else
  * directly (read backwards for an in-forest). */
 static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const range_list *rl,
-                          bool described, hf_sink sink)
+                          bool described, unsigned threads, hf_sink sink)
 {
     if (described) {
         hf_i_rows h = {.n = pl->len,
                        .id = pl->src_id,
                        .src = {pl->ord[0].val, pl->ord[1].val},
                        .ranges = rl->r,
-                       .count = rl->count};
+                       .count = rl->count,
+                       .threads = threads};
         return hf_i_sink_put_rows(sink, &h);
     }
     if (em)
@@ -521,7 +522,7 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
         while (a.built <= i)
             pthread_cond_wait(&a.cv, &a.mu);
         pthread_mutex_unlock(&a.mu);
-        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], described, sink);
+        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], described, 2, sink);
         pthread_mutex_lock(&a.mu);
         a.used = i + 1;
         a.stop = *st != HF_OK;
@@ -535,14 +536,32 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
     return started;
 }
 
+static void *prepare_writer(void *w)
+{
+    hf_i_writer_prepare(w);
+    return NULL;
+}
+
+/* Below this many events the writer is not prepared on a second thread. */
+enum { PREPARE_EVENTS = 2048 };
+
 /* O(n log n) for the forest view, then O(n) per emitted schedule and O(1) per skipped row of
  * U_k (duplicates, and the rows outside a slice); O(n) memory besides the sink (twice with a
  * second thread). */
 static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_sink sink,
                              hf_error *err)
 {
+    /* with two threads, a family writer at the end of the sink makes its tokens on the second
+     * one while the plan is made here (it is not used otherwise until the first row; its memory
+     * is allocated here first: the context's allocator is called from the caller's thread
+     * alone) */
+    hf_writer *w = opt->threads >= 2 && p->n >= PREPARE_EVENTS ? hf_i_sink_writer(sink) : NULL;
+    pthread_t tid;
+    bool preparing = hf_i_writer_reserve(w) && pthread_create(&tid, NULL, prepare_writer, w) == 0;
     plan pl;
     hf_status st = plan_new(p, opt, true, &pl, err);
+    if (preparing)
+        pthread_join(tid, NULL);
     if (st)
         return st;
     hf_ctx *ctx = pl.t->ctx;
@@ -590,7 +609,7 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         goto out;
     for (size_t i = 0; i < count && !st; i++) {
         build_row(&pl, rows[i].v, rows[i].D, buf[0], &rl[0]);
-        st = emit_row(&pl, em, buf[0], &rl[0], described, sink);
+        st = emit_row(&pl, em, buf[0], &rl[0], described, opt->threads, sink);
     }
 out:
     hf_i_free(ctx, rl[0].r);

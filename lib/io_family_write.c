@@ -3,6 +3,7 @@
  * or, when a generator describes them by ranges (lib/family_rows_i.h), gathered from renders
  * and written with writev. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,18 +34,24 @@ struct hf_writer {
     hf_i_out o;
     char *tok;
     size_t *tok_off;
+    /* The tokens are made when the first row comes (make_tokens), on two threads when the row
+     * description allows it, or ahead of it (hf_i_writer_reserve, hf_i_writer_prepare): tokens
+     * says they are there, tok_total is the length of all of them, each with its separator (a
+     * render's length). `filled`: the slots were filled, `fits`: every token fit in its slot. */
+    bool tokens, filled, fits;
+    size_t tok_total;
     /* When every token and its separator fit in SLOT - 1 bytes (text and ids of short names,
      * JSON's indices): token v and the format's separator at slot + SLOT * v, their length in
      * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
-     * are then freed. NULL otherwise. */
+     * are then not made. NULL otherwise. */
     char *slot;
     /* The renders of the sequences of the row descriptions (lib/family_rows_i.h) named by
      * render_id (0: none yet): render[s] holds the tokens of sequence s in order, each with the
      * format's separator (bin: each index in its width), render_at[s][i] where value i's token
-     * starts (n + 1 offsets; NULL for bin, where it is i times the width). */
+     * starts (n + 1 offsets below 2^32; NULL for bin, where it is i times the width). */
     uint64_t render_id;
     char *render[HF_I_ROW_SOURCES];
-    size_t *render_at[HF_I_ROW_SOURCES];
+    uint32_t *render_at[HF_I_ROW_SOURCES];
     /* Rows from the renders are gathered, not copied: vec[0 .. nvec-1] are the pieces waiting,
      * in order, each in a render or in o.buf (short pieces are copied there: o.len counts them
      * while nvec > 0; bin's checksum reads them when they are written). They reach the
@@ -235,50 +242,132 @@ static size_t render_index(char *dst, uint32_t v)
     return k;
 }
 
-/* Every event's token, rendered once (struct hf_writer says which), and the slots when they
- * fit. */
-static hf_status make_tokens(hf_writer *w)
+/* The token of a name at dst when it takes at most max bytes (render_name's bytes); else
+ * nothing is written and max + 1 is returned. */
+static size_t render_name_within(char *dst, const char *name, size_t max)
 {
-    const hf_poset *p = w->p;
+    size_t l = strnlen(name, max + 1);
+    if (l > max) /* quoted, it would be longer still */
+        return max + 1;
+    if (hf_i_name_is_bare(name)) {
+        memcpy(dst, name, l);
+        return l;
+    }
+    if (render_name(NULL, name) > max)
+        return max + 1;
+    return render_name(dst, name);
+}
+
+/* Runs `fn` on a and b: b on a second thread when `two` and one can be started, else both on
+ * the caller's thread, one after the other. The thread is joined before the return. Each call
+ * only reads what the other reads and writes its own memory, so the result does not depend on
+ * the threads. */
+static void run_both(void *(*fn)(void *), void *a, void *b, bool two)
+{
+    pthread_t t;
+    bool started = two && pthread_create(&t, NULL, fn, b) == 0;
+    fn(a);
+    if (started)
+        pthread_join(t, NULL);
+    else
+        fn(b);
+}
+
+/* Below this many events the tokens and renders are made on the caller's thread alone. */
+enum { SPLIT_EVENTS = 2048 };
+
+/* Slots lo .. hi-1 (struct hf_writer), filled by one thread; fits false when some token and
+ * its separator do not fit in a slot (the other slots are then left as they are). */
+typedef struct slot_part {
+    const hf_writer *w;
+    uint32_t lo, hi;
+    size_t total;
+    bool fits;
+} slot_part;
+
+static void *fill_slots(void *arg)
+{
+    slot_part *sp = arg;
+    const hf_writer *w = sp->w;
     bool names = w->format == HF_FORMAT_TEXT;
-    size_t total = 0, longest = 0;
-    for (uint32_t v = 0; v < p->n; v++) {
+    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
+    size_t total = 0;
+    sp->fits = false;
+    for (uint32_t v = sp->lo; v < sp->hi; v++) {
+        char *d = w->slot + (size_t)SLOT * v;
+        memset(d, 0, SLOT);
+        size_t l = names ? render_name_within(d, hf_i_name(w->p, v), SLOT - 2) : render_index(d, v);
+        if (l > SLOT - 2)
+            return NULL;
+        d[l] = sep;
+        d[SLOT - 1] = (char)(l + 1);
+        total += l + 1;
+    }
+    sp->total = total;
+    sp->fits = true;
+    return NULL;
+}
+
+/* The slots (struct hf_writer) filled, in two halves, on two threads when `two`; no memory
+ * is allocated. */
+static void fill_all_slots(hf_writer *w, bool two)
+{
+    uint32_t n = w->p->n, half = n / 2;
+    slot_part part[2] = {{w, 0, half, 0, false}, {w, half, n, 0, false}};
+    run_both(fill_slots, &part[0], &part[1], two && n >= SPLIT_EVENTS);
+    w->fits = part[0].fits && part[1].fits;
+    w->tok_total = part[0].total + part[1].total;
+    w->filled = true;
+}
+
+/* Every event's token, rendered once (struct hf_writer says which): in slots when every token
+ * and its separator fit in one (filled on two threads when `threads` >= 2, unless
+ * hf_i_writer_prepare filled them already), else in tok and tok_off. Nothing to do for bin or
+ * when they are made already. */
+static hf_status make_tokens(hf_writer *w, unsigned threads)
+{
+    if (w->tokens || w->format == HF_FORMAT_BIN)
+        return HF_OK;
+    const hf_poset *p = w->p;
+    uint32_t n = p->n;
+    if (n > 0) {
+        if (!w->slot && !(w->slot = hf_i_alloc_array(p->ctx, n, SLOT)))
+            return HF_ENOMEM;
+        if (!w->filled)
+            fill_all_slots(w, threads >= 2);
+        if (w->fits) {
+            w->tokens = true;
+            return HF_OK;
+        }
+        hf_i_free(p->ctx, w->slot); /* a long token: the tokens one after the other */
+        w->slot = NULL;
+    }
+    bool names = w->format == HF_FORMAT_TEXT;
+    size_t total = 0;
+    for (uint32_t v = 0; v < n; v++) {
         size_t l = names ? render_name(NULL, hf_i_name(p, v)) : 10;
         if (total > SIZE_MAX - l - HF_I_OUT_SLACK)
             return HF_ENOMEM;
         total += l;
     }
-    w->tok_off = hf_i_alloc_array(p->ctx, (size_t)p->n + 1, sizeof *w->tok_off);
+    w->tok_off = hf_i_alloc_array(p->ctx, (size_t)n + 1, sizeof *w->tok_off);
     w->tok = hf_i_malloc(p->ctx, total + HF_I_OUT_SLACK);
-    if (!w->tok_off || !w->tok)
+    if (!w->tok_off || !w->tok) {
+        hf_i_free(p->ctx, w->tok);
+        hf_i_free(p->ctx, w->tok_off);
+        w->tok = NULL;
+        w->tok_off = NULL;
         return HF_ENOMEM;
+    }
     size_t k = 0;
-    for (uint32_t v = 0; v < p->n; v++) {
+    for (uint32_t v = 0; v < n; v++) {
         w->tok_off[v] = k;
-        size_t l = names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
-        longest = l > longest ? l : longest;
-        k += l;
+        k += names ? render_name(w->tok + k, hf_i_name(p, v)) : render_index(w->tok + k, v);
     }
-    w->tok_off[p->n] = k;
+    w->tok_off[n] = k;
     memset(w->tok + k, 0, HF_I_OUT_SLACK);
-    if (longest + 1 >= SLOT || p->n == 0)
-        return HF_OK;
-    char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
-    w->slot = hf_i_alloc_array(p->ctx, p->n, SLOT);
-    if (!w->slot)
-        return HF_ENOMEM;
-    for (uint32_t v = 0; v < p->n; v++) {
-        char *d = w->slot + (size_t)SLOT * v;
-        size_t l = w->tok_off[v + 1] - w->tok_off[v];
-        memset(d, 0, SLOT);
-        memcpy(d, w->tok + w->tok_off[v], l);
-        d[l] = sep;
-        d[SLOT - 1] = (char)(l + 1);
-    }
-    hf_i_free(p->ctx, w->tok); /* the slots replace them */
-    hf_i_free(p->ctx, w->tok_off);
-    w->tok = NULL;
-    w->tok_off = NULL;
+    w->tok_total = k + n;
+    w->tokens = true;
     return HF_OK;
 }
 
@@ -326,8 +415,7 @@ hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
     hf_status st = HF_OK;
     wr->seen = hf_i_calloc(p->ctx, p->n ? p->n : 1, 1);
     /* A token is at most a quoted name of HF_MAX_NAME escaped bytes, and its separator. */
-    if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4) ||
-        (format != HF_FORMAT_BIN && make_tokens(wr)))
+    if (!wr->seen || hf_i_out_init(p->ctx, &wr->o, out, 2 * (size_t)HF_MAX_NAME + 4))
         st = HF_ENOMEM;
     const hf_family_header none = {0};
     const hf_family_header *h = header ? header : &none;
@@ -439,9 +527,51 @@ static size_t put_token(const hf_writer *w, uint32_t v, char sep, char *dst)
     return l + 1;
 }
 
-/* The renders of h's sequences (struct hf_writer), made when h names others than the last.
- * false when a sequence is not a permutation of the events or memory ran out: the row is then
- * written token by token. */
+/* One render of make_renders: sequence val's tokens into r (bin: its indices in width bytes
+ * each), where each starts into at (NULL for bin). Reads the writer, writes r and at only. */
+typedef struct render_job {
+    const hf_writer *w;
+    const uint32_t *val;
+    char *r;
+    uint32_t *at;
+    char sep;
+} render_job;
+
+static void *render_one(void *arg)
+{
+    const render_job *j = arg;
+    const hf_writer *w = j->w;
+    const uint32_t *val = j->val;
+    uint32_t n = w->p->n;
+    if (w->format == HF_FORMAT_BIN) {
+        unsigned width = hf_i_bin_width(n);
+        unsigned char *b = (unsigned char *)j->r;
+        for (uint32_t i = 0; i < n; i++)
+            for (unsigned k = 0; k < width; k++)
+                b[(size_t)i * width + k] = (unsigned char)(val[i] >> (8 * k));
+        memset(b + (size_t)n * width, 0, HF_I_OUT_SLACK);
+        return NULL;
+    }
+    /* the tokens are read in the sequence's order, scattered over the table: the ones a few
+     * steps ahead are fetched while these are copied */
+    char *r = j->r;
+    uint32_t *at = j->at;
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i + RENDER_AHEAD < n)
+            PREFETCH(w->slot ? (const void *)(w->slot + (size_t)SLOT * val[i + RENDER_AHEAD])
+                             : (const void *)(w->tok_off + val[i + RENDER_AHEAD]));
+        at[i] = (uint32_t)k;
+        k += put_token(w, val[i], j->sep, r + k);
+    }
+    at[n] = (uint32_t)k;
+    memset(r + k, 0, HF_I_OUT_SLACK);
+    return NULL;
+}
+
+/* The renders of h's sequences (struct hf_writer), made when h names others than the last,
+ * on two threads (one sequence each) when h->threads >= 2. false when a sequence is not a
+ * permutation of the events or memory ran out: the row is then written token by token. */
 static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
 {
     if (h->id == w->render_id)
@@ -455,52 +585,33 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
         return false;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
-    /* every sequence holds every token once: their length in all, in one pass in id order */
-    size_t total = 0;
-    for (uint32_t v = 0; v < n && w->format != HF_FORMAT_BIN; v++)
-        total += put_token(w, v, sep, NULL);
+    /* every sequence holds every token once: the length of all tokens (make_tokens) */
+    size_t total = w->format == HF_FORMAT_BIN ? 0 : w->tok_total;
+    _Static_assert(HF_I_ROW_SOURCES == 2, "one render per thread");
+    render_job job[HF_I_ROW_SOURCES];
     for (int s = 0; s < HF_I_ROW_SOURCES; s++) {
         const uint32_t *val = h->src[s];
         if (!val || !is_permutation(w, val, n)) {
             renders_free(w);
             return false;
         }
-        if (w->format == HF_FORMAT_BIN) {
-            unsigned char *b = (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
-                                   ? NULL
-                                   : hf_i_malloc(ctx, (size_t)n * width + HF_I_OUT_SLACK);
-            if (!b) {
-                renders_free(w);
-                return false;
-            }
-            for (uint32_t i = 0; i < n; i++)
-                for (unsigned k = 0; k < width; k++)
-                    b[(size_t)i * width + k] = (unsigned char)(val[i] >> (8 * k));
-            memset(b + (size_t)n * width, 0, HF_I_OUT_SLACK);
-            w->render[s] = (char *)b;
-            continue;
-        }
-        size_t *at = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
-        char *r = hf_i_malloc(ctx, total + HF_I_OUT_SLACK); /* slack: write_ranges */
-        w->render[s] = r;
+        /* a render's offsets take 32 bits (half the memory to clear and to read at random in
+         * write_ranges); rows of 4 GiB or more go token by token */
+        bool over = w->format == HF_FORMAT_BIN ? (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
+                                               : total > UINT32_MAX;
+        size_t bytes = w->format == HF_FORMAT_BIN ? (size_t)n * width : total;
+        char *r = over ? NULL : hf_i_malloc(ctx, bytes + HF_I_OUT_SLACK);
+        uint32_t *at =
+            w->format == HF_FORMAT_BIN ? NULL : hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
+        w->render[s] = r; /* slack: write_ranges */
         w->render_at[s] = at;
-        if (!at || !r) {
+        if (!r || (w->format != HF_FORMAT_BIN && !at)) {
             renders_free(w);
             return false;
         }
-        /* the tokens are read in the sequence's order, scattered over the table: the ones a
-         * few steps ahead are fetched while these are copied */
-        size_t k = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            if (i + RENDER_AHEAD < n)
-                PREFETCH(w->slot ? (const void *)(w->slot + (size_t)SLOT * val[i + RENDER_AHEAD])
-                                 : (const void *)(w->tok_off + val[i + RENDER_AHEAD]));
-            at[i] = k;
-            k += put_token(w, val[i], sep, r + k);
-        }
-        at[n] = k;
-        memset(r + k, 0, HF_I_OUT_SLACK);
+        job[s] = (render_job){w, val, r, at, sep};
     }
+    run_both(render_one, &job[0], &job[1], h->threads >= 2 && n >= SPLIT_EVENTS);
     w->render_id = h->id;
     return true;
 }
@@ -628,7 +739,7 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
         last--;
     for (size_t i = 0; i < last; i++) {
         const hf_i_row_range *r = &h->ranges[i];
-        const size_t *at = w->render_at[r->src];
+        const uint32_t *at = w->render_at[r->src];
         size_t a = at ? at[r->a] : (size_t)r->a * width, b = at ? at[r->b] : (size_t)r->b * width;
         if (i + 1 == last && end)
             b--; /* the last separator */
@@ -654,6 +765,8 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
         return HF_EIO;
     if (!rows_fit(h, w->p->n))
         return HF_ESCHEDULE;
+    if (make_tokens(w, h->threads))
+        return HF_ENOMEM;
     char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
     if (!make_renders(w, h, sep)) {
         if (w->o.failed) {
@@ -685,6 +798,17 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
 
 uint64_t hf_i_writer_described(const hf_writer *w) { return w->described; }
 
+bool hf_i_writer_reserve(hf_writer *w)
+{
+    if (!w || w->failed || w->tokens || w->filled || w->format == HF_FORMAT_BIN || w->p->n == 0)
+        return false;
+    if (!w->slot)
+        w->slot = hf_i_alloc_array(w->p->ctx, w->p->n, SLOT);
+    return w->slot != NULL;
+}
+
+void hf_i_writer_prepare(hf_writer *w) { fill_all_slots(w, false); }
+
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
 {
     hf_writer *w = user;
@@ -694,6 +818,8 @@ hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
         return HF_EIO;
     if (n != w->p->n || !is_permutation(w, s, n))
         return HF_ESCHEDULE;
+    if (make_tokens(w, 1))
+        return HF_ENOMEM;
     /* o.buf is about to take this row: the gathered pieces go first */
     if (w->nvec > 0 && !gather_flush(w)) {
         w->failed = true;

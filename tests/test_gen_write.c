@@ -352,6 +352,32 @@ Test(gen_write, writev_to_a_pipe_survives_signals)
 
 /* A file size limit stops writev part of the way: the writer reports HF_EIO, and the file holds
  * the output's first bytes, up to the limit. */
+/* The text family of p written through the watch to a file limited to `limit` bytes: HF_EIO,
+ * and the file holds the first `limit` bytes of `expect`. */
+static void stopped_at_limit(const hf_poset *p, const char *expect, rlim_t limit, unsigned threads)
+{
+    FILE *out = tmpfile();
+    cr_assert(out);
+    hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+    hf_writer *w = NULL;
+    cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
+    hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
+    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+    opt.threads = threads;
+    hf_error err;
+    hf_status st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
+    hf_status cst = hf_writer_close(w);
+    cr_assert(st == HF_EIO || cst == HF_EIO, "threads %u: generate %d, close %d", threads, st, cst);
+    cr_assert_eq(fseek(out, 0, SEEK_END), 0);
+    cr_assert_eq(ftell(out), (long)limit);
+    rewind(out);
+    char *got = malloc(limit);
+    cr_assert_eq(fread(got, 1, limit, out), limit);
+    cr_assert(memcmp(got, expect, limit) == 0, "threads %u", threads);
+    fclose(out);
+    free(got);
+}
+
 Test(gen_write, writev_stopped_by_a_file_limit)
 {
     uint64_t rng = 17;
@@ -363,25 +389,8 @@ Test(gen_write, writev_stopped_by_a_file_limit)
     signal(SIGXFSZ, SIG_IGN);
     struct rlimit rl = {limit, limit};
     cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
-    FILE *out = tmpfile();
-    cr_assert(out);
-    hf_family_header h = {3, "doubletree", false, 0, 0, 0};
-    hf_writer *w = NULL;
-    cr_assert_eq(hf_writer_new(p, out, HF_FORMAT_TEXT, &h, &w), HF_OK);
-    hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
-    hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-    hf_error err;
-    hf_status st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
-    hf_status cst = hf_writer_close(w);
-    cr_assert(st == HF_EIO || cst == HF_EIO, "generate %d, close %d", st, cst);
-    cr_assert_eq(fseek(out, 0, SEEK_END), 0);
-    cr_assert_eq(ftell(out), (long)limit);
-    rewind(out);
-    char *got = malloc(limit);
-    cr_assert_eq(fread(got, 1, limit, out), limit);
-    cr_assert(memcmp(got, expect, limit) == 0);
-    fclose(out);
-    free(got);
+    for (unsigned threads = 1; threads <= 2; threads++)
+        stopped_at_limit(p, expect, limit, threads);
     free(expect);
     hf_poset_free(p);
 }
@@ -579,4 +588,143 @@ Test(gen_write, closed_pipe_reported_once)
     }
     signal(SIGPIPE, SIG_DFL);
     hf_poset_free(p);
+}
+
+/* A random recursive forest of n events whose names are short (`kind` 0: e0, e1, ...; 1: quoted
+ * in text, "a b0", ...), so that every token fits the writer's slots, except event `long_at`
+ * (n or more: none), whose name is too long for a slot. */
+static hf_poset *short_named_forest(uint32_t n, uint32_t roots, int kind, uint32_t long_at,
+                                    uint64_t *rng)
+{
+    char **names = calloc(n, sizeof *names);
+    uint32_t(*edges)[2] = malloc(n * sizeof *edges);
+    size_t m = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        names[v] = malloc(64);
+        if (v == long_at)
+            snprintf(names[v], 64, "a_name_too_long_for_a_slot_%u", v);
+        else
+            snprintf(names[v], 64, kind == 0 ? "e%u" : "a b%u", v);
+        if (v >= roots) {
+            edges[m][0] = tu_below(rng, v);
+            edges[m][1] = v;
+            m++;
+        }
+    }
+    hf_poset *p =
+        tu_named_poset(NULL, (const char *const *)names, n, (const uint32_t(*)[2])edges, m);
+    for (uint32_t v = 0; v < n; v++)
+        free(names[v]);
+    free(names);
+    free(edges);
+    return p;
+}
+
+/* Orders large enough for the second threads (the writer's tokens made beside doubletree's plan,
+ * in two halves, and its two renders one per thread): the same bytes on one thread and on two,
+ * through the watch (rows described) and token by token, in every format, whole and sliced;
+ * tokens that all fit the slots, one that does not in the first half or in the second, and
+ * names of every kind. No thread is left. */
+Test(gen_write, second_threads_give_the_same_bytes)
+{
+    uint64_t rng = 0x16a;
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
+                                        HF_FORMAT_BIN};
+    int before = threads_now();
+    for (int round = 0; round < 6; round++) {
+        uint32_t n = 2100 + tu_below(&rng, 3000);
+        uint32_t roots = 1 + (uint32_t)(round % 3);
+        hf_poset *p = round == 5 ? named_forest(n, roots, &rng)
+                                 : short_named_forest(n, roots, round % 2,
+                                                      round < 2   ? n
+                                                      : round < 4 ? tu_below(&rng, n / 2)
+                                                                  : n / 2 + tu_below(&rng, n / 2),
+                                                      &rng);
+        for (int slice = 0; slice < 2; slice++) {
+            hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+            if (slice) {
+                opt.row_first = 2 + tu_below(&rng, 3);
+                opt.row_last = opt.row_first + tu_below(&rng, 4);
+            }
+            for (int k = 0; k < 4; k++) {
+                size_t len[3], described[3];
+                char *b[3];
+                for (int t = 0; t < 2; t++) {
+                    opt.threads = 1 + (unsigned)t;
+                    b[t] = write_gen(p, &opt, formats[k], false, &len[t], &described[t]);
+                }
+                b[2] = write_gen(p, &opt, formats[k], true, &len[2], &described[2]);
+                for (int t = 0; t < 2; t++) {
+                    cr_assert_gt(described[t], 0, "round %d, format %d", round, k);
+                    cr_assert_eq(len[t], len[2], "round %d, format %d, threads %d", round, k,
+                                 t + 1);
+                    cr_assert(memcmp(b[t], b[2], len[2]) == 0, "round %d, format %d, threads %d",
+                              round, k, t + 1);
+                }
+                for (int t = 0; t < 3; t++)
+                    free(b[t]);
+                cr_assert_eq(threads_now(), before);
+            }
+        }
+        hf_poset_free(p);
+    }
+}
+
+/* Every allocation failing in turn on an order large enough for the second threads, on two
+ * threads: HF_ENOMEM or the same bytes, nothing leaks, no thread is left (the allocations are
+ * all made on the caller's thread, so the chaos context sees them in the same order). */
+Test(gen_write, second_threads_out_of_memory)
+{
+    uint64_t rng = 0x16b;
+    hf_poset *q = short_named_forest(2500, 2, 0, 2500, &rng);
+    tu_chaos c = {.left = -1};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    hf_poset *p = tu_poset_copy(q, ctx);
+    int before = threads_now();
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
+    for (int k = 0; k < 2; k++) {
+        size_t elen;
+        char *expect = expected_bytes(q, formats[k], 1, &elen);
+        hf_status st = HF_ENOMEM;
+        size_t ok = 0, failed = 0;
+        for (long fail = 0; st == HF_ENOMEM || fail < 30; fail++) {
+            cr_assert_lt(fail, 100000);
+            char *buf = NULL;
+            size_t size = 0;
+            FILE *out = open_memstream(&buf, &size);
+            long live = c.live;
+            c.left = fail;
+            hf_family_header h = {3, "doubletree", false, 0, 0, 0};
+            hf_writer *w = NULL;
+            st = hf_writer_new(p, out, formats[k], &h, &w);
+            if (!st) {
+                hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
+                hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
+                opt.threads = 2;
+                hf_error err;
+                st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
+                hf_status cst = hf_writer_close(w);
+                st = st ? st : cst;
+            }
+            c.left = -1;
+            cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
+            cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
+            cr_assert_eq(threads_now(), before, "format %d, fail %ld", k, fail);
+            fclose(out);
+            if (st == HF_OK) {
+                ok++;
+                cr_assert_eq(size, elen, "format %d, fail %ld", k, fail);
+                cr_assert(memcmp(buf, expect, elen) == 0, "format %d, fail %ld", k, fail);
+            } else {
+                failed++;
+            }
+            free(buf);
+        }
+        cr_assert_gt(ok, 0);
+        cr_assert_gt(failed, 5);
+        free(expect);
+    }
+    hf_poset_free(p);
+    hf_poset_free(q);
+    hf_ctx_free(ctx);
 }
