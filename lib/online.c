@@ -983,6 +983,43 @@ static INLINE bool match_children(hf_online *s, uint32_t n, const char *const *l
     return hf_online_fast_match(&s->hot, n, labels, users);
 }
 
+/* Write the running event's @p n children (n > 0) into the run records after the run's events,
+ * without counting them, when its union node has no children yet (every step of a first run
+ * but the roots', and a node new to a later run): they are new, and make the node's block at
+ * ranks 0 .. n - 1 in the next ids, as post_children's loop of new children would make them one
+ * by one (a node without a block has no overflow child either: its first child opens its
+ * block). Without @p by_id the labels are @p labels (NULL: none) and must be interned already;
+ * with it they are the ids @p ids (hf_online_step_ids; NULL: none), checked. False, with nothing
+ * counted and the union forest as it was, when the node has children, a label is new or an id
+ * unknown, or there is no room for them: the general step takes those. */
+static INLINE bool create_children(hf_online *s, uint32_t n, const char *const *labels, bool by_id,
+                                   const uint32_t *ids, const uint64_t *users)
+{
+    uint32_t nn = s->n_nodes, pnode = s->cur.node;
+    if (s->cur.kids != NONE || s->cur.posted != 0 || s->learn_plan || nn > s->nodes_cap ||
+        n > s->nodes_cap - nn || n > HF_MAX_EVENTS - nn || n > s->ev_lim - s->n_ev ||
+        n > s->room - s->pending)
+        return false;
+    unode *u = s->nodes + nn;
+    revent *ev = s->ev + s->n_ev;
+    for (uint32_t i = 0; i < n; i++) { /* written past the union forest until all are checked */
+        uint32_t lid = NOLABEL;
+        if (by_id) {
+            lid = ids ? ids[i] : NOLABEL;
+            if (lid != HF_ONLINE_NO_LABEL && lid >= s->lab.count)
+                return false;
+        } else if (labels && labels[i] && (lid = label_lookup(s, labels[i])) == NOLABEL) {
+            return false;
+        }
+        u[i] = (unode){pnode, NONE, lid};
+        hf_online_rec_set(&ev[i], nn + i, users ? users[i] : 0);
+    }
+    s->nodes[pnode].kids = s->cur.kids = nn;
+    s->n_nodes = nn + n;
+    s->created = true;
+    return true;
+}
+
 /* hf_online_step when the depth-first case below does not apply: a running event whose children
  * match their union node's block, in a double-tree run with room for them, here; the rest in
  * step_slow. */
@@ -1026,6 +1063,9 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
 {
     if (hf_online_fast_dfs(&s->hot, n, labels, users, event, user))
         return HF_OK;
+    if (n > 0 && create_children(s, n, labels, false, NULL, users) &&
+        hf_online_fast_dfs_matched(&s->hot, n, event, user))
+        return HF_OK;
     return step_general(s, n, labels, users, event, user, err);
 }
 
@@ -1050,7 +1090,9 @@ static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char 
                                            const uint64_t *users, uint32_t *event, uint64_t *user,
                                            hf_error *err)
 {
-    if ((n > 0 && !match_children(s, n, labels, users)) || s->pending + n == 0)
+    if ((n > 0 && !match_children(s, n, labels, users) &&
+         !create_children(s, n, labels, false, NULL, users)) ||
+        s->pending + n == 0)
         return step_general(s, n, labels, users, event, user, err);
     return step_double_tree_matched(s, n, event, user, err);
 }
@@ -1171,7 +1213,9 @@ static NOINLINE hf_status step_double_tree_ids(hf_online *s, uint32_t n, const u
                                                const uint64_t *users, uint32_t *event,
                                                uint64_t *user, hf_error *err)
 {
-    if ((n > 0 && !hf_online_fast_match_ids(&s->hot, n, ids, users)) || s->pending + n == 0)
+    if ((n > 0 && !hf_online_fast_match_ids(&s->hot, n, ids, users) &&
+         !create_children(s, n, NULL, true, ids, users)) ||
+        s->pending + n == 0)
         return step_ids_general(s, n, ids, users, event, user, err);
     return step_double_tree_matched(s, n, event, user, err);
 }
@@ -1181,7 +1225,8 @@ hf_status hf_online_step_ids(hf_online *s, uint32_t n, const uint32_t *label_ids
 {
     if (s && event && s->running != NONE) {
         if (s->dfs_run) {
-            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users)) &&
+            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users) ||
+                 create_children(s, n, NULL, true, label_ids, users)) &&
                 hf_online_fast_dfs_matched(&s->hot, n, event, user))
                 return HF_OK;
         } else if (s->strategy == HF_ONLINE_DOUBLETREE) {
