@@ -262,6 +262,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->ev_lim = 0; /* the schedule moved on: reserve_event_slow works the limit out again */
     s->nodes_before = s->n_nodes;
     s->created = false;
+    s->dt_gadget = false;
     s->sp = s->isp = s->ndef = s->hn = 0;
     uint64_t r = s->runs;
     s->right = false;
@@ -727,6 +728,7 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
     int cnt = m == 1 ? 1 : 2;
     if (m > 2) {
         uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
+        s->dt_gadget = true;
         h0 = mid - lo == 1 ? NONE : mid;
         l1 = mid;
         h1 = hi - mid == 1 ? NONE : hi;

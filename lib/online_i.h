@@ -148,6 +148,7 @@ struct hf_online {
     size_t gw_cap;
     uint32_t gw_n;    /* union nodes weighed (ids below it); 0: none, every gadget by count */
     bool gw_stale;    /* the last weighing ran out of memory: done again at the next end_run */
+    bool dt_gadget;   /* the open run expanded a gadget (three sibling events or more) */
     uint64_t dt_base; /* run r plays row r - dt_base of the list dt_rows makes (0: R(A, 0)) */
     uint64_t dt_bits; /* flags set in the per-depth record when the last run ended */
 

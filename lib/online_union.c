@@ -407,7 +407,15 @@ hf_status hf_i_online_dt_end(hf_online *s, hf_error *err)
 {
     hf_status st = HF_OK;
     bool restart = false;
-    if (s->created || s->runs == 1 || s->gw_stale) {
+    if (s->runs == 1 && !s->dt_gadget && s->n_over == 0 && !s->gw_stale) {
+        /* a first run that expanded no gadget: every block has one or two nodes and every node
+         * lies in its parent's block (the block forest is the union forest), so the record and
+         * the height the run made as it went are the weighing's, and no gadget reads a weight
+         * (a later run's gadget over nodes weighed here would need a block of three); the
+         * weights are made by the next weighing, when a run grows the union forest */
+        s->gw_n = s->n_nodes;
+        restart = true;
+    } else if (s->created || s->runs == 1 || s->gw_stale) {
         st = weigh(s);
         s->gw_stale = st != HF_OK;
         restart = st == HF_OK;
