@@ -469,8 +469,8 @@ Test(online, random_forests)
 Test(online, doubletree_without_gadgets_keeps_its_first_run_record)
 {
     uint64_t rng = 77;
-    for (int i = 0; i < 60; i++) {
-        uint32_t n = 3 + tu_below(&rng, 300), roots = 1 + tu_below(&rng, 2), m = 0;
+    for (int i = 0; i < 40; i++) {
+        uint32_t n = 3 + tu_below(&rng, 80), roots = 1 + tu_below(&rng, 2), m = 0;
         uint32_t(*e)[2] = malloc(n * sizeof *e), *kids = calloc(n, sizeof *kids);
         cr_assert(e && kids);
         for (uint32_t v = roots; v < n; v++) { /* a random earlier event with room for a child */
