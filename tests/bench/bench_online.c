@@ -293,16 +293,19 @@ int main(int argc, char **argv)
     enum { PATHS = 5 };
     double worst[PATHS][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}; /* [path][run] */
     /* optional selection, for profiling one case: a shape, a strategy, labels (yes or no), a
-     * path (post, step, hint, fast, ids) and how many runs each session plays (1: the first run
-     * alone); "all" or nothing for every one */
+     * path (post, step, hint, fast, ids), how many runs each session plays (1: the first run
+     * alone) and of how many sessions the best is taken; "all" or nothing for every one */
     const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
     const char *only_st = argc > 3 && strcmp(argv[3], "all") != 0 ? argv[3] : NULL;
     const char *only_lab = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
     const char *only_path = argc > 5 && strcmp(argv[5], "all") != 0 ? argv[5] : NULL;
     int nruns = argc > 6 ? atoi(argv[6]) : 2;
+    int sessions = argc > 7 ? atoi(argv[7]) : 3; /* the best of how many (1: a fresh process's) */
     static const char *path_names[PATHS] = {"post", "step", "hint", "fast", "ids"};
     if (nruns < 1 || nruns > 2)
         nruns = 2;
+    if (sessions < 1)
+        sessions = 3;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         if (only && strcmp(only, shapes[i].name) != 0)
             continue;
@@ -327,7 +330,7 @@ int main(int argc, char **argv)
                 static const int order[PATHS] = {0, 1, 3, 4, 2};
                 double best[PATHS][2] = {
                     {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}};
-                for (int k = 0; k < 3; k++)
+                for (int k = 0; k < sessions; k++)
                     for (int p = 0; p < PATHS; p++) {
                         int path = order[p];
                         double secs[2] = {1e9, 1e9};
