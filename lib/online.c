@@ -24,10 +24,12 @@
  * large spends most of its first run on page faults (about 0.33 ns per byte of fresh memory
  * here in 4 KiB pages, 0.11 in 2 MiB ones), more than the copy costs. Past that size it grows
  * fourfold (twofold when so much cannot be had): fewer copies, each of which touches the whole
- * array in fresh memory, while the part of the capacity no run reaches is never touched. */
+ * array in fresh memory, while the part of the capacity no run reaches is never touched (an
+ * array zeroed whole when it grows keeps to twofold: ONLINE_GROW_ZEROED). */
 #define ONLINE_HUGE_AUTO ((size_t)4 << 20)
 
-hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
+hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size,
+                           bool fourfold)
 {
     if (need <= *cap)
         return HF_OK;
@@ -44,7 +46,8 @@ hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, s
         return st;
     }
     void *old, *p = NULL;
-    if (c <= SIZE_MAX / 4 / item_size && (p = hf_i_alloc_array(s->ctx, 2 * c, item_size)))
+    if (fourfold && c <= SIZE_MAX / 4 / item_size &&
+        (p = hf_i_alloc_array(s->ctx, 2 * c, item_size)))
         c *= 2;
     else if (!(p = hf_i_alloc_array(s->ctx, c, item_size)))
         return HF_ENOMEM;
@@ -320,7 +323,7 @@ static hf_status reserve_event_slow(hf_online *s, uint32_t k)
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
-            if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * need + 2))
+            if (ONLINE_GROW_ZEROED(s, s->useful, &s->useful_cap, 2 * need + 2))
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }

@@ -310,7 +310,7 @@ static hf_status weigh(hf_online *s)
         return HF_ENOMEM;
     if (2 * (size_t)n + 2 > s->useful_cap) {
         size_t old = s->useful_cap;
-        if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * (size_t)n + 2))
+        if (ONLINE_GROW_ZEROED(s, s->useful, &s->useful_cap, 2 * (size_t)n + 2))
             return HF_ENOMEM;
         memset(s->useful + old, 0, s->useful_cap - old);
     }
