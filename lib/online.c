@@ -22,10 +22,14 @@
 /* An array that grows to this many bytes is advised to use huge pages even without option
  * huge_pages, and is moved by a copy into memory advised before the copy touches it: a run that
  * large spends most of its first run on page faults (about 0.33 ns per byte of fresh memory
- * here in 4 KiB pages, 0.11 in 2 MiB ones), more than the copy costs. */
+ * here in 4 KiB pages, 0.11 in 2 MiB ones), more than the copy costs. Past that size it grows
+ * fourfold (twofold when so much cannot be had): fewer copies, each of which touches the whole
+ * array in fresh memory, while the part of the capacity no run reaches is never touched (an
+ * array zeroed whole when it grows keeps to twofold: ONLINE_GROW_ZEROED). */
 #define ONLINE_HUGE_AUTO ((size_t)4 << 20)
 
-hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size)
+hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size,
+                           bool fourfold)
 {
     if (need <= *cap)
         return HF_OK;
@@ -41,8 +45,11 @@ hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, s
         }
         return st;
     }
-    void *old, *p = hf_i_alloc_array(s->ctx, c, item_size);
-    if (!p)
+    void *old, *p = NULL;
+    if (fourfold && c <= SIZE_MAX / 4 / item_size &&
+        (p = hf_i_alloc_array(s->ctx, 2 * c, item_size)))
+        c *= 2;
+    else if (!(p = hf_i_alloc_array(s->ctx, c, item_size)))
         return HF_ENOMEM;
     hf_i_advise_huge(p, c * item_size);
     memcpy(&old, slot, sizeof old);
@@ -262,6 +269,7 @@ hf_status hf_online_begin_run(hf_online *s, hf_error *err)
     s->ev_lim = 0; /* the schedule moved on: reserve_event_slow works the limit out again */
     s->nodes_before = s->n_nodes;
     s->created = false;
+    s->dt_gadget = false;
     s->sp = s->isp = s->ndef = s->hn = 0;
     uint64_t r = s->runs;
     s->right = false;
@@ -315,7 +323,7 @@ static hf_status reserve_event_slow(hf_online *s, uint32_t k)
     case HF_ONLINE_DOUBLETREE:
         if (2 * need + 2 > s->useful_cap) { /* depths of the binarized forest, zeroed */
             size_t old = s->useful_cap;
-            if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * need + 2))
+            if (ONLINE_GROW_ZEROED(s, s->useful, &s->useful_cap, 2 * need + 2))
                 return HF_ENOMEM;
             memset(s->useful + old, 0, s->useful_cap - old);
         }
@@ -727,6 +735,7 @@ static inline void dt_expand(hf_online *s, uint32_t lo, uint32_t hi, uint32_t de
     int cnt = m == 1 ? 1 : 2;
     if (m > 2) {
         uint32_t mid = s->gw_n ? hf_i_online_gadget_split(s, lo, hi) : lo + (m + 1) / 2;
+        s->dt_gadget = true;
         h0 = mid - lo == 1 ? NONE : mid;
         l1 = mid;
         h1 = hi - mid == 1 ? NONE : hi;
@@ -983,6 +992,43 @@ static INLINE bool match_children(hf_online *s, uint32_t n, const char *const *l
     return hf_online_fast_match(&s->hot, n, labels, users);
 }
 
+/* Write the running event's @p n children (n > 0) into the run records after the run's events,
+ * without counting them, when its union node has no children yet (every step of a first run
+ * but the roots', and a node new to a later run): they are new, and make the node's block at
+ * ranks 0 .. n - 1 in the next ids, as post_children's loop of new children would make them one
+ * by one (a node without a block has no overflow child either: its first child opens its
+ * block). Without @p by_id the labels are @p labels (NULL: none) and must be interned already;
+ * with it they are the ids @p ids (hf_online_step_ids; NULL: none), checked. False, with nothing
+ * counted and the union forest as it was, when the node has children, a label is new or an id
+ * unknown, or there is no room for them: the general step takes those. */
+static INLINE bool create_children(hf_online *s, uint32_t n, const char *const *labels, bool by_id,
+                                   const uint32_t *ids, const uint64_t *users)
+{
+    uint32_t nn = s->n_nodes, pnode = s->cur.node;
+    if (s->cur.kids != NONE || s->cur.posted != 0 || s->learn_plan || nn > s->nodes_cap ||
+        n > s->nodes_cap - nn || n > HF_MAX_EVENTS - nn || n > s->ev_lim - s->n_ev ||
+        n > s->room - s->pending)
+        return false;
+    unode *u = s->nodes + nn;
+    revent *ev = s->ev + s->n_ev;
+    for (uint32_t i = 0; i < n; i++) { /* written past the union forest until all are checked */
+        uint32_t lid = NOLABEL;
+        if (by_id) {
+            lid = ids ? ids[i] : NOLABEL;
+            if (lid != HF_ONLINE_NO_LABEL && lid >= s->lab.count)
+                return false;
+        } else if (labels && labels[i] && (lid = label_lookup(s, labels[i])) == NOLABEL) {
+            return false;
+        }
+        u[i] = (unode){pnode, NONE, lid};
+        hf_online_rec_set(&ev[i], nn + i, users ? users[i] : 0);
+    }
+    s->nodes[pnode].kids = s->cur.kids = nn;
+    s->n_nodes = nn + n;
+    s->created = true;
+    return true;
+}
+
 /* hf_online_step when the depth-first case below does not apply: a running event whose children
  * match their union node's block, in a double-tree run with room for them, here; the rest in
  * step_slow. */
@@ -1026,6 +1072,9 @@ static NOINLINE hf_status step_depth_first(hf_online *s, uint32_t n, const char 
 {
     if (hf_online_fast_dfs(&s->hot, n, labels, users, event, user))
         return HF_OK;
+    if (n > 0 && create_children(s, n, labels, false, NULL, users) &&
+        hf_online_fast_dfs_matched(&s->hot, n, event, user))
+        return HF_OK;
     return step_general(s, n, labels, users, event, user, err);
 }
 
@@ -1050,7 +1099,9 @@ static NOINLINE hf_status step_double_tree(hf_online *s, uint32_t n, const char 
                                            const uint64_t *users, uint32_t *event, uint64_t *user,
                                            hf_error *err)
 {
-    if ((n > 0 && !match_children(s, n, labels, users)) || s->pending + n == 0)
+    if ((n > 0 && !match_children(s, n, labels, users) &&
+         !create_children(s, n, labels, false, NULL, users)) ||
+        s->pending + n == 0)
         return step_general(s, n, labels, users, event, user, err);
     return step_double_tree_matched(s, n, event, user, err);
 }
@@ -1171,7 +1222,9 @@ static NOINLINE hf_status step_double_tree_ids(hf_online *s, uint32_t n, const u
                                                const uint64_t *users, uint32_t *event,
                                                uint64_t *user, hf_error *err)
 {
-    if ((n > 0 && !hf_online_fast_match_ids(&s->hot, n, ids, users)) || s->pending + n == 0)
+    if ((n > 0 && !hf_online_fast_match_ids(&s->hot, n, ids, users) &&
+         !create_children(s, n, NULL, true, ids, users)) ||
+        s->pending + n == 0)
         return step_ids_general(s, n, ids, users, event, user, err);
     return step_double_tree_matched(s, n, event, user, err);
 }
@@ -1181,7 +1234,8 @@ hf_status hf_online_step_ids(hf_online *s, uint32_t n, const uint32_t *label_ids
 {
     if (s && event && s->running != NONE) {
         if (s->dfs_run) {
-            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users)) &&
+            if ((n == 0 || hf_online_fast_match_ids(&s->hot, n, label_ids, users) ||
+                 create_children(s, n, NULL, true, label_ids, users)) &&
                 hf_online_fast_dfs_matched(&s->hot, n, event, user))
                 return HF_OK;
         } else if (s->strategy == HF_ONLINE_DOUBLETREE) {

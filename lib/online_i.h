@@ -148,6 +148,7 @@ struct hf_online {
     size_t gw_cap;
     uint32_t gw_n;    /* union nodes weighed (ids below it); 0: none, every gadget by count */
     bool gw_stale;    /* the last weighing ran out of memory: done again at the next end_run */
+    bool dt_gadget;   /* the open run expanded a gadget (three sibling events or more) */
     uint64_t dt_base; /* run r plays row r - dt_base of the list dt_rows makes (0: R(A, 0)) */
     uint64_t dt_bits; /* flags set in the per-depth record when the last run ended */
 
@@ -213,10 +214,15 @@ HF_I_HOT_AT(lab_off);
 
 /* HF_I_GROW for the arrays that grow with the events (run records, schedule, union nodes,
  * scheduling structures): with option huge_pages, an array that grew is advised to use huge
- * pages (hf_i_online_grow in lib/online.c). */
+ * pages, and past 4 MiB it grows fourfold (hf_i_online_grow in lib/online.c). ONLINE_GROW_ZEROED
+ * for an array whose new capacity is zeroed whole (the per-depth record): twofold, so that no
+ * more is touched than doubling touches. */
 #define ONLINE_GROW(s, arr, cap, need)                                                             \
-    hf_i_online_grow((s), (void *)&(arr), (cap), (need), sizeof *(arr))
-hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size);
+    hf_i_online_grow((s), (void *)&(arr), (cap), (need), sizeof *(arr), true)
+#define ONLINE_GROW_ZEROED(s, arr, cap, need)                                                      \
+    hf_i_online_grow((s), (void *)&(arr), (cap), (need), sizeof *(arr), false)
+hf_status hf_i_online_grow(hf_online *s, void *slot, size_t *cap, size_t need, size_t item_size,
+                           bool fourfold);
 
 /* lib/online.c: the rank of union node @p node among its siblings. O(1) in its parent's block,
  * O(log overflow children) outside it. */

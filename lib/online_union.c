@@ -244,6 +244,16 @@ uint32_t hf_i_online_gadget_split(const hf_online *s, uint32_t lo, uint32_t hi)
 static void record_block(hf_online *s, uint32_t a0, uint32_t m, uint32_t depth, uint8_t under,
                          uint32_t *dep, uint8_t *und, uint32_t *stack)
 {
+    if (m <= 2) { /* no gadget: the one or two nodes lie right below */
+        s->useful[depth] |= hf_online_dt_flags(under, m == 2);
+        for (uint32_t i = 0; i < m; i++) {
+            dep[a0 + i] = depth + 1;
+            und[a0 + i] = (uint8_t)(m == 1 ? under : under | (i == 0 ? 1 : 2));
+        }
+        if (depth + 1 > s->max_depth)
+            s->max_depth = depth + 1;
+        return;
+    }
     uint32_t sp = 0;
     stack[sp++] = a0;
     stack[sp++] = a0 + m - 1;
@@ -300,7 +310,7 @@ static hf_status weigh(hf_online *s)
         return HF_ENOMEM;
     if (2 * (size_t)n + 2 > s->useful_cap) {
         size_t old = s->useful_cap;
-        if (ONLINE_GROW(s, s->useful, &s->useful_cap, 2 * (size_t)n + 2))
+        if (ONLINE_GROW_ZEROED(s, s->useful, &s->useful_cap, 2 * (size_t)n + 2))
             return HF_ENOMEM;
         memset(s->useful + old, 0, s->useful_cap - old);
     }
@@ -314,6 +324,8 @@ static hf_status weigh(hf_online *s)
         hf_i_free(ctx, und);
         return HF_ENOMEM;
     }
+    hf_i_advise_huge(h, (5 * (size_t)n + 4) * sizeof *h); /* fresh memory, as the large arrays */
+    hf_i_advise_huge(und, (size_t)n + 1);
     uint32_t *stack = h + n;
     /* bottom up, the blocks from the last: binarized heights (a node's block comes after it, so
      * its height is known when its parent's block is weighed), and the weights of each block by
@@ -326,6 +338,12 @@ static hf_status weigh(hf_online *s)
         }
         uint32_t a = block_start(s, z), m = z - a, v = s->nodes[a].parent, hmax = 0;
         z = a;
+        if (m == 1) { /* its own weight alone, and its parent right above it */
+            s->gw[a] = 1.0;
+            if (v != NONE)
+                h[v] = h[a] + 1;
+            continue;
+        }
         for (uint32_t j = 0; j < m; j++)
             hmax = h[a + j] > hmax ? h[a + j] : hmax;
         double sum = 0;
@@ -407,7 +425,15 @@ hf_status hf_i_online_dt_end(hf_online *s, hf_error *err)
 {
     hf_status st = HF_OK;
     bool restart = false;
-    if (s->created || s->runs == 1 || s->gw_stale) {
+    if (s->runs == 1 && !s->dt_gadget && s->n_over == 0 && !s->gw_stale) {
+        /* a first run that expanded no gadget: every block has one or two nodes and every node
+         * lies in its parent's block (the block forest is the union forest), so the record and
+         * the height the run made as it went are the weighing's, and no gadget reads a weight
+         * (a later run's gadget over nodes weighed here would need a block of three); the
+         * weights are made by the next weighing, when a run grows the union forest */
+        s->gw_n = s->n_nodes;
+        restart = true;
+    } else if (s->created || s->runs == 1 || s->gw_stale) {
         st = weigh(s);
         s->gw_stale = st != HF_OK;
         restart = st == HF_OK;

@@ -462,6 +462,35 @@ Test(online, random_forests)
     }
 }
 
+/* Forests whose events have at most two children, with one or two roots: doubletree's first run
+ * meets no gadget and keeps the record it made instead of weighing the union forest
+ * (hf_i_online_dt_end); the later runs are still exactly the distinct rows of the reference,
+ * as many as offline doubletree's family (check_dt_rows). */
+Test(online, doubletree_without_gadgets_keeps_its_first_run_record)
+{
+    uint64_t rng = 77;
+    for (int i = 0; i < 40; i++) {
+        uint32_t n = 3 + tu_below(&rng, 80), roots = 1 + tu_below(&rng, 2), m = 0;
+        uint32_t(*e)[2] = malloc(n * sizeof *e), *kids = calloc(n, sizeof *kids);
+        cr_assert(e && kids);
+        for (uint32_t v = roots; v < n; v++) { /* a random earlier event with room for a child */
+            uint32_t p = (uint32_t)tu_below(&rng, v);
+            while (kids[p] == 2)
+                p = (p + 1) % v;
+            kids[p]++;
+            e[m][0] = p;
+            e[m][1] = v;
+            m++;
+        }
+        hf_poset *p = tu_poset(n, (const uint32_t(*)[2])e, m);
+        check_sim(p, HF_ONLINE_DOUBLETREE, 3);
+        check_sim(p, HF_ONLINE_DOUBLETREE, 2);
+        hf_poset_free(p);
+        free(e);
+        free(kids);
+    }
+}
+
 Test(online, wide_and_deep_shapes)
 {
     hf_poset *ps[] = {tu_antichain(9), tu_chain(9), tu_complete_binary(3)};

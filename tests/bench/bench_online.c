@@ -292,7 +292,20 @@ int main(int argc, char **argv)
     } strategies[] = {{HF_ONLINE_DFS, 2}, {HF_ONLINE_DOUBLETREE, 3}};
     enum { PATHS = 5 };
     double worst[PATHS][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}; /* [path][run] */
-    const char *only = argc > 2 ? argv[2] : NULL;                      /* one shape by name */
+    /* optional selection, for profiling one case: a shape, a strategy, labels (yes or no), a
+     * path (post, step, hint, fast, ids), how many runs each session plays (1: the first run
+     * alone) and of how many sessions the best is taken; "all" or nothing for every one */
+    const char *only = argc > 2 && strcmp(argv[2], "all") != 0 ? argv[2] : NULL;
+    const char *only_st = argc > 3 && strcmp(argv[3], "all") != 0 ? argv[3] : NULL;
+    const char *only_lab = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
+    const char *only_path = argc > 5 && strcmp(argv[5], "all") != 0 ? argv[5] : NULL;
+    int nruns = argc > 6 ? atoi(argv[6]) : 2;
+    int sessions = argc > 7 ? atoi(argv[7]) : 3; /* the best of how many (1: a fresh process's) */
+    static const char *path_names[PATHS] = {"post", "step", "hint", "fast", "ids"};
+    if (nruns < 1 || nruns > 2)
+        nruns = 2;
+    if (sessions < 1)
+        sessions = 3;
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         if (only && strcmp(only, shapes[i].name) != 0)
             continue;
@@ -306,6 +319,9 @@ int main(int argc, char **argv)
         }
         for (size_t j = 0; j < sizeof strategies / sizeof strategies[0]; j++)
             for (int labels = 0; labels <= 1; labels++) {
+                if ((only_st && strcmp(only_st, hf_online_strategy_name(strategies[j].st)) != 0) ||
+                    (only_lab && strcmp(only_lab, labels ? "yes" : "no") != 0))
+                    continue;
                 /* runs 1 and 2: the first builds the union forest, the second matches it; the
                  * paths alternate so that all see the same load; the fast path runs right
                  * after the step path it is compared with (a path run right after hint's
@@ -314,21 +330,27 @@ int main(int argc, char **argv)
                 static const int order[PATHS] = {0, 1, 3, 4, 2};
                 double best[PATHS][2] = {
                     {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}, {1e9, 1e9}};
-                for (int k = 0; k < 3; k++)
+                for (int k = 0; k < sessions; k++)
                     for (int p = 0; p < PATHS; p++) {
                         int path = order[p];
-                        double secs[2];
+                        double secs[2] = {1e9, 1e9};
+                        if (only_path && strcmp(only_path, path_names[path]) != 0)
+                            continue;
                         run_online(&f, path >= 1, path == 3, path == 2, path == 4, strategies[j].st,
-                                   strategies[j].d, labels, 2, secs);
+                                   strategies[j].d, labels, nruns, secs);
                         for (int r = 0; r < 2; r++)
                             best[path][r] = secs[r] < best[path][r] ? secs[r] : best[path][r];
                     }
-                for (int r = 0; r < 2; r++) {
+                for (int r = 0; r < nruns; r++) {
                     printf("%-10s %-10s %-3s %3d %6.2f %6.2f", shapes[i].name,
                            hf_online_strategy_name(strategies[j].st), labels ? "yes" : "no", r + 1,
                            1e9 * fifo / n, 1e9 * lifo / n);
                     for (int path = 0; path < PATHS; path++) {
                         double ratio = best[path][r] / fifo;
+                        if (best[path][r] >= 1e9) {
+                            printf(" | %7s %6s %5s", "-", "-", "-");
+                            continue;
+                        }
                         worst[path][r] = ratio > worst[path][r] ? ratio : worst[path][r];
                         printf(" | %7.2f %6.2f %5.2f", 1e9 * best[path][r] / n, ratio,
                                best[path][r] / lifo);
