@@ -23,26 +23,39 @@
 
 TU_SUITE(gen_write);
 
-/* A random recursive forest of n events with distinct names, awkward (quoted in text) or long
- * (longer than the writer's fixed slots) or plain, built through tu_named_poset. */
-static hf_poset *named_forest(uint32_t n, uint32_t roots, uint64_t *rng)
+/* How forest_named names its events. */
+enum names { NAMES_MIXED, NAMES_SHORT, NAMES_SHORT_QUOTED };
+
+/* A random recursive forest of n events with distinct names, built through tu_named_poset:
+ * NAMES_MIXED awkward (quoted in text), long (longer than the writer's fixed slots) or plain;
+ * NAMES_SHORT e0, e1, ... and NAMES_SHORT_QUOTED "a b0", "a b1", ... (quoted in text), which fit
+ * the writer's slots, except event long_at (n or more: none), whose name is too long for one. */
+static hf_poset *forest_named(uint32_t n, uint32_t roots, enum names kind, uint32_t long_at,
+                              uint64_t *rng)
 {
     char **names = calloc(n ? n : 1, sizeof *names);
     uint32_t(*edges)[2] = malloc((n ? n : 1) * sizeof *edges);
     size_t m = 0;
     for (uint32_t v = 0; v < n; v++) {
-        char awk[128];
-        tu_awkward_name(awk, rng);
         names[v] = malloc(200);
-        switch (tu_below(rng, 3)) {
-        case 0:
-            snprintf(names[v], 200, "%s%u", awk, v);
-            break;
-        case 1:
-            snprintf(names[v], 200, "a_rather_long_event_name_number_%u", v);
-            break;
-        default:
-            snprintf(names[v], 200, "e%u", v);
+        if (kind != NAMES_MIXED) {
+            if (v == long_at)
+                snprintf(names[v], 200, "a_name_too_long_for_a_slot_%u", v);
+            else
+                snprintf(names[v], 200, kind == NAMES_SHORT ? "e%u" : "a b%u", v);
+        } else {
+            char awk[128];
+            tu_awkward_name(awk, rng);
+            switch (tu_below(rng, 3)) {
+            case 0:
+                snprintf(names[v], 200, "%s%u", awk, v);
+                break;
+            case 1:
+                snprintf(names[v], 200, "a_rather_long_event_name_number_%u", v);
+                break;
+            default:
+                snprintf(names[v], 200, "e%u", v);
+            }
         }
         if (v >= roots) {
             edges[m][0] = tu_below(rng, v);
@@ -57,6 +70,11 @@ static hf_poset *named_forest(uint32_t n, uint32_t roots, uint64_t *rng)
     free(names);
     free(edges);
     return p;
+}
+
+static hf_poset *named_forest(uint32_t n, uint32_t roots, uint64_t *rng)
+{
+    return forest_named(n, roots, NAMES_MIXED, n, rng);
 }
 
 /* A sink of the caller's own, which the library cannot see through: rows reach it as values,
@@ -395,24 +413,39 @@ Test(gen_write, writev_stopped_by_a_file_limit)
     hf_poset_free(p);
 }
 
-/* Every allocation failing in turn, the writer made and fed through the watch in a chaos
- * context: HF_ENOMEM, or the same bytes (the renders or the gather list missing, rows go token
- * by token); nothing leaks. */
-Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
+/* Threads of this process (/proc/self/status), -1 when it cannot be read. */
+static int threads_now(void)
 {
-    uint64_t rng = 23;
-    hf_poset *q = named_forest(200, 2, &rng);
+    FILE *f = fopen("/proc/self/status", "r");
+    int n = -1;
+    if (!f)
+        return -1;
+    char line[256];
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1)
+            break;
+    fclose(f);
+    return n;
+}
+
+/* Every allocation failing in turn (from the first, and at least until `min_fails` have been
+ * tried and one run succeeded), a writer of q's copy in a chaos context fed through the watch
+ * with doubletree's d = 3 family, on threads 1 and 2 alternately (`two`: always 2): HF_ENOMEM or
+ * the same bytes as q's family, in each of the formats, and in each at least `min_failed` runs
+ * that failed; nothing leaks, no thread is left. */
+static void writer_under_chaos(const hf_poset *q, const hf_format *formats, int nformats, bool two,
+                               long min_fails, size_t min_failed)
+{
     tu_chaos c = {.left = -1};
     hf_ctx *ctx = tu_chaos_ctx(&c);
     hf_poset *p = tu_poset_copy(q, ctx);
-    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
-                                        HF_FORMAT_BIN};
-    for (int k = 0; k < 4; k++) {
+    int before = threads_now();
+    for (int k = 0; k < nformats; k++) {
         size_t elen;
         char *expect = expected_bytes(q, formats[k], 1, &elen);
         hf_status st = HF_ENOMEM;
-        size_t ok = 0;
-        for (long fail = 0; st == HF_ENOMEM || fail < 40; fail++) {
+        size_t ok = 0, failed = 0;
+        for (long fail = 0; st == HF_ENOMEM || fail < min_fails; fail++) {
             cr_assert_lt(fail, 100000);
             char *buf = NULL;
             size_t size = 0;
@@ -425,7 +458,7 @@ Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
             if (!st) {
                 hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
                 hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-                opt.threads = 1 + (unsigned)(fail & 1);
+                opt.threads = two ? 2 : 1 + (unsigned)(fail & 1);
                 hf_error err;
                 st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
                 hf_status cst = hf_writer_close(w);
@@ -434,20 +467,36 @@ Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
             c.left = -1;
             cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
             cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
+            cr_assert_eq(threads_now(), before, "format %d, fail %ld", k, fail);
             fclose(out);
             if (st == HF_OK) {
                 ok++;
                 cr_assert_eq(size, elen, "format %d, fail %ld", k, fail);
                 cr_assert(memcmp(buf, expect, elen) == 0, "format %d, fail %ld", k, fail);
+            } else {
+                failed++;
             }
             free(buf);
         }
         cr_assert_gt(ok, 0);
+        cr_assert_geq(failed, min_failed, "format %d", k);
         free(expect);
     }
     hf_poset_free(p);
-    hf_poset_free(q);
     hf_ctx_free(ctx);
+}
+
+/* Every allocation failing in turn, the writer made and fed through the watch in a chaos
+ * context: HF_ENOMEM, or the same bytes (the renders or the gather list missing, rows go token
+ * by token); nothing leaks. */
+Test(gen_write, out_of_memory_gives_the_same_bytes_or_enomem)
+{
+    uint64_t rng = 23;
+    hf_poset *q = named_forest(200, 2, &rng);
+    static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_IDS, HF_FORMAT_JSON,
+                                        HF_FORMAT_BIN};
+    writer_under_chaos(q, formats, 4, false, 40, 0);
+    hf_poset_free(q);
 }
 
 /* Within a scope the forest view of the same order and options is built once and kept until the
@@ -541,21 +590,6 @@ Test(gen_write, sink_watch_reports_refusals)
     hf_poset_free(p);
 }
 
-/* Threads of this process (/proc/self/status), -1 when it cannot be read. */
-static int threads_now(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    int n = -1;
-    if (!f)
-        return -1;
-    char line[256];
-    while (fgets(line, sizeof line, f))
-        if (sscanf(line, "Threads: %d", &n) == 1)
-            break;
-    fclose(f);
-    return n;
-}
-
 /* A pipe whose reader has gone (SIGPIPE ignored): HF_EIO with EPIPE, reported once, with the rows
  * built on one thread and on two; no thread left. */
 Test(gen_write, closed_pipe_reported_once)
@@ -590,36 +624,6 @@ Test(gen_write, closed_pipe_reported_once)
     hf_poset_free(p);
 }
 
-/* A random recursive forest of n events whose names are short (`kind` 0: e0, e1, ...; 1: quoted
- * in text, "a b0", ...), so that every token fits the writer's slots, except event `long_at`
- * (n or more: none), whose name is too long for a slot. */
-static hf_poset *short_named_forest(uint32_t n, uint32_t roots, int kind, uint32_t long_at,
-                                    uint64_t *rng)
-{
-    char **names = calloc(n, sizeof *names);
-    uint32_t(*edges)[2] = malloc(n * sizeof *edges);
-    size_t m = 0;
-    for (uint32_t v = 0; v < n; v++) {
-        names[v] = malloc(64);
-        if (v == long_at)
-            snprintf(names[v], 64, "a_name_too_long_for_a_slot_%u", v);
-        else
-            snprintf(names[v], 64, kind == 0 ? "e%u" : "a b%u", v);
-        if (v >= roots) {
-            edges[m][0] = tu_below(rng, v);
-            edges[m][1] = v;
-            m++;
-        }
-    }
-    hf_poset *p =
-        tu_named_poset(NULL, (const char *const *)names, n, (const uint32_t(*)[2])edges, m);
-    for (uint32_t v = 0; v < n; v++)
-        free(names[v]);
-    free(names);
-    free(edges);
-    return p;
-}
-
 /* Orders large enough for the second threads (the writer's tokens made beside doubletree's plan,
  * in two halves, and its two renders one per thread): the same bytes on one thread and on two,
  * through the watch (rows described) and token by token, in every format, whole and sliced;
@@ -634,12 +638,13 @@ Test(gen_write, second_threads_give_the_same_bytes)
     for (int round = 0; round < 6; round++) {
         uint32_t n = 2100 + tu_below(&rng, 3000);
         uint32_t roots = 1 + (uint32_t)(round % 3);
-        hf_poset *p = round == 5 ? named_forest(n, roots, &rng)
-                                 : short_named_forest(n, roots, round % 2,
-                                                      round < 2   ? n
-                                                      : round < 4 ? tu_below(&rng, n / 2)
-                                                                  : n / 2 + tu_below(&rng, n / 2),
-                                                      &rng);
+        hf_poset *p = round == 5
+                          ? named_forest(n, roots, &rng)
+                          : forest_named(n, roots, round % 2 ? NAMES_SHORT_QUOTED : NAMES_SHORT,
+                                         round < 2   ? n
+                                         : round < 4 ? tu_below(&rng, n / 2)
+                                                     : n / 2 + tu_below(&rng, n / 2),
+                                         &rng);
         for (int slice = 0; slice < 2; slice++) {
             hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
             if (slice) {
@@ -676,55 +681,8 @@ Test(gen_write, second_threads_give_the_same_bytes)
 Test(gen_write, second_threads_out_of_memory)
 {
     uint64_t rng = 0x16b;
-    hf_poset *q = short_named_forest(2500, 2, 0, 2500, &rng);
-    tu_chaos c = {.left = -1};
-    hf_ctx *ctx = tu_chaos_ctx(&c);
-    hf_poset *p = tu_poset_copy(q, ctx);
-    int before = threads_now();
+    hf_poset *q = forest_named(2500, 2, NAMES_SHORT, 2500, &rng);
     static const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
-    for (int k = 0; k < 2; k++) {
-        size_t elen;
-        char *expect = expected_bytes(q, formats[k], 1, &elen);
-        hf_status st = HF_ENOMEM;
-        size_t ok = 0, failed = 0;
-        for (long fail = 0; st == HF_ENOMEM || fail < 30; fail++) {
-            cr_assert_lt(fail, 100000);
-            char *buf = NULL;
-            size_t size = 0;
-            FILE *out = open_memstream(&buf, &size);
-            long live = c.live;
-            c.left = fail;
-            hf_family_header h = {3, "doubletree", false, 0, 0, 0};
-            hf_writer *w = NULL;
-            st = hf_writer_new(p, out, formats[k], &h, &w);
-            if (!st) {
-                hf_sink_watch watch = {hf_writer_sink(w), NULL, NULL};
-                hf_gen_options opt = tu_gen_options(3, HF_METHOD_DOUBLETREE, NULL, 0);
-                opt.threads = 2;
-                hf_error err;
-                st = hf_generate(p, &opt, hf_sink_watch_sink(&watch), NULL, &err);
-                hf_status cst = hf_writer_close(w);
-                st = st ? st : cst;
-            }
-            c.left = -1;
-            cr_assert(st == HF_OK || st == HF_ENOMEM, "format %d, fail %ld: %d", k, fail, st);
-            cr_assert_eq(c.live, live, "format %d, fail %ld: a leak", k, fail);
-            cr_assert_eq(threads_now(), before, "format %d, fail %ld", k, fail);
-            fclose(out);
-            if (st == HF_OK) {
-                ok++;
-                cr_assert_eq(size, elen, "format %d, fail %ld", k, fail);
-                cr_assert(memcmp(buf, expect, elen) == 0, "format %d, fail %ld", k, fail);
-            } else {
-                failed++;
-            }
-            free(buf);
-        }
-        cr_assert_gt(ok, 0);
-        cr_assert_gt(failed, 5);
-        free(expect);
-    }
-    hf_poset_free(p);
+    writer_under_chaos(q, formats, 2, true, 30, 6);
     hf_poset_free(q);
-    hf_ctx_free(ctx);
 }
