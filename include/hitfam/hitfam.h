@@ -433,11 +433,12 @@ typedef struct hf_family_header {
 /** A streaming family writer: text is one schedule per line after a `# hitfam VERSION ...` header
  * line; JSON is `{"hitfam": VERSION, "d": D, "method": M, "events": [...], "schedules": [...]}`;
  * ids and bin as hf_format says (docs/formats.md). Names that are not DOT identifiers or numerals
- * are written DOT-quoted. Each event's name (or index) is rendered once when the writer is made;
- * schedules are assembled in a 1 MiB block and reach the stream with fwrite when it fills and at
- * hf_writer_close (the header goes to the stream at once, except bin's, which the checksum
- * covers), so a write error may first show at a later put or at the close. The library's own
- * generators may hand the writer a schedule as ranges of a few fixed sequences of the events
+ * are written DOT-quoted. Each event's name (or index) is rendered once, at the first schedule
+ * (or, when a generator knows the writer is behind its sink, on a second thread beside its own
+ * preparation); schedules are assembled in a 1 MiB block and reach the stream with fwrite when it
+ * fills and at hf_writer_close (the header goes to the stream at once, except bin's, which the
+ * checksum covers), so a write error may first show at a later put or at the close. The library's
+ * own generators may hand the writer a schedule as ranges of a few fixed sequences of the events
  * (doubletree does), which it writes from their renders with writev on the stream's file
  * descriptor after an fflush (the same bytes, in order with the rest; stdio's idea of the
  * stream's position, as ftell reads it, is then not kept up to date). */
@@ -448,7 +449,8 @@ typedef struct hf_writer hf_writer;
 HF_API HF_NODISCARD hf_status hf_writer_new(const hf_poset *p, FILE *out, hf_format format,
                                             const hf_family_header *header, hf_writer **w);
 /** A sink writing to @p w. Each put checks that the schedule is a permutation of the events
- * (HF_ESCHEDULE otherwise) and writes it; HF_EIO when the stream fails. */
+ * (HF_ESCHEDULE otherwise) and writes it; HF_EIO when the stream fails; HF_ENOMEM when the first
+ * schedule finds no memory for the rendered names (a later put tries again). */
 HF_API hf_sink hf_writer_sink(hf_writer *w);
 /** Number of schedules written so far. */
 HF_API uint64_t hf_writer_count(const hf_writer *w);
