@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,15 +177,49 @@ char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* The temporary file of the output, removed if the command exits before committing it (see
+ * Output below). */
+static char *pending;
+
+/* While a mapped input is read: its path, for the SIGBUS handler, and the handler it replaced. */
+static const char *volatile bus_path;
+static struct sigaction bus_old;
+
+static void write_all_stderr(const char *s)
+{
+    size_t n = strlen(s);
+    while (n > 0) {
+        ssize_t w = write(STDERR_FILENO, s, n);
+        if (w <= 0 && errno != EINTR)
+            return;
+        if (w > 0)
+            s += w, n -= (size_t)w;
+    }
+}
+
+/* A page of the mapped input is gone: the file shrank while it was read. Say so and end as for
+ * any bad input, removing the pending output (only async-signal-safe calls here). */
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    write_all_stderr("hitfam: ");
+    write_all_stderr(bus_path ? bus_path : "input");
+    write_all_stderr(": the file shrank while it was read\n");
+    if (pending)
+        unlink(pending);
+    _exit(EXIT_BAD);
+}
+
 /* A regular file's bytes are mapped rather than copied: no buffer to fill (the copy and the fresh
  * pages it touches were a fifth of the reading of a large order), and the pages are those of the
  * file cache. The mapping is private and read-only; MAP_POPULATE (Linux) maps every page at once
  * instead of one fault at a time. The readers take (data, len) and never read data[len], so a
  * file whose size is a multiple of the page size is no special case (the cli case
- * page_sized_order checks one). The usual caveat of mapping: a file truncated while hitfam reads
- * it ends hitfam with SIGBUS (the pages past the new end are gone), and a file rewritten in
- * place meanwhile may be read partly old, partly new; a file replaced by renaming (as -o does) is
- * read whole as it was. Standard input, pipes and other files that are not regular, empty files,
+ * page_sized_order checks one). The usual caveats of mapping: a file truncated while hitfam
+ * reads it loses the pages past its new end, whose reading raises SIGBUS, which the handler above
+ * turns into a message and exit status 2; a file rewritten in place meanwhile may be read partly
+ * old, partly new; a file replaced by renaming (as -o does) is read whole as it was. Standard
+ * input, pipes and other files that are not regular, empty files,
  * and any failure to map fall back to slurp's copy. */
 void input_open(const char *path, cli_input *in)
 {
@@ -203,13 +238,18 @@ void input_open(const char *path, cli_input *in)
             flags |= MAP_POPULATE;
 #endif
             void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, flags, fd, 0);
-            if (map != MAP_FAILED) {
+            struct sigaction sa = {.sa_handler = on_sigbus};
+            sigemptyset(&sa.sa_mask);
+            if (map != MAP_FAILED && sigaction(SIGBUS, &sa, &bus_old) == 0) {
                 close(fd);
+                bus_path = path;
                 in->data = map;
                 in->len = (size_t)sb.st_size;
                 in->mapped = true;
                 return;
             }
+            if (map != MAP_FAILED)
+                munmap(map, (size_t)sb.st_size);
         }
         close(fd);
     }
@@ -219,8 +259,11 @@ void input_open(const char *path, cli_input *in)
 
 void input_close(cli_input *in)
 {
-    if (in->mapped)
+    if (in->mapped) {
         munmap((void *)in->data, in->len);
+        sigaction(SIGBUS, &bus_old, NULL);
+        bus_path = NULL;
+    }
     free(in->owned);
     *in = (cli_input){0};
 }
@@ -369,9 +412,8 @@ bool cli_option(cli_options *o, int c, const char *arg)
 /* ------------------------------------------------------------------------------------------ */
 /* Output                                                                                     */
 
-/* The temporary file of the output, removed if the command exits before committing it (a
- * message and exit(EXIT_BAD) from anywhere). */
-static char *pending;
+/* `pending` (above): the temporary file of the output, removed if the command exits before
+ * committing it (a message and exit(EXIT_BAD) from anywhere, or the SIGBUS handler). */
 
 static void remove_pending(void)
 {
