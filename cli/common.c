@@ -181,8 +181,10 @@ char *slurp(const char *path, size_t *len)
  * Output below). */
 static char *pending;
 
-/* While a mapped input is read: its path, for the SIGBUS handler, and the handler it replaced. */
+/* While a mapped input is read: its path and bytes, for the SIGBUS handler, and the handler it
+ * replaced. */
 static const char *volatile bus_path;
+static const char *volatile bus_lo, *volatile bus_hi;
 static struct sigaction bus_old;
 
 static void write_all_stderr(const char *s)
@@ -198,10 +200,18 @@ static void write_all_stderr(const char *s)
 }
 
 /* A page of the mapped input is gone: the file shrank while it was read. Say so and end as for
- * any bad input, removing the pending output (only async-signal-safe calls here). */
-static void on_sigbus(int sig)
+ * any bad input, removing the pending output (only async-signal-safe calls here). A SIGBUS
+ * elsewhere is no input's doing: the signal's default action, as without the handler. */
+static void on_sigbus(int sig, siginfo_t *info, void *context)
 {
-    (void)sig;
+    (void)context;
+    /* si_code <= 0: sent by a process (kill, raise), whose si_addr means nothing */
+    const char *at = info && info->si_code > 0 ? (const char *)info->si_addr : NULL;
+    if (!at || at < bus_lo || at >= bus_hi) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     write_all_stderr("hitfam: ");
     write_all_stderr(bus_path ? bus_path : "input");
     write_all_stderr(": the file shrank while it was read\n");
@@ -238,8 +248,10 @@ void input_open(const char *path, cli_input *in)
             flags |= MAP_POPULATE;
 #endif
             void *map = mmap(NULL, (size_t)sb.st_size, PROT_READ, flags, fd, 0);
-            struct sigaction sa = {.sa_handler = on_sigbus};
+            struct sigaction sa = {.sa_sigaction = on_sigbus, .sa_flags = SA_SIGINFO};
             sigemptyset(&sa.sa_mask);
+            bus_lo = map;
+            bus_hi = (const char *)map + sb.st_size;
             if (map != MAP_FAILED && sigaction(SIGBUS, &sa, &bus_old) == 0) {
                 close(fd);
                 bus_path = path;

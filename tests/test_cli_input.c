@@ -127,3 +127,25 @@ Test(cli_input, the_handler_lasts_while_the_input_is_open)
     cr_assert_str_empty(err);
     remove_file(path);
 }
+
+/* A SIGBUS that is not a fault on the input's pages (here one sent by raise) keeps its default
+ * action: the process ends by the signal, with no message. */
+static void other_sigbus(const char *path)
+{
+    cli_input in;
+    input_open(path, &in);
+    if (!in.mapped)
+        _exit(70);
+    raise(SIGBUS);
+    _exit(71);
+}
+
+Test(cli_input, another_sigbus_is_not_the_input)
+{
+    char *path = make_file(4096 + 1);
+    char err[256];
+    int status = run_child(other_sigbus, path, err, sizeof err);
+    cr_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS, "status %#x", status);
+    cr_assert_null(strstr(err, "shrank"), "%s", err);
+    remove_file(path);
+}
