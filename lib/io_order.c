@@ -181,7 +181,9 @@ static hf_status labels(hf_ctx *ctx, input *in, hf_poset_builder *b, uint32_t n,
     const char *what = objects ? "objects" : "threads";
     uint32_t count;
     uint64_t bytes;
-    if (!get_u32(in, &count) || !get_u64(in, &bytes))
+    /* the names' bytes must be there before their table is allocated: a few bytes claiming
+     * millions of names are refused as truncated, not asked for gigabytes */
+    if (!get_u32(in, &count) || !get_u64(in, &bytes) || bytes > in->len - in->at)
         return truncated(err, what);
     if (count > bytes)
         return hf_i_fail(err, HF_EPARSE, 0, 0,

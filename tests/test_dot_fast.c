@@ -770,6 +770,76 @@ Test(dot_fast, damaged_compact_files_are_refused)
     cr_assert_eq(hf_order_read_mem(NULL, NULL, 0, NULL, &err), HF_EINVAL);
 }
 
+/* The largest block asked of the allocator (tracking_alloc). */
+static size_t largest_block;
+
+static void *tracking_malloc(size_t n, void *u)
+{
+    (void)u;
+    largest_block = n > largest_block ? n : largest_block;
+    return malloc(n);
+}
+
+static void *tracking_realloc(void *q, size_t n, void *u)
+{
+    (void)u;
+    largest_block = n > largest_block ? n : largest_block;
+    return realloc(q, n);
+}
+
+static void tracking_free(void *q, void *u)
+{
+    (void)u;
+    free(q);
+}
+
+/* A label table whose counts claim far more bytes than the file has is refused as truncated
+ * before anything is allocated for it (a file of 112 bytes from the order fuzzer asked for 2 GiB).
+ */
+Test(dot_fast, compact_label_counts_beyond_the_file_allocate_nothing)
+{
+    static const unsigned char head[] = {'H', 'F', 'O', 'R', 'D', 'E', 'R', 0, 1, 0, 0, 0};
+    for (int objects = 0; objects <= 1; objects++) {
+        unsigned char f[64];
+        size_t len = 0;
+        memcpy(f, head, sizeof head);
+        len = sizeof head;
+        const uint32_t words[] = {objects ? 4u : 2u, 1, 0}; /* flags, n, reserved */
+        for (size_t i = 0; i < 3; i++, len += 4)
+            for (int k = 0; k < 4; k++)
+                f[len + k] = (unsigned char)(words[i] >> (8 * k));
+        const uint64_t m = 0, name_bytes = 2;
+        for (int k = 0; k < 8; k++)
+            f[len + k] = (unsigned char)(m >> (8 * k));
+        len += 8;
+        for (int k = 0; k < 8; k++)
+            f[len + k] = (unsigned char)(name_bytes >> (8 * k));
+        len += 8;
+        f[len++] = 'a';
+        f[len++] = 0;
+        const uint32_t count = 0x10000000u;
+        const uint64_t bytes = (uint64_t)1 << 40;
+        for (int k = 0; k < 4; k++)
+            f[len + k] = (unsigned char)(count >> (8 * k));
+        len += 4;
+        for (int k = 0; k < 8; k++)
+            f[len + k] = (unsigned char)(bytes >> (8 * k));
+        len += 8;
+        hf_allocator a = {tracking_malloc, tracking_realloc, tracking_free, NULL};
+        hf_ctx *ctx = NULL;
+        cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
+        largest_block = 0;
+        hf_poset *q = NULL;
+        hf_error err;
+        cr_assert_eq(hf_order_read_mem(ctx, (const char *)f, len, &q, &err), HF_EPARSE);
+        cr_assert_null(q);
+        cr_assert_str_eq(err.text, objects ? "compact order: truncated in its objects"
+                                           : "compact order: truncated in its threads");
+        cr_assert_lt(largest_block, (size_t)1 << 20, "asked for %zu bytes", largest_block);
+        hf_ctx_free(ctx);
+    }
+}
+
 Test(dot_fast, compact_format_allocation_failures)
 {
     hf_poset *p = read_labelled();
