@@ -1049,6 +1049,37 @@ Test(online, misuse_is_refused_with_a_status_and_a_message)
     cr_assert_eq(hf_online_pending(NULL), 0);
 }
 
+/* online.h: a next refused because nothing is pending ends the running event as a step that
+ * finds nothing pending does: its children can no longer be posted, and the run ends as played. */
+Test(online, a_next_with_nothing_pending_ends_the_running_event)
+{
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        hf_online *s = session(2, (hf_online_strategy)st);
+        hf_error err;
+        uint32_t r, e;
+        cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "root", &r, &err), HF_OK);
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+        cr_assert_eq(e, r);
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_ESTATE);
+        cr_assert(strstr(err.text, "no event is pending"));
+        cr_assert_eq(hf_online_post(s, r, "child", &e, &err), HF_ESTATE, "strategy %d", st);
+        cr_assert(strstr(err.text, "finished"), "%s", err.text);
+        cr_assert_eq(hf_online_pending(s), 0);
+        uint64_t u;
+        cr_assert_eq(hf_online_step(s, 0, NULL, NULL, &e, &u, &err), HF_OK);
+        cr_assert_eq(e, HF_NO_EVENT);
+        hf_online_run_result res;
+        cr_assert_eq(hf_online_end_run(s, &res, &err), HF_OK);
+        cr_assert_eq(res.events, 1);
+        uint32_t len;
+        const uint32_t *sched = hf_online_schedule(s, 0, &len);
+        cr_assert_eq(len, 1);
+        cr_assert_eq(sched[0], hf_online_event_node(s, r));
+        hf_online_free(s);
+    }
+}
+
 Test(online, strategy_names)
 {
     hf_online_strategy st;

@@ -163,8 +163,9 @@ HF_API uint32_t hf_online_pending(const hf_online *s);
 
 /** The pending event to run now, in `*event`: it becomes the running event, and the event that
  * was running becomes done. Errors: HF_ESTATE (no run open, or nothing pending: the run is over
- * and needs hf_online_end_run), HF_EINVAL (NULL argument), HF_ENOMEM. Amortised O(1) for dfs and
- * doubletree, O(log pending) for learn. */
+ * and needs hf_online_end_run; the event that was running is done then too, as after a step that
+ * found nothing pending, so its children can no longer be posted), HF_EINVAL (NULL argument),
+ * HF_ENOMEM. Amortised O(1) for dfs and doubletree, O(log pending) for learn. */
 HF_API HF_NODISCARD hf_status hf_online_next(hf_online *s, uint32_t *event, hf_error *err);
 
 /** What hf_online_end_run reports. */
