@@ -28,11 +28,12 @@
  *
  * Layout: byte 0: d - 1 (bits 0-1), strategy (bits 2-3: auto, dfs, doubletree, learn), size
  * hint (bit 4), huge pages (bit 5), a program that changes with the schedule (bit 6), one failing
- * allocation (bit 7) whose number is byte 1; byte 2: events - 1 (mod FZ_MAX_EVENTS); then two
- * bytes per event v: its parent (b mod (v + 1); v itself: a root) and its label (bits 0-2) and,
- * in a dynamic program, whether it is conditional (bit 3) and its trigger (bits 4-7 mod events);
- * then one byte per step: the call (bits 0-2), the misuse (bits 3-7: none for 0-15), and a byte
- * more for the misuses that need one. When the input runs out, every further byte reads 0. */
+ * allocation (bit 7) whose number is byte 1; byte 2: events - 1 (mod FZ_MAX_EVENTS,
+ * FZ_MAX_EVENTS_D4 at d = 4); then two bytes per event v: its parent (b mod (v + 1); v itself: a
+ * root) and its label (bits 0-2) and, in a dynamic program, whether it is conditional (bit 3) and
+ * its trigger (bits 4-7 mod events); then one byte per step: the call (bits 0-2), the misuse (bits
+ * 3-7: none for 0-15), and a byte more for the misuses that need one. When the input runs out,
+ * every further byte reads 0. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +44,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FZ_MAX_EVENTS 14u
-#define FZ_RUNS_SMALL 64u  /* runs of a session at d <= 3 */
-#define FZ_RUNS_LEARN 400u /* runs of a learn session at d = 4 */
+#define FZ_MAX_EVENTS    14u
+#define FZ_MAX_EVENTS_D4 10u  /* learn at d = 4 replays up to hundreds of runs */
+#define FZ_RUNS_SMALL    64u  /* runs of a session at d <= 3 */
+#define FZ_RUNS_LEARN    400u /* runs of a learn session at d = 4 */
 
 typedef struct input {
     const uint8_t *p;
@@ -491,7 +493,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.strategy = HF_ONLINE_LEARN;
     bool dynamic = b0 & 64;
 
-    h.pg.n = 1 + take(&h.in) % FZ_MAX_EVENTS;
+    h.pg.n = 1 + take(&h.in) % (d == 4 ? FZ_MAX_EVENTS_D4 : FZ_MAX_EVENTS);
     if (b0 & 16)
         o.size_hint = h.pg.n;
     o.huge_pages = b0 & 32;
