@@ -220,6 +220,17 @@ static void model_next(harness *h, uint32_t e, uint64_t user, bool with_user)
 /* ---------------------------------------------------------------------------------------- */
 /* Misuse                                                                                      */
 
+/* A label one byte longer than HF_MAX_NAME, of byte @p c (free it). */
+static char *too_long_label(char c)
+{
+    char *big = malloc(HF_MAX_NAME + 2);
+    if (!big)
+        abort();
+    memset(big, c, HF_MAX_NAME + 1);
+    big[HF_MAX_NAME + 1] = '\0';
+    return big;
+}
+
 static void misuse(harness *h, unsigned kind)
 {
     hf_error err;
@@ -261,11 +272,7 @@ static void misuse(harness *h, unsigned kind)
         uint32_t p = h->m.nexted ? h->m.running : HF_NO_EVENT;
         if (p == HF_NO_EVENT && h->m.nexted)
             break;
-        char *big = malloc(HF_MAX_NAME + 2);
-        if (!big)
-            abort();
-        memset(big, 'x', HF_MAX_NAME + 1);
-        big[HF_MAX_NAME + 1] = '\0';
+        char *big = too_long_label('x');
         refused(h, hf_online_post(h->s, p, big, &e, &err));
         free(big);
         break;
@@ -281,11 +288,7 @@ static void misuse(harness *h, unsigned kind)
     default: { /* one label too long among the children of one call */
         if (h->m.nexted && h->m.running == HF_NO_EVENT)
             break;
-        char *big = malloc(HF_MAX_NAME + 2);
-        if (!big)
-            abort();
-        memset(big, 'y', HF_MAX_NAME + 1);
-        big[HF_MAX_NAME + 1] = '\0';
+        char *big = too_long_label('y');
         const char *labels[3] = {"a", NULL, big};
         refused(h, hf_online_post_children(h->s, h->m.nexted ? h->m.running : HF_NO_EVENT, 3,
                                            labels, NULL, NULL, &err));
@@ -312,18 +315,7 @@ static bool step(harness *h, bool *over)
     }
     uint32_t pv = h->m.running == HF_NO_EVENT ? HF_NO_EVENT : h->m.prog[h->m.running];
     uint32_t k = children_now(h, pv, kids);
-    /* those a call that failed for memory posted before it failed are not posted again */
-    memmove(kids, kids + h->m.posted, (k - h->m.posted) * sizeof *kids);
-    k -= h->m.posted;
     uint32_t parent = h->m.running; /* HF_NO_EVENT: the roots, before the first next */
-    const char *labels[FZ_MAX_EVENTS];
-    uint32_t ids[FZ_MAX_EVENTS];
-    uint64_t users[FZ_MAX_EVENTS];
-    for (uint32_t i = 0; i < k; i++) {
-        labels[i] = fz_labels[h->pg.label[kids[i]]];
-        ids[i] = h->ids[h->pg.label[kids[i]]];
-        users[i] = user_of(h, kids[i]);
-    }
     hf_error err;
     hf_status st;
     uint32_t e = HF_NO_EVENT;
@@ -331,21 +323,30 @@ static bool step(harness *h, bool *over)
     unsigned way = op & 7;
     if ((way == 3 || way == 5) && !h->have_ids)
         way = 2;
-    if (way >= 6 && k == 0)
-        way = 2;
-    if (way >= 6) { /* the first child alone, then a step with the rest */
-        st = hf_online_post_user(h->s, parent, labels[0], users[0], NULL, &err);
+    if (way >= 6 && k > h->m.posted) { /* the next child alone, then a step with the rest */
+        uint32_t v = kids[h->m.posted];
+        st =
+            hf_online_post_user(h->s, parent, fz_labels[h->pg.label[v]], user_of(h, v), NULL, &err);
         if (!allowed(h, st)) {
             same_run(h);
             return true;
         }
-        model_post(h, kids, 1);
+        model_post(h, &v, 1);
         same_run(h);
-        memmove(kids, kids + 1, (k - 1) * sizeof *kids);
-        memmove(labels, labels + 1, (k - 1) * sizeof *labels);
-        memmove(users, users + 1, (k - 1) * sizeof *users);
-        k--;
+    }
+    if (way >= 6)
         way = 2;
+    /* the children posted already (alone just now, or by a call that failed for memory after
+     * posting them) are not posted again */
+    memmove(kids, kids + h->m.posted, (k - h->m.posted) * sizeof *kids);
+    k -= h->m.posted;
+    const char *labels[FZ_MAX_EVENTS];
+    uint32_t ids[FZ_MAX_EVENTS];
+    uint64_t users[FZ_MAX_EVENTS];
+    for (uint32_t i = 0; i < k; i++) {
+        labels[i] = fz_labels[h->pg.label[kids[i]]];
+        ids[i] = h->ids[h->pg.label[kids[i]]];
+        users[i] = user_of(h, kids[i]);
     }
     if (way <= 1) {
         if (way == 0) {

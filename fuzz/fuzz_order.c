@@ -12,6 +12,7 @@
  * order without objects whose names hf_dot_write accepts, its DOT reads (hf_dot_read_mem) as an
  * order written the same compact bytes again. */
 #define _GNU_SOURCE /* open_memstream */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,16 @@ static bytes written(const hf_poset *p, hf_status *st, hf_status (*write)(const 
 }
 
 static hf_status dot_write(const hf_poset *p, FILE *f) { return hf_dot_write(p, f); }
+
+/* @p p written in the compact format is exactly the bytes @p want. */
+static bool compact_is(const hf_poset *p, bytes want)
+{
+    hf_status st;
+    bytes b = written(p, &st, hf_order_write);
+    bool same = st == HF_OK && b.len == want.len && memcmp(b.p, want.p, want.len) == 0;
+    free(b.p);
+    return same;
+}
 
 static void check_poset(const hf_poset *p)
 {
@@ -107,8 +118,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hf_poset *q = NULL;
     if (hf_order_read_mem(NULL, once.p, once.len, &q, &err) != HF_OK)
         abort();
-    bytes twice = written(q, &wst, hf_order_write);
-    if (wst != HF_OK || twice.len != once.len || memcmp(twice.p, once.p, once.len) != 0)
+    if (!compact_is(q, once))
         abort();
 
     /* hf_dot_write writes focus marks and threads, not objects */
@@ -118,17 +128,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             hf_poset *r = NULL;
             if (hf_dot_read_mem(NULL, dot.p, dot.len, &r, &err) != HF_OK)
                 abort();
-            bytes again = written(r, &wst, hf_order_write);
-            if (wst != HF_OK || again.len != once.len || memcmp(again.p, once.p, once.len) != 0)
+            if (!compact_is(r, once))
                 abort();
-            free(again.p);
             hf_poset_free(r);
         } else if (wst != HF_EUNSUPPORTED) {
             abort();
         }
         free(dot.p);
     }
-    free(twice.p);
     free(once.p);
     hf_poset_free(q);
     hf_poset_free(p);

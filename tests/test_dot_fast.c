@@ -793,6 +793,14 @@ static void tracking_free(void *q, void *u)
     free(q);
 }
 
+/* @p v as @p size little-endian bytes at f + *len, *len moved past them. */
+static void put_le(unsigned char *f, size_t *len, uint64_t v, int size)
+{
+    for (int k = 0; k < size; k++)
+        f[*len + (size_t)k] = (unsigned char)(v >> (8 * k));
+    *len += (size_t)size;
+}
+
 /* A label table whose counts claim far more bytes than the file has is refused as truncated
  * before anything is allocated for it (a file of 112 bytes from the order fuzzer asked for 2 GiB).
  */
@@ -804,27 +812,15 @@ Test(dot_fast, compact_label_counts_beyond_the_file_allocate_nothing)
         size_t len = 0;
         memcpy(f, head, sizeof head);
         len = sizeof head;
-        const uint32_t words[] = {objects ? 4u : 2u, 1, 0}; /* flags, n, reserved */
-        for (size_t i = 0; i < 3; i++, len += 4)
-            for (int k = 0; k < 4; k++)
-                f[len + k] = (unsigned char)(words[i] >> (8 * k));
-        const uint64_t m = 0, name_bytes = 2;
-        for (int k = 0; k < 8; k++)
-            f[len + k] = (unsigned char)(m >> (8 * k));
-        len += 8;
-        for (int k = 0; k < 8; k++)
-            f[len + k] = (unsigned char)(name_bytes >> (8 * k));
-        len += 8;
+        put_le(f, &len, objects ? 4u : 2u, 4); /* flags */
+        put_le(f, &len, 1, 4);                 /* n */
+        put_le(f, &len, 0, 4);                 /* reserved */
+        put_le(f, &len, 0, 8);                 /* m */
+        put_le(f, &len, 2, 8);                 /* name bytes */
         f[len++] = 'a';
         f[len++] = 0;
-        const uint32_t count = 0x10000000u;
-        const uint64_t bytes = (uint64_t)1 << 40;
-        for (int k = 0; k < 4; k++)
-            f[len + k] = (unsigned char)(count >> (8 * k));
-        len += 4;
-        for (int k = 0; k < 8; k++)
-            f[len + k] = (unsigned char)(bytes >> (8 * k));
-        len += 8;
+        put_le(f, &len, 0x10000000u, 4);       /* the table's count */
+        put_le(f, &len, (uint64_t)1 << 40, 8); /* and its bytes */
         hf_allocator a = {tracking_malloc, tracking_realloc, tracking_free, NULL};
         hf_ctx *ctx = NULL;
         cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
