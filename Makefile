@@ -4,7 +4,7 @@ BUILD ?= build
 SANBUILD ?= build-san
 EXAMPLE ?= examples/page.dot
 D ?= 3
-DEB_PACKAGES = meson ninja-build pkg-config gcc g++ binutils libgmp-dev libgraphviz-dev libcriterion-dev python3 graphviz clang-format libcadical-dev nodejs python3-matplotlib time
+DEB_PACKAGES = meson ninja-build pkg-config gcc g++ clang binutils libgmp-dev libgraphviz-dev libcriterion-dev python3 graphviz clang-format libcadical-dev nodejs python3-matplotlib time
 
 .PHONY: all deps run test test-fast bench clean
 

@@ -3,10 +3,11 @@
 #ifndef HITFAM_CLI_KV_H
 #define HITFAM_CLI_KV_H
 
-#include <gmp.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
+#include <gmp.h>
 
 #define KV_MAX_DEPTH 8
 

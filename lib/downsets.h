@@ -5,6 +5,8 @@
 #ifndef HITFAM_DOWNSETS_H
 #define HITFAM_DOWNSETS_H
 
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 
 #include "internal.h"

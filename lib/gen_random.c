@@ -25,6 +25,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 
 #include "downsets.h"

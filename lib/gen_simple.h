@@ -3,6 +3,8 @@
 #ifndef HITFAM_GEN_SIMPLE_H
 #define HITFAM_GEN_SIMPLE_H
 
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 
 #include "gen.h"

@@ -4,6 +4,8 @@
 #ifndef HITFAM_PROBABILITY_I_H
 #define HITFAM_PROBABILITY_I_H
 
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 
 #include "downsets.h"

@@ -4,6 +4,8 @@
  * again against the oracle's closure (the sub-order solved anew, the antichain, the chain),
  * determinism, errors, the description, and every allocation failing in turn. */
 #include <criterion/criterion.h>
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,9 @@
 /* Tests of the exact counts and lower bounds: linear extensions, admissible tuples and bounds
  * against brute force written here (permutations, subset DP, optimal families by search). */
 #include <criterion/criterion.h>
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -207,8 +207,8 @@ Test(dot_fast, plain_forms_take_the_fast_path)
         "digraph { a [focus=\"VVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVVV\"] }",
         "digraph { rankdir = LR; graph [splines=true]; edge [color=blue]; a -> b [key2=1] }",
         "digraph { /* c */ a // d\n -> # e\n b }\n// after\n# after\n/* after */",
-        "\xEF\xBB\xBF"
-        "digraph { a -> b }",
+        ("\xEF\xBB\xBF"
+         "digraph { a -> b }"),
         "digraph { \xEF\xBB\xBF a -> \xC3\xA9 }",
         "digraph { a [][x=1,][y=2;] }",
         "digraph { a-1 }",

@@ -2,8 +2,9 @@
  * trace, the preemption-bounded schedules, and their counts, on every small order the suites
  * draw with random thread, object and access labels; limits, bad options, out of memory. */
 #include <criterion/criterion.h>
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -200,7 +200,7 @@ Test(gen, method_names_round_trip)
         cr_assert_not_null(name);
         hf_method back;
         cr_assert_eq(hf_method_from_name(name, &back), HF_OK);
-        cr_assert_eq(back, m);
+        cr_assert_eq((int)back, m);
     }
     hf_method back;
     cr_assert_eq(hf_method_from_name("quantum", &back), HF_ENOTFOUND);

@@ -226,6 +226,7 @@ typedef struct sbuf {
     size_t len, cap;
 } sbuf;
 
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void sb_add(sbuf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -1314,8 +1315,8 @@ Test(io_dot, read_file_and_io_errors)
 Test(io_dot, every_allocation_failure_is_reported)
 {
     const char *inputs[] = {
-        "digraph {\n a -> b -> c\n subgraph cluster_1 { d [focus=true]; d -> \"e\\\\f\" }\n"
-        " g; a -> c; node [focus=yes] h\n}\n",
+        ("digraph {\n a -> b -> c\n subgraph cluster_1 { d [focus=true]; d -> \"e\\\\f\" }\n"
+         " g; a -> c; node [focus=yes] h\n}\n"),
         "digraph { a -> b -> a }",
         "digraph { x [focus=perhaps] }",
     };

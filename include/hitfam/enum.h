@@ -3,6 +3,8 @@
 #ifndef HITFAM_ENUM_H
 #define HITFAM_ENUM_H
 
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
 
 #include <hitfam/hitfam.h>

@@ -2,8 +2,9 @@
  * of 12, examples/page.dot and a random forest of 16, against their exact count and against a
  * plain loop writing as many permutations (lexicographic next permutation) into a buffer; then
  * traces and preemption-bounded schedules per second on a labelled program. */
+#include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+
 #include <gmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
