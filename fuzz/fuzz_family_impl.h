@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "fuzz_common.h"
+#if !FUZZ_FAMILY_BIN && !FUZZ_FAMILY_JSON
+#include "../lib/io_family_read_i.h" /* hf_i_text_batches */
+#endif
 
 #ifndef FUZZ_FAMILY_BIN
 #define FUZZ_FAMILY_BIN 0
@@ -112,6 +115,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     hf_family_header h;
     hf_error err;
     hf_status st = hf_family_read_mem(p, (const char *)data, size, &f, &h, &err);
+#if !FUZZ_FAMILY_BIN && !FUZZ_FAMILY_JSON
+    /* names looked up in batches read as one at a time: the same status, message, position,
+     * header and schedules */
+    hf_i_text_batches = false;
+    hf_family *one = NULL;
+    hf_family_header h1;
+    hf_error err1;
+    hf_status st1 = hf_family_read_mem(p, (const char *)data, size, &one, &h1, &err1);
+    hf_i_text_batches = true;
+    if (st1 != st || (st && (strcmp(err.text, err1.text) != 0 || err.line != err1.line ||
+                             err.column != err1.column)))
+        abort();
+    if (!st && (!fuzz_same_family(f, one) || h.d != h1.d || h.schedules != h1.schedules))
+        abort();
+    hf_family_free(one);
+#endif
     if (st == HF_OK) {
         fuzz_check_permutations(p, f);
         fuzz_round_trips(p, f, &h, own);

@@ -42,6 +42,10 @@ typedef struct hf_i_reader {
     struct name_key *key;
 } hf_i_reader;
 
+/* Whether text schedules may look their names up in batches (lib/io_family_text.c): true; tests
+ * and the text fuzz target turn it off to compare with reading one name at a time. */
+extern bool hf_i_text_batches;
+
 /* The two formats, each from r->pos to the end of the input (lib/io_family.c has already
  * detected which it is). HF_OK or an error filled in r->err. */
 hf_status hf_i_read_text(hf_i_reader *r);

@@ -66,6 +66,21 @@ hf_status hf_i_strtab_append(hf_ctx *ctx, hf_i_strtab *t, const char *s, size_t 
  * was. O(strings appended) expected, plus the table's size when it grows. */
 hf_status hf_i_strtab_index(hf_ctx *ctx, hf_i_strtab *t);
 
+/* The first string whose slot keeps the low 32 bits of hash h, on the probe path of h, or
+ * HF_NO_EVENT at the first empty slot: the string hf_i_strtab_find_hashed would compare first,
+ * without reading any string's bytes (a caller resolving many names prefetches the records it
+ * keeps for these candidates, then compares). */
+static inline uint32_t hf_i_strtab_candidate(const hf_i_strtab *t, uint64_t h)
+{
+    if (!t->slots)
+        return HF_NO_EVENT;
+    for (size_t i = (size_t)h & t->mask;; i = (i + 1) & t->mask) {
+        uint64_t e = t->slots[i];
+        if ((uint32_t)e == HF_NO_EVENT || (uint32_t)(e >> 32) == (uint32_t)h)
+            return (uint32_t)e;
+    }
+}
+
 /* Room in the slots for `count` strings at once (the table grown to the size that many need,
  * never shrunk), for a caller that expects them: the table skips the steps of growth between.
  * Does nothing while appended strings wait to be placed. HF_ENOMEM leaves the table as it was.

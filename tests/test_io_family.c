@@ -6,7 +6,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "internal.h"
+#include "io_family_read_i.h"
 #include "oracle.h"
+#include "strtab.h"
 #include "util.h"
 
 TU_SUITE(io_family);
@@ -399,6 +402,171 @@ Test(io_family, round_trip_random_orders_and_awkward_names)
         hf_family_free(f);
         hf_poset_free(p);
     }
+}
+
+/* Once the guesses of a schedule mostly miss (random schedules), the text reader looks names up
+ * in batches: every schedule, error and position must be the one-at-a-time reading's. An order
+ * of short, long (past the reader's 12-byte key), quoted and CR-holding names; families of 40
+ * random schedules (the batches start at the second, and every 16th schedule guesses again),
+ * read back whole, with blanks and tabs between names; then one defect placed in schedule 5 at a
+ * random place, whose status, message, line and column the test computes itself. */
+Test(io_family, text_names_looked_up_in_batches_read_as_one_at_a_time)
+{
+    uint64_t rng = 77;
+    enum { N = 150, M = 40 };
+    char *names[N];
+    for (uint32_t v = 0; v < N; v++) {
+        char buf[64];
+        if (v % 7 == 3)
+            snprintf(buf, sizeof buf, "a_rather_long_event_name_%u", v);
+        else if (v % 11 == 5)
+            snprintf(buf, sizeof buf, "needs quotes %u", v);
+        else if (v % 13 == 6)
+            snprintf(buf, sizeof buf, "cr\r%u", v); /* a lone CR: quoted by the writer */
+        else
+            snprintf(buf, sizeof buf, "e%u", v);
+        names[v] = strdup(buf);
+    }
+    uint32_t edges[N][2];
+    size_t ne = 0;
+    for (uint32_t v = 1; v < N; v++)
+        if (tu_below(&rng, 3) == 0) {
+            edges[ne][0] = tu_below(&rng, v);
+            edges[ne++][1] = v;
+        }
+    hf_poset *p =
+        tu_named_poset(NULL, (const char *const *)names, N, (const uint32_t(*)[2])edges, ne);
+    for (int iter = 0; iter < 20; iter++) {
+        hf_family *f = tu_random_family(p, M, &rng);
+        /* by hand, so that blanks vary: a name quoted only when it must be */
+        size_t cap = 1 << 16, len = 0;
+        char *text = malloc(cap);
+        size_t defect_at = 0, defect_line_start = 0;
+        int kind = iter % 5; /* 0: none, 1: repeat, 2: unknown, 3: too long, 4: one missing */
+        uint32_t pick = tu_below(&rng, N - 1) + 1, repeated = 0;
+        for (size_t i = 0; i < M; i++) {
+            const uint32_t *row = hf_family_schedule(f, i);
+            if (i == 4)
+                defect_line_start = len;
+            for (uint32_t q = 0; q < N; q++) {
+                if (len + 8300 > cap)
+                    text = realloc(text, cap *= 2);
+                if (i == 4 && q == pick && kind == 4)
+                    continue; /* one event left out */
+                if (i == 4 && q == pick && kind != 0) {
+                    /* an extra token before row[q]: a repeat of the event two places back, a
+                     * name of no event, or a name longer than HF_MAX_NAME */
+                    defect_at = len + 1;
+                    text[len++] = ' ';
+                    if (kind == 1) {
+                        repeated = row[q - 1 - (q >= 2)];
+                        const char *nm = names[repeated];
+                        len +=
+                            (size_t)sprintf(text + len, strpbrk(nm, " \r") ? "\"%s\"" : "%s", nm);
+                    } else if (kind == 2) {
+                        len += (size_t)sprintf(text + len, "e%u", N + 1000);
+                    } else {
+                        memset(text + len, 'x', HF_MAX_NAME + 1);
+                        len += HF_MAX_NAME + 1;
+                    }
+                }
+                if (q > 0)
+                    len += (size_t)sprintf(text + len, "%s", (q + i) % 9 == 0 ? " \t " : " ");
+                const char *nm = names[row[q]];
+                len += (size_t)sprintf(text + len, strpbrk(nm, " \r") ? "\"%s\"" : "%s", nm);
+            }
+            text[len++] = '\n';
+        }
+        hf_family *g = NULL, *one = NULL;
+        hf_error err, err1;
+        hf_status st = tu_read_len(p, text, len, &g, NULL, &err);
+        /* the same reading one name at a time */
+        hf_i_text_batches = false;
+        hf_status st1 = tu_read_len(p, text, len, &one, NULL, &err1);
+        hf_i_text_batches = true;
+        cr_assert_eq(st, st1, "iter %d: %s / %s", iter, err.text, err1.text);
+        if (st) {
+            cr_assert_str_eq(err.text, err1.text);
+            cr_assert_eq(err.line, err1.line);
+            cr_assert_eq(err.column, err1.column);
+        } else {
+            tu_assert_family_eq(g, one);
+            hf_family_free(one);
+        }
+        if (kind == 0) {
+            cr_assert_eq(st, HF_OK, "iter %d: %s", iter, err.text);
+            tu_assert_family_eq(f, g);
+            hf_family_free(g);
+        } else {
+            static const hf_status want[] = {HF_OK, HF_ESCHEDULE, HF_ENOTFOUND, HF_ENOTFOUND,
+                                             HF_ESCHEDULE};
+            cr_assert_eq(st, want[kind], "iter %d kind %d: %d %s", iter, kind, (int)st, err.text);
+            cr_assert_null(g);
+            cr_assert_eq(err.line, 5, "iter %d kind %d: line %d: %s", iter, kind, err.line,
+                         err.text);
+            char says[128];
+            if (kind == 1) {
+                char q[96];
+                snprintf(says, sizeof says, "schedule 5 repeats event %s",
+                         hf_i_name_quote(names[repeated], q, sizeof q));
+            } else if (kind == 2) {
+                snprintf(says, sizeof says, "unknown event e%u", N + 1000);
+            } else if (kind == 3) {
+                snprintf(says, sizeof says, "unknown event");
+            } else {
+                char q[96];
+                snprintf(says, sizeof says, "schedule 5 misses event %s",
+                         hf_i_name_quote(names[hf_family_schedule(f, 4)[pick]], q, sizeof q));
+            }
+            cr_assert(strstr(err.text, says) != NULL, "iter %d kind %d: '%s' lacks '%s'", iter,
+                      kind, err.text, says);
+            int col = kind == 4 ? 1 : (int)(defect_at - defect_line_start) + 1;
+            cr_assert_eq(err.column, col, "iter %d kind %d: column %d, expected %d: %s", iter, kind,
+                         err.column, col, err.text);
+        }
+        free(text);
+        hf_family_free(f);
+    }
+    hf_poset_free(p);
+    for (uint32_t v = 0; v < N; v++)
+        free(names[v]);
+}
+
+/* A batch takes a slot's candidate only when its bytes are the token's: e50642 is no event of an
+ * order holding e23970, whose hash agrees with its own in the 32 bits a slot keeps. */
+Test(io_family, text_batches_compare_the_names_their_hash_bits_agree_on)
+{
+    const char *names[] = {"e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e23970"};
+    enum { N = sizeof names / sizeof names[0] };
+    cr_assert_eq((uint32_t)hf_i_strtab_hash("e23970", 6), (uint32_t)hf_i_strtab_hash("e50642", 6),
+                 "the hash changed: pick two names whose low 32 bits of hash agree");
+    hf_poset *p = tu_named_poset(NULL, names, N, NULL, 0);
+    uint64_t rng = 5;
+    char text[4096];
+    size_t len = 0, at = 0;
+    for (int line = 1; line <= 6; line++) {
+        uint32_t *perm = tu_random_perm(N, &rng);
+        for (uint32_t q = 0; q < N; q++) {
+            const char *nm = names[perm[q]];
+            if (line == 5 && perm[q] == N - 1) {
+                nm = "e50642";
+                at = len + (q > 0);
+            }
+            len += (size_t)sprintf(text + len, q ? " %s" : "%s", nm);
+        }
+        text[len++] = '\n';
+        free(perm);
+    }
+    text[len] = '\0';
+    hf_family *f = NULL;
+    hf_error err;
+    cr_assert_eq(tu_read_len(p, text, len, &f, NULL, &err), HF_ENOTFOUND, "%s", err.text);
+    cr_assert(strstr(err.text, "unknown event e50642") != NULL, "%s", err.text);
+    int line, col;
+    position_of(text, at, &line, &col);
+    cr_assert_eq(err.line, line);
+    cr_assert_eq(err.column, col);
+    hf_poset_free(p);
 }
 
 Test(io_family, round_trip_standard_orders)
