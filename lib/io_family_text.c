@@ -202,9 +202,11 @@ static uint32_t text_batch(hf_i_reader *r, uint32_t *k, size_t sched, hf_status 
         if (at_eol(r, at) || s[at] == '"')
             break;
         size_t end = at;
-        while (!at_eol(r, end) && s[end] != ' ' && s[end] != '\t' && s[end] != '"')
+        while (!at_eol(r, end) && s[end] != ' ' && s[end] != '\t' && s[end] != '"' &&
+               s[end] != '\0')
             end++;
-        if (end - at > HF_MAX_NAME || memchr(s + at, '\0', end - at))
+        /* a NUL byte inside (the token goes on past it) or a name too long: one at a time */
+        if (end - at > HF_MAX_NAME || (end < r->len && s[end] == '\0'))
             break;
         start[nt] = at;
         len[nt] = end - at;

@@ -442,7 +442,8 @@ Test(io_family, text_names_looked_up_in_batches_read_as_one_at_a_time)
         size_t cap = 1 << 16, len = 0;
         char *text = malloc(cap);
         size_t defect_at = 0, defect_line_start = 0;
-        int kind = iter % 5; /* 0: none, 1: repeat, 2: unknown, 3: too long, 4: one missing */
+        /* 0: none, 1: repeat, 2: unknown, 3: too long or holding a NUL byte, 4: one missing */
+        int kind = iter % 5;
         uint32_t pick = tu_below(&rng, N - 1) + 1, repeated = 0;
         for (size_t i = 0; i < M; i++) {
             const uint32_t *row = hf_family_schedule(f, i);
@@ -465,6 +466,9 @@ Test(io_family, text_names_looked_up_in_batches_read_as_one_at_a_time)
                             (size_t)sprintf(text + len, strpbrk(nm, " \r") ? "\"%s\"" : "%s", nm);
                     } else if (kind == 2) {
                         len += (size_t)sprintf(text + len, "e%u", N + 1000);
+                    } else if (iter / 5 % 2) { /* a NUL byte inside */
+                        memcpy(text + len, "e1\0x", 4);
+                        len += 4;
                     } else {
                         memset(text + len, 'x', HF_MAX_NAME + 1);
                         len += HF_MAX_NAME + 1;
@@ -512,7 +516,7 @@ Test(io_family, text_names_looked_up_in_batches_read_as_one_at_a_time)
             } else if (kind == 2) {
                 snprintf(says, sizeof says, "unknown event e%u", N + 1000);
             } else if (kind == 3) {
-                snprintf(says, sizeof says, "unknown event");
+                snprintf(says, sizeof says, "(too long or holds a NUL byte)");
             } else {
                 char q[96];
                 snprintf(says, sizeof says, "schedule 5 misses event %s",
