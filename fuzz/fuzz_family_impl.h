@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/family_i.h" /* hf_i_family_same */
 #include "fuzz_common.h"
 #if !FUZZ_FAMILY_BIN && !FUZZ_FAMILY_JSON
 #include "../lib/io_family_read_i.h" /* hf_i_text_batches */
@@ -39,17 +40,6 @@ static bool fuzz_is_bin(const uint8_t *data, size_t size)
     return size >= 4 && memcmp(data, "\x89HFB", 4) == 0;
 }
 
-static bool fuzz_same_family(const hf_family *a, const hf_family *b)
-{
-    if (hf_family_size(a) != hf_family_size(b) || hf_family_events(a) != hf_family_events(b))
-        return false;
-    for (size_t i = 0; i < hf_family_size(a); i++)
-        if (memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i),
-                   hf_family_events(a) * sizeof(uint32_t)) != 0)
-            return false;
-    return true;
-}
-
 /* Whatever reads must write back and read again as the same schedules (names round-trip), in
  * every format. */
 static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_family_header *h,
@@ -70,7 +60,7 @@ static void fuzz_round_trip(const hf_poset *p, const hf_family *f, const hf_fami
     hf_error err;
     if (hf_family_read_mem(p, buf, len, &again, &h2, &err) != HF_OK)
         abort();
-    if (!fuzz_same_family(f, again) || h2.d != h->d)
+    if (!hf_i_family_same(f, again) || h2.d != h->d)
         abort();
     hf_family_free(again);
     free(buf);
@@ -127,7 +117,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st1 != st || (st && (strcmp(err.text, err1.text) != 0 || err.line != err1.line ||
                              err.column != err1.column)))
         abort();
-    if (!st && (!fuzz_same_family(f, one) || h.d != h1.d || h.schedules != h1.schedules))
+    if (!st && (!hf_i_family_same(f, one) || h.d != h1.d || h.schedules != h1.schedules))
         abort();
     hf_family_free(one);
 #endif

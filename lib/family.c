@@ -84,6 +84,13 @@ const uint32_t *hf_family_schedule(const hf_family *f, size_t index)
     return f->rows + index * f->n;
 }
 
+bool hf_i_family_same(const hf_family *a, const hf_family *b)
+{
+    if (a->n != b->n || a->m != b->m)
+        return false;
+    return a->m == 0 || memcmp(a->rows, b->rows, a->m * (size_t)a->n * sizeof *a->rows) == 0;
+}
+
 static hf_status family_put(void *user, const uint32_t *schedule, uint32_t n)
 {
     hf_family *f = user;

@@ -20,4 +20,8 @@ struct hf_family {
     size_t lined;
 };
 
+/* Whether a and b have the same events and the same schedules in the same order (for tests,
+ * fuzz targets and benchmarks that compare two readings or two runs). O(m n). */
+bool hf_i_family_same(const hf_family *a, const hf_family *b);
+
 #endif /* HITFAM_FAMILY_I_H */

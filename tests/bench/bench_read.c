@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "family_i.h"
 #include "hitfam/hitfam.h"
 #include "io_family_read_i.h"
 
@@ -66,17 +67,6 @@ static double read_once(const hf_poset *p, const char *text, size_t len, bool ba
     return t;
 }
 
-static bool same(const hf_family *a, const hf_family *b)
-{
-    if (hf_family_size(a) != hf_family_size(b) || hf_family_events(a) != hf_family_events(b))
-        return false;
-    for (size_t i = 0; i < hf_family_size(a); i++)
-        if (memcmp(hf_family_schedule(a, i), hf_family_schedule(b, i),
-                   hf_family_events(a) * sizeof(uint32_t)) != 0)
-            return false;
-    return true;
-}
-
 static void measure(const char *shape, const char *what, const hf_poset *p, hf_method m, unsigned d,
                     uint64_t count)
 {
@@ -92,7 +82,7 @@ static void measure(const char *shape, const char *what, const hf_poset *p, hf_m
             if (!first) {
                 first = f;
             } else {
-                if (!same(first, f))
+                if (!hf_i_family_same(first, f))
                     bench_die(prog, "the two readings differ", HF_EMISMATCH, NULL);
                 hf_family_free(f);
             }
