@@ -23,9 +23,8 @@
  *   chain. So these samples are only approximately uniform and approximately independent; the
  *   family built from them is still exactly d-hitting (coverage is checked exactly). */
 #include <math.h>
-#include <string.h>
-
 #include <stdio.h> /* before gmp.h, which declares its FILE functions only after it */
+#include <string.h>
 
 #include <gmp.h>
 

@@ -127,19 +127,27 @@ static hf_status guess_init(hf_i_reader *r)
     return HF_OK;
 }
 
+/* Whether the bytes s[0..len) are exactly event id's name, from its key (the name's bytes from
+ * the order only when it is longer than the key's head). */
+static bool key_is(const hf_i_reader *r, uint32_t id, const char *s, size_t len)
+{
+    const struct name_key *k = &r->key[id];
+    if (k->len != len || len == 0)
+        return false;
+    if (len <= KEY_HEAD)
+        return memcmp(k->head, s, len) == 0;
+    return memcmp(k->head, s, KEY_HEAD) == 0 &&
+           memcmp(hf_i_name(r->p, id) + KEY_HEAD, s + KEY_HEAD, len - KEY_HEAD) == 0;
+}
+
 /* Whether the bare token at pos is the name of event g: its bytes and then the end of the
  * token, exactly where text_bare would stop. On a match pos moves past it. */
 static bool guessed(hf_i_reader *r, uint32_t g)
 {
     if (g >= r->p->n)
         return false;
-    const struct name_key *k = &r->key[g];
-    size_t l = k->len, at = r->pos;
-    if (l == 0 || r->len - at < l)
-        return false;
-    const char *t = r->s + at;
-    if (memcmp(t, k->head, l < KEY_HEAD ? l : KEY_HEAD) != 0 ||
-        (l > KEY_HEAD && memcmp(t + KEY_HEAD, hf_i_name(r->p, g) + KEY_HEAD, l - KEY_HEAD) != 0))
+    size_t l = r->key[g].len, at = r->pos;
+    if (r->len - at < l || !key_is(r, g, r->s + at, l))
         return false;
     at += l;
     if (!(at_eol(r, at) || r->s[at] == ' ' || r->s[at] == '\t' || r->s[at] == '"'))
@@ -165,19 +173,6 @@ static void guess_learn(hf_i_reader *r, const uint32_t *row, uint32_t k)
             g[v] = row[i + 1];
         }
     }
-}
-
-/* Whether the bytes s[0..len) are exactly event id's name, from its key (the name's bytes from
- * the order only when it is longer than the key's head). */
-static bool key_is(const hf_i_reader *r, uint32_t id, const char *s, size_t len)
-{
-    const struct name_key *k = &r->key[id];
-    if (k->len != len || len == 0)
-        return false;
-    if (len <= KEY_HEAD)
-        return memcmp(k->head, s, len) == 0;
-    return memcmp(k->head, s, KEY_HEAD) == 0 &&
-           memcmp(hf_i_name(r->p, id) + KEY_HEAD, s + KEY_HEAD, len - KEY_HEAD) == 0;
 }
 
 /* Up to BATCH bare tokens from r->pos resolved together, so that their lookups overlap instead
@@ -272,20 +267,18 @@ static hf_status text_schedule(hf_i_reader *r)
             uint32_t added = text_batch(r, &k, sched, &st);
             if (st)
                 return st;
-            if (added > 0) {
-                guesses = r->guess + 2 * (size_t)r->row[k - 1];
-                continue;
-            }
+            if (added > 0)
+                continue; /* (no guess is read again in this schedule) */
         }
         size_t tl = r->line, tc = hf_i_read_column(r, r->pos);
         uint32_t id;
-        if (!by_hash && c != '"' && guessed(r, guesses[0])) {
+        bool hit = !by_hash && c != '"';
+        if (hit && guessed(r, guesses[0])) {
             id = guesses[0];
-            near += k > 0 && id - r->row[k - 1] + NEAR < 2 * NEAR;
-        } else if (!by_hash && c != '"' && guessed(r, guesses[1])) {
+        } else if (hit && guessed(r, guesses[1])) {
             id = guesses[1];
-            near += k > 0 && id - r->row[k - 1] + NEAR < 2 * NEAR;
         } else {
+            hit = false;
             if (c == '"') {
                 hf_status st = text_quoted(r);
                 if (st)
@@ -296,6 +289,7 @@ static hf_status text_schedule(hf_i_reader *r)
             if (!hf_i_read_name_find(r, &id))
                 return hf_i_read_unknown_name(r, tl, tc);
         }
+        near += hit && k > 0 && id - r->row[k - 1] + NEAR < 2 * NEAR;
         hf_status st = hf_i_read_row_add(r, &k, id, sched, tl, tc);
         if (st)
             return st;
