@@ -19,23 +19,25 @@
  *   E(i), i < t': the early leaves (a(x) < k, with Sperner subsets of their own over t' >= 2
  *       coordinates) whose subset holds i, each right after its parent (at the start when it
  *       has none); the chain; every other leaf after c_k. Increasing ids throughout.
- *   G(g, dir), 0 <= g < k: c_1 .. c_g, the leaves with a(x) <= g in dir order, c_{g+1} .. c_k,
- *       the other leaves in dir order; only when some leaf has a(x) <= g, and dir = decreasing
- *       only when two do.
- * At most 2t + t' + 2k rows; equal rows are emitted once (each candidate row is compared with
+ *   S(g), -1 <= g < k: the chain with every leaf in gap max(a(x), g), gap h being the place
+ *       after c_h (before c_1 for h = 0): the leaves with a(x) <= g gathered in gap g by
+ *       decreasing a(x), then decreasing id; each other leaf right after its parent, by
+ *       increasing id. S(-1) puts every leaf right after its parent; it is made when some leaf
+ *       is early, S(g) for g >= 0 when some leaf has a(x) <= g.
+ * At most 2t + t' + k + 1 rows; equal rows are emitted once (each candidate row is compared with
  * the earlier ones whose hash it shares, by building them again), so the size is exact.
  */
 
-enum { ROW_A, ROW_E, ROW_G };
+enum { ROW_A, ROW_E, ROW_S };
 
 /* The most row entries the plan builds (candidate rows times events), about 0.1 s, since auto
- * predicts every spine forest: beyond, the method declines (long chains, where doubletree is
- * smaller anyway, or stars of more than about 700,000 leaves). */
+ * predicts every spine forest: beyond, the method declines (spines of more than about 4,000
+ * events with a leaf each, or stars of more than about 700,000 leaves). */
 #define SPINE_MAX_WORK ((uint64_t)1 << 25)
 
 typedef struct row_desc {
     uint8_t kind, dir;
-    uint32_t idx;
+    uint32_t idx; /* A and E: the coordinate; S: g + 1 */
     uint64_t hash;
 } row_desc;
 
@@ -226,20 +228,18 @@ static void build(const spine *s, const row_desc *d, uint32_t *out)
             if (!((s->e[x] >> d->idx) & 1))
                 out[w++] = s->leaf[x];
     } else {
-        uint32_t g = d->idx;
-        for (uint32_t j = 0; j < g; j++)
-            out[w++] = s->chain[j];
-        for (uint32_t q = 0; q < m; q++) {
-            uint32_t x = d->dir ? m - 1 - q : q;
-            if (s->par[x] <= g)
-                out[w++] = s->leaf[x];
-        }
-        for (uint32_t j = g; j < k; j++)
-            out[w++] = s->chain[j];
-        for (uint32_t q = 0; q < m; q++) {
-            uint32_t x = d->dir ? m - 1 - q : q;
-            if (s->par[x] > g)
-                out[w++] = s->leaf[x];
+        /* gap h after c_h; g = idx - 1 (none gathered for idx 0): bypar lists the leaves by
+         * a(x), then id, so the gathered ones are bypar[0 .. upto[g]) read backwards */
+        uint32_t gathered = d->idx ? s->upto[d->idx - 1] : 0;
+        for (uint32_t h = 0; h <= k; h++) {
+            if (h)
+                out[w++] = s->chain[h - 1];
+            if (d->idx && h == d->idx - 1)
+                for (uint32_t q = gathered; q-- > 0;)
+                    out[w++] = s->leaf[s->bypar[q]];
+            for (uint32_t q = s->poff[h] > gathered ? s->poff[h] : gathered; q < s->poff[h + 1];
+                 q++)
+                out[w++] = s->leaf[s->bypar[q]];
         }
     }
     if (s->dual)
@@ -269,9 +269,9 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
     if (st)
         return st;
     uint32_t n = p->n, n1 = n ? n : 1;
-    size_t cand = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te;
+    size_t cand = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te + (s.early > 0);
     for (uint32_t g = 0; g < s.k; g++)
-        cand += (s.upto[g] >= 1) + (s.upto[g] >= 2);
+        cand += s.upto[g] >= 1;
     if ((uint64_t)cand * n > SPINE_MAX_WORK) {
         spine_free(&s);
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
@@ -288,15 +288,15 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
         goto done;
     }
     size_t kept = 0;
-    for (int kind = ROW_A; kind <= ROW_G; kind++) {
-        uint32_t idx_end = kind == ROW_A ? s.t : kind == ROW_E ? s.te : s.k;
+    for (int kind = ROW_A; kind <= ROW_S; kind++) {
+        uint32_t idx_end = kind == ROW_A ? s.t : kind == ROW_E ? s.te : s.k + 1;
         for (uint32_t idx = 0; idx < idx_end; idx++)
             for (uint8_t dir = 0; dir < 2; dir++) {
                 if (kind == ROW_A && dir && s.m < 2)
                     continue;
-                if (kind == ROW_E && dir)
+                if (kind != ROW_A && dir)
                     continue;
-                if (kind == ROW_G && s.upto[idx] < (dir ? 2u : 1u))
+                if (kind == ROW_S && (idx ? s.upto[idx - 1] == 0 : s.early == 0))
                     continue;
                 row_desc d = {(uint8_t)kind, dir, idx, 0};
                 build(&s, &d, row);
