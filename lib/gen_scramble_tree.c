@@ -24,15 +24,19 @@
  *       decreasing a(x), then decreasing id; each other leaf right after its parent, by
  *       increasing id. S(-1) puts every leaf right after its parent; it is made when some leaf
  *       is early, S(g) for g >= 0 when some leaf has a(x) <= g.
- * At most 2t + t' + k + 1 rows; equal rows are emitted once (each candidate row is compared with
- * the earlier ones whose hash it shares, by building them again), so the size is exact.
+ * At most 2t + t' + k + 1 rows; equal rows are emitted once, so the size is exact: each A and E
+ * row and S(-1) is compared with the earlier ones whose hash it shares, by building them again.
+ * S(g) for g >= 0 is not built to be counted: it places the leaves of a(x) <= g in gap g < k, so
+ * it differs from every A row (all leaves after c_k) and from S(g') (g' != g: those leaves are
+ * elsewhere), and it equals S(-1) or an E row only when it gathers a single leaf x with
+ * a(x) = g (its gathered block is then the leaf's own place): such an S(g) is dropped for S(-1).
  */
 
 enum { ROW_A, ROW_E, ROW_S };
 
-/* The most row entries the plan builds (candidate rows times events), about 0.1 s, since auto
- * predicts every spine forest: beyond, the method declines (spines of more than about 4,000
- * events with a leaf each, or stars of more than about 700,000 leaves). */
+/* The most row entries the plan builds (the A and E rows and S(-1) times the events), about
+ * 0.1 s, since auto predicts every spine forest: beyond, the method declines (spine forests of
+ * more than about 600,000 events). */
 #define SPINE_MAX_WORK ((uint64_t)1 << 25)
 
 typedef struct row_desc {
@@ -269,16 +273,17 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
     if (st)
         return st;
     uint32_t n = p->n, n1 = n ? n : 1;
-    size_t cand = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te + (s.early > 0);
+    /* built: the A and E rows and S(-1); S(g), g >= 0, only counted (see the top) */
+    size_t built = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te + (s.early > 0), cand = built;
     for (uint32_t g = 0; g < s.k; g++)
         cand += s.upto[g] >= 1;
-    if ((uint64_t)cand * n > SPINE_MAX_WORK) {
+    if ((uint64_t)built * n > SPINE_MAX_WORK) {
         spine_free(&s);
         return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
-                         "method scramble would plan %zu rows of %" PRIu32
-                         " events for this chain of %" PRIu32 " events with leaves; it "
-                         "plans at most %" PRIu64 " row entries",
-                         cand, n, s.k, SPINE_MAX_WORK);
+                         "method scramble would build %zu rows of %" PRIu32
+                         " events to plan the family of this spine forest (%" PRIu32
+                         " leaves); it builds at most %" PRIu64 " row entries",
+                         built, n, s.m, SPINE_MAX_WORK);
     }
     row_desc *keep = hf_i_alloc_array(s.ctx, cand ? cand : 1, sizeof *keep);
     uint32_t *row = hf_i_alloc_array(s.ctx, n1, sizeof *row);
@@ -299,6 +304,12 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
                 if (kind == ROW_S && (idx ? s.upto[idx - 1] == 0 : s.early == 0))
                     continue;
                 row_desc d = {(uint8_t)kind, dir, idx, 0};
+                if (kind == ROW_S && idx) {
+                    /* one gathered leaf in its own gap: S(-1) again; else a row of its own */
+                    if (s.upto[idx - 1] > 1 || s.poff[idx - 1] > 0)
+                        keep[kept++] = d;
+                    continue;
+                }
                 build(&s, &d, row);
                 d.hash = row_hash(row, n);
                 bool seen = false;

@@ -518,6 +518,66 @@ Test(gen_scramble, stars_and_caterpillars_below_doubletree)
     }
 }
 
+/* A caterpillar of 50,000 spine events with one leaf each (100,000 events): its gap rows are
+ * counted without being built (lib/gen_scramble_tree.c), so scramble plans it where building
+ * every candidate row would pass the method's work limit; the size lies between the chain's
+ * bound k + 1 and 2t + t' + k + 1 (the certified lower bound is 50,001), auto takes it, and rows
+ * from the start, the middle and the end of the family are schedules, each once. */
+Test(gen_scramble, long_caterpillars_count_their_gap_rows_without_building_them)
+{
+    const uint32_t k = 50000, n = 2 * k;
+    uint32_t *parent = malloc(n * sizeof *parent);
+    for (uint32_t v = 0; v < k; v++) {
+        parent[v] = v ? v - 1 : HF_NO_EVENT;
+        parent[k + v] = v;
+    }
+    hf_poset *p = tu_parents_poset(parent, n, false);
+    hf_gen_options opt = scramble_options(3, NULL, 0);
+    uint64_t size, a;
+    hf_method used;
+    hf_error err;
+    cr_assert_eq(hf_method_predict(p, &opt, &size, NULL, &err), HF_OK, "%s", err.text);
+    unsigned t = sperner_coordinates(k), te = sperner_coordinates(k - 1);
+    cr_assert_geq(size, (uint64_t)k + 1);
+    cr_assert_leq(size, (uint64_t)k + 1 + 2 * t + te, "%llu schedules", (unsigned long long)size);
+    opt.method = HF_METHOD_AUTO;
+    cr_assert_eq(hf_method_predict(p, &opt, &a, &used, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(used, HF_METHOD_SCRAMBLE);
+    cr_assert_eq(a, size);
+    opt.method = HF_METHOD_SCRAMBLE;
+    uint32_t *pos = malloc(n * sizeof *pos);
+    uint64_t starts[3] = {1, size / 2, size - 2};
+    uint64_t seen_hash[9];
+    for (int s = 0; s < 3; s++) {
+        opt.row_first = starts[s];
+        opt.row_last = starts[s] + 2;
+        tu_collect c = {n, 0, 0, NULL};
+        cr_assert_eq(hf_generate(p, &opt, tu_collect_sink(&c), NULL, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(c.m, 3);
+        for (size_t r = 0; r < c.m; r++) {
+            const uint32_t *row = c.rows + r * n;
+            for (uint32_t v = 0; v < n; v++)
+                pos[v] = UINT32_MAX;
+            uint64_t h = 1469598103934665603u;
+            for (uint32_t i = 0; i < n; i++) {
+                cr_assert_lt(row[i], n);
+                cr_assert_eq(pos[row[i]], UINT32_MAX, "row %llu repeats event %u",
+                             (unsigned long long)(starts[s] + r), row[i]);
+                pos[row[i]] = i;
+                h = (h ^ row[i]) * 1099511628211u;
+            }
+            cr_assert(tu_respects_edges(p, pos), "row %llu", (unsigned long long)(starts[s] + r));
+            seen_hash[3 * s + r] = h;
+            for (int q = 0; q < 3 * s + (int)r; q++)
+                cr_assert_neq(seen_hash[q], h, "rows %d and %d are equal", q, 3 * s + (int)r);
+        }
+        free(c.rows);
+    }
+    free(pos);
+    free(parent);
+    hf_poset_free(p);
+}
+
 /* ---- out of memory ---- */
 
 Test(gen_scramble, allocation_failures)
