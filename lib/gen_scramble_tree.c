@@ -12,36 +12,36 @@
  * caterpillars, with any number of isolated events. Every other event is a leaf x with an index
  * a(x): j when its parent is c_j, 0 when it has none. Leaves are pairwise incomparable.
  *
- * Rows (leaves listed by increasing id; "dir" increasing or decreasing id):
- *   A(i, dir), i < t: the chain, then the leaves whose Sperner subset holds i, then the others,
- *       each block in dir order (lib/gen_scramble.c: t the smallest with C(t, t/2) >= m, the
- *       x-th t/2-subset in colex order). One row when there is a single leaf.
- *   E(i), i < t': the early leaves (a(x) < k, with Sperner subsets of their own over t' >= 2
- *       coordinates) whose subset holds i, each right after its parent (at the start when it
- *       has none); the chain; every other leaf after c_k. Increasing ids throughout.
+ * Rows, the leaves taken in the order of (a(x), id) ("the leaf order"):
+ *   A(i, dir), i < t (lib/gen_scramble.c: t the smallest with C(t, t/2) >= m, the x-th
+ *       t/2-subset in colex order; one coordinate for a single leaf): with dir increasing, each
+ *       leaf whose subset holds i right after its parent (at the start when it has none), in the
+ *       leaf order, the chain around them, then the other leaves after c_k in the leaf order;
+ *       with dir decreasing, the chain, then the leaves whose subset holds i, then the others,
+ *       each block in reverse leaf order. Restricted to the leaves both are the Sperner rows.
  *   S(g), -1 <= g < k: the chain with every leaf in gap max(a(x), g), gap h being the place
  *       after c_h (before c_1 for h = 0): the leaves with a(x) <= g gathered in gap g by
  *       decreasing a(x), then decreasing id; each other leaf right after its parent, by
  *       increasing id. S(-1) puts every leaf right after its parent; it is made when some leaf
- *       is early, S(g) for g >= 0 when some leaf has a(x) <= g.
- * At most 2t + t' + k + 1 rows; equal rows are emitted once, so the size is exact: each A and E
- * row and S(-1) is compared with the earlier ones whose hash it shares, by building them again.
- * S(g) for g >= 0 is not built to be counted: it places the leaves of a(x) <= g in gap g < k, so
- * it differs from every A row (all leaves after c_k) and from S(g') (g' != g: those leaves are
- * elsewhere), and it equals S(-1) or an E row only when it gathers a single leaf x with
- * a(x) = g (its gathered block is then the leaf's own place): such an S(g) is dropped for S(-1).
+ *       is early (a(x) < k), S(g) for g >= 0 when some leaf has a(x) <= g.
+ * At most 2t + k + 1 rows; equal rows are emitted once, so the size is exact: each A row and
+ * S(-1) is compared with the earlier ones whose hash it shares, by building them again. S(g)
+ * for g >= 0 is not built to be counted: it places the leaves of a(x) <= g in gap g < k, where
+ * no decreasing A row (all leaves after c_k) and no S(g') (g' != g) has them, and an increasing
+ * A row or S(-1) has them there only when S(g) gathers a single leaf x with a(x) = g and is
+ * S(-1) itself: such an S(g) is dropped for S(-1).
  */
 
-enum { ROW_A, ROW_E, ROW_S };
+enum { ROW_A, ROW_S };
 
-/* The most row entries the plan builds (the A and E rows and S(-1) times the events), about
+/* The most row entries the plan builds (the A rows and S(-1) times the events), about
  * 0.1 s, since auto predicts every spine forest: beyond, the method declines (spine forests of
  * more than about 600,000 events). */
 #define SPINE_MAX_WORK ((uint64_t)1 << 25)
 
 typedef struct row_desc {
     uint8_t kind, dir;
-    uint32_t idx; /* A and E: the coordinate; S: g + 1 */
+    uint32_t idx; /* A: the coordinate; S: g + 1 */
     uint64_t hash;
 } row_desc;
 
@@ -54,11 +54,10 @@ typedef struct spine {
     uint32_t *leaf;  /* m, by increasing id */
     uint32_t *par;   /* m: a(x) */
     uint64_t *a;     /* m: subsets of the A rows */
-    uint64_t *e;     /* m: subsets of the E rows (0 for a(x) = k) */
     uint32_t *bypar; /* m: leaves ordered by a(x), then id */
     uint32_t *poff;  /* k + 2 */
     uint32_t *upto;  /* k + 1: leaves with a(x) <= g */
-    unsigned t, te;
+    unsigned t;
     uint32_t early;
 } spine;
 
@@ -107,21 +106,18 @@ static void spine_free(spine *s)
     hf_i_free(s->ctx, s->leaf);
     hf_i_free(s->ctx, s->par);
     hf_i_free(s->ctx, s->a);
-    hf_i_free(s->ctx, s->e);
     hf_i_free(s->ctx, s->bypar);
     hf_i_free(s->ctx, s->poff);
     hf_i_free(s->ctx, s->upto);
 }
 
-/* The x-th t/2-subset of {0..t-1} in colex order for each leaf x with a(x) < below (every
- * leaf: below = UINT32_MAX), in the order of ids; 0 for the others. */
-static void subsets(const spine *s, unsigned t, uint32_t below, uint64_t *out)
+/* The x-th t/2-subset of {0..t-1} in colex order for each leaf x, in the order of ids. */
+static void subsets(const spine *s, unsigned t, uint64_t *out)
 {
     uint64_t a = (UINT64_C(1) << (t / 2)) - 1;
     for (uint32_t x = 0; x < s->m; x++) {
-        out[x] = s->par[x] < below ? a : 0;
-        if (s->par[x] < below)
-            a = hf_i_colex_next(a);
+        out[x] = a;
+        a = hf_i_colex_next(a);
     }
 }
 
@@ -139,13 +135,11 @@ static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
     s->leaf = hf_i_alloc_array(s->ctx, n1, sizeof *s->leaf);
     s->par = hf_i_alloc_array(s->ctx, n1, sizeof *s->par);
     s->a = hf_i_alloc_array(s->ctx, n1, sizeof *s->a);
-    s->e = hf_i_alloc_array(s->ctx, n1, sizeof *s->e);
     s->bypar = hf_i_alloc_array(s->ctx, n1, sizeof *s->bypar);
     s->poff = hf_i_calloc(s->ctx, (size_t)s->k + 2, sizeof *s->poff);
     s->upto = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *s->upto);
     uint32_t *pos = hf_i_alloc_array(s->ctx, n1, sizeof *pos); /* chain index + 1 of inner */
-    if (!s->chain || !s->leaf || !s->par || !s->a || !s->e || !s->bypar || !s->poff || !s->upto ||
-        !pos) {
+    if (!s->chain || !s->leaf || !s->par || !s->a || !s->bypar || !s->poff || !s->upto || !pos) {
         hf_i_free(s->ctx, pos);
         spine_free(s);
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
@@ -190,20 +184,12 @@ static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
     for (x = 0; x < s->m; x++)
         fill[at[s->par[x]]++] = x;
     hf_i_free(s->ctx, at);
-    /* A: one coordinate for a single leaf; E: the early leaves only, with at least two
-     * coordinates so that every subset is nonempty */
+    /* one coordinate for a single leaf; otherwise t >= 2, so every subset is nonempty */
     s->t = s->m >= 2 ? hf_i_sperner_t(s->m) : 1;
     if (s->m >= 2)
-        subsets(s, s->t, UINT32_MAX, s->a);
+        subsets(s, s->t, s->a);
     else
         s->a[0] = 1;
-    if (s->early) {
-        s->te = hf_i_sperner_t(s->early);
-        s->te = s->te < 2 ? 2 : s->te;
-        subsets(s, s->te, s->k, s->e);
-    } else {
-        memset(s->e, 0, (size_t)n1 * sizeof *s->e);
-    }
     return HF_OK;
 }
 
@@ -211,26 +197,25 @@ static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
 static void build(const spine *s, const row_desc *d, uint32_t *out)
 {
     uint32_t w = 0, k = s->k, m = s->m;
-    if (d->kind == ROW_A) {
-        for (uint32_t j = 0; j < k; j++)
-            out[w++] = s->chain[j];
-        for (int pass = 1; pass >= 0; pass--)
-            for (uint32_t q = 0; q < m; q++) {
-                uint32_t x = d->dir ? m - 1 - q : q;
-                if ((int)((s->a[x] >> d->idx) & 1) == pass)
-                    out[w++] = s->leaf[x];
-            }
-    } else if (d->kind == ROW_E) {
+    if (d->kind == ROW_A && !d->dir) {
+        /* the leaves holding i in their gaps (bypar: the leaf order), the others after c_k */
         for (uint32_t g = 0; g <= k; g++) {
             if (g)
                 out[w++] = s->chain[g - 1];
             for (uint32_t q = s->poff[g]; q < s->poff[g + 1]; q++)
-                if ((s->e[s->bypar[q]] >> d->idx) & 1)
+                if ((s->a[s->bypar[q]] >> d->idx) & 1)
                     out[w++] = s->leaf[s->bypar[q]];
         }
-        for (uint32_t x = 0; x < m; x++)
-            if (!((s->e[x] >> d->idx) & 1))
-                out[w++] = s->leaf[x];
+        for (uint32_t q = 0; q < m; q++)
+            if (!((s->a[s->bypar[q]] >> d->idx) & 1))
+                out[w++] = s->leaf[s->bypar[q]];
+    } else if (d->kind == ROW_A) {
+        for (uint32_t j = 0; j < k; j++)
+            out[w++] = s->chain[j];
+        for (int pass = 1; pass >= 0; pass--)
+            for (uint32_t q = m; q-- > 0;)
+                if ((int)((s->a[s->bypar[q]] >> d->idx) & 1) == pass)
+                    out[w++] = s->leaf[s->bypar[q]];
     } else {
         /* gap h after c_h; g = idx - 1 (none gathered for idx 0): bypar lists the leaves by
          * a(x), then id, so the gathered ones are bypar[0 .. upto[g]) read backwards */
@@ -273,8 +258,8 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
     if (st)
         return st;
     uint32_t n = p->n, n1 = n ? n : 1;
-    /* built: the A and E rows and S(-1); S(g), g >= 0, only counted (see the top) */
-    size_t built = (size_t)s.t * (s.m >= 2 ? 2 : 1) + s.te + (s.early > 0), cand = built;
+    /* built: the A rows and S(-1); S(g), g >= 0, only counted (see the top) */
+    size_t built = 2 * (size_t)s.t + (s.early > 0), cand = built;
     for (uint32_t g = 0; g < s.k; g++)
         cand += s.upto[g] >= 1;
     if ((uint64_t)built * n > SPINE_MAX_WORK) {
@@ -294,12 +279,10 @@ hf_status hf_i_spine_run(const hf_poset *p, const hf_gen_options *opt, hf_sink s
     }
     size_t kept = 0;
     for (int kind = ROW_A; kind <= ROW_S; kind++) {
-        uint32_t idx_end = kind == ROW_A ? s.t : kind == ROW_E ? s.te : s.k + 1;
+        uint32_t idx_end = kind == ROW_A ? s.t : s.k + 1;
         for (uint32_t idx = 0; idx < idx_end; idx++)
             for (uint8_t dir = 0; dir < 2; dir++) {
-                if (kind == ROW_A && dir && s.m < 2)
-                    continue;
-                if (kind != ROW_A && dir)
+                if (kind == ROW_S && dir)
                     continue;
                 if (kind == ROW_S && (idx ? s.upto[idx - 1] == 0 : s.early == 0))
                     continue;
