@@ -727,7 +727,11 @@ typedef enum hf_method {
                                 without a focus set): the double-tree recursion over blocks
                                 with searched block families; 2 * rows(m) schedules for m
                                 focus events, or a Sperner family when smaller: 26 for
-                                m = 1,000 (lib/gen_scramble.c) */
+                                m = 1,000 (lib/gen_scramble.c); at d = 3 also spine forests
+                                (the events with children form one chain: stars, brooms,
+                                caterpillars): the leaves' Sperner rows and one row per
+                                chain event, at most 2t + k + 1 for C(t, t/2) >= the leaves
+                                and a chain of k (lib/gen_scramble_tree.c) */
     HF_METHOD_EXACT = 9,    /**< small orders (hitfam/exact.h): a smallest family by SAT, going
                                 down from a known family within a conflict budget; needs the
                                 build's SAT solver (libcadical-dev) */
