@@ -51,11 +51,9 @@ typedef struct spine {
     bool dual;       /* an in-forest: rows built on the reversed order, then reversed */
     uint32_t k, m;   /* inner events, leaves */
     uint32_t *chain; /* k */
-    uint32_t *leaf;  /* m, by increasing id */
-    uint32_t *par;   /* m: a(x) */
-    uint64_t *a;     /* m: subsets of the A rows */
-    uint32_t *bypar; /* m: leaves ordered by a(x), then id */
-    uint32_t *poff;  /* k + 2 */
+    uint32_t *leaf;  /* m, in the leaf order: by a(x), then id */
+    uint64_t *a;     /* m, in the leaf order: each leaf's subset of the A rows */
+    uint32_t *poff;  /* k + 2: leaf[poff[g] .. poff[g + 1]) are the leaves with a(x) = g */
     uint32_t *upto;  /* k + 1: leaves with a(x) <= g */
     unsigned t;
     uint32_t early;
@@ -104,21 +102,9 @@ static void spine_free(spine *s)
 {
     hf_i_free(s->ctx, s->chain);
     hf_i_free(s->ctx, s->leaf);
-    hf_i_free(s->ctx, s->par);
     hf_i_free(s->ctx, s->a);
-    hf_i_free(s->ctx, s->bypar);
     hf_i_free(s->ctx, s->poff);
     hf_i_free(s->ctx, s->upto);
-}
-
-/* The x-th t/2-subset of {0..t-1} in colex order for each leaf x, in the order of ids. */
-static void subsets(const spine *s, unsigned t, uint64_t *out)
-{
-    uint64_t a = (UINT64_C(1) << (t / 2)) - 1;
-    for (uint32_t x = 0; x < s->m; x++) {
-        out[x] = a;
-        a = hf_i_colex_next(a);
-    }
 }
 
 static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
@@ -133,14 +119,20 @@ static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
     s->m = n - s->k;
     s->chain = hf_i_alloc_array(s->ctx, s->k ? s->k : 1, sizeof *s->chain);
     s->leaf = hf_i_alloc_array(s->ctx, n1, sizeof *s->leaf);
-    s->par = hf_i_alloc_array(s->ctx, n1, sizeof *s->par);
     s->a = hf_i_alloc_array(s->ctx, n1, sizeof *s->a);
-    s->bypar = hf_i_alloc_array(s->ctx, n1, sizeof *s->bypar);
     s->poff = hf_i_calloc(s->ctx, (size_t)s->k + 2, sizeof *s->poff);
     s->upto = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *s->upto);
-    uint32_t *pos = hf_i_alloc_array(s->ctx, n1, sizeof *pos); /* chain index + 1 of inner */
-    if (!s->chain || !s->leaf || !s->par || !s->a || !s->bypar || !s->poff || !s->upto || !pos) {
+    /* scratch: each inner event's chain index + 1; the leaves by id and their a(x); the next
+     * place of each a(x) in the leaf order */
+    uint32_t *pos = hf_i_alloc_array(s->ctx, n1, sizeof *pos);
+    uint32_t *ids = hf_i_alloc_array(s->ctx, n1, sizeof *ids);
+    uint32_t *par = hf_i_alloc_array(s->ctx, n1, sizeof *par);
+    uint32_t *at = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *at);
+    if (!s->chain || !s->leaf || !s->a || !s->poff || !s->upto || !pos || !ids || !par || !at) {
         hf_i_free(s->ctx, pos);
+        hf_i_free(s->ctx, ids);
+        hf_i_free(s->ctx, par);
+        hf_i_free(s->ctx, at);
         spine_free(s);
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     }
@@ -163,33 +155,33 @@ static hf_status spine_new(const hf_poset *p, spine *s, hf_error *err)
     for (uint32_t v = 0; v < n; v++) {
         if (down_count(p, v, s->dual))
             continue;
-        s->leaf[x] = v;
-        s->par[x] = up_count(p, v, s->dual) ? pos[up_of(p, v, s->dual)] : 0;
-        s->poff[s->par[x] + 1]++;
-        s->early += s->par[x] < s->k;
+        ids[x] = v;
+        par[x] = up_count(p, v, s->dual) ? pos[up_of(p, v, s->dual)] : 0;
+        s->poff[par[x] + 1]++;
+        s->early += par[x] < s->k;
         x++;
     }
-    hf_i_free(s->ctx, pos);
     for (uint32_t g = 0; g <= s->k; g++) {
         s->upto[g] = (g ? s->upto[g - 1] : 0) + s->poff[g + 1];
         s->poff[g + 1] += s->poff[g];
     }
-    uint32_t *fill = s->bypar; /* counting sort by a(x), stable in id */
-    uint32_t *at = hf_i_alloc_array(s->ctx, (size_t)s->k + 1, sizeof *at);
-    if (!at) {
-        spine_free(s);
-        return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
-    }
-    memcpy(at, s->poff, ((size_t)s->k + 1) * sizeof *at);
-    for (x = 0; x < s->m; x++)
-        fill[at[s->par[x]]++] = x;
-    hf_i_free(s->ctx, at);
-    /* one coordinate for a single leaf; otherwise t >= 2, so every subset is nonempty */
+    /* the leaves in the leaf order (a counting sort, stable in id), the leaf of rank x by id
+     * with the x-th t/2-subset of {0..t-1} in colex order; one coordinate for a single leaf,
+     * otherwise t >= 2, so that every subset is nonempty */
     s->t = s->m >= 2 ? hf_i_sperner_t(s->m) : 1;
-    if (s->m >= 2)
-        subsets(s, s->t, s->a);
-    else
-        s->a[0] = 1;
+    uint64_t a = s->m >= 2 ? (UINT64_C(1) << (s->t / 2)) - 1 : 1;
+    memcpy(at, s->poff, ((size_t)s->k + 1) * sizeof *at);
+    for (x = 0; x < s->m; x++) {
+        uint32_t q = at[par[x]]++;
+        s->leaf[q] = ids[x];
+        s->a[q] = a;
+        if (s->m >= 2)
+            a = hf_i_colex_next(a);
+    }
+    hf_i_free(s->ctx, pos);
+    hf_i_free(s->ctx, ids);
+    hf_i_free(s->ctx, par);
+    hf_i_free(s->ctx, at);
     return HF_OK;
 }
 
@@ -198,37 +190,37 @@ static void build(const spine *s, const row_desc *d, uint32_t *out)
 {
     uint32_t w = 0, k = s->k, m = s->m;
     if (d->kind == ROW_A && !d->dir) {
-        /* the leaves holding i in their gaps (bypar: the leaf order), the others after c_k */
+        /* the leaves holding i in their gaps, the others after c_k */
         for (uint32_t g = 0; g <= k; g++) {
             if (g)
                 out[w++] = s->chain[g - 1];
             for (uint32_t q = s->poff[g]; q < s->poff[g + 1]; q++)
-                if ((s->a[s->bypar[q]] >> d->idx) & 1)
-                    out[w++] = s->leaf[s->bypar[q]];
+                if ((s->a[q] >> d->idx) & 1)
+                    out[w++] = s->leaf[q];
         }
         for (uint32_t q = 0; q < m; q++)
-            if (!((s->a[s->bypar[q]] >> d->idx) & 1))
-                out[w++] = s->leaf[s->bypar[q]];
+            if (!((s->a[q] >> d->idx) & 1))
+                out[w++] = s->leaf[q];
     } else if (d->kind == ROW_A) {
         for (uint32_t j = 0; j < k; j++)
             out[w++] = s->chain[j];
         for (int pass = 1; pass >= 0; pass--)
             for (uint32_t q = m; q-- > 0;)
-                if ((int)((s->a[s->bypar[q]] >> d->idx) & 1) == pass)
-                    out[w++] = s->leaf[s->bypar[q]];
+                if ((int)((s->a[q] >> d->idx) & 1) == pass)
+                    out[w++] = s->leaf[q];
     } else {
-        /* gap h after c_h; g = idx - 1 (none gathered for idx 0): bypar lists the leaves by
-         * a(x), then id, so the gathered ones are bypar[0 .. upto[g]) read backwards */
+        /* gap h after c_h; g = idx - 1 (none gathered for idx 0): the gathered leaves are
+         * leaf[0 .. upto[g]) read backwards */
         uint32_t gathered = d->idx ? s->upto[d->idx - 1] : 0;
         for (uint32_t h = 0; h <= k; h++) {
             if (h)
                 out[w++] = s->chain[h - 1];
             if (d->idx && h == d->idx - 1)
                 for (uint32_t q = gathered; q-- > 0;)
-                    out[w++] = s->leaf[s->bypar[q]];
+                    out[w++] = s->leaf[q];
             for (uint32_t q = s->poff[h] > gathered ? s->poff[h] : gathered; q < s->poff[h + 1];
                  q++)
-                out[w++] = s->leaf[s->bypar[q]];
+                out[w++] = s->leaf[q];
         }
     }
     if (s->dual)
