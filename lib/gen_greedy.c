@@ -745,10 +745,10 @@ static hf_status greedy_generate(const hf_poset *p, const hf_gen_options *opt, h
     return hf_i_greedy_run(p, opt, &greedy_limits, sink, NULL, err);
 }
 
-/* The largest orders on which auto runs greedy, whose size is known only by running it: beyond
- * these it is left to an explicit --method, so that auto stays quick. */
-#define AUTO_FOREST_MAX_N_D3 16u
-#define AUTO_FOREST_MAX_N_D4 7u
+/* The largest forests and in-forests on which auto runs greedy, whose size is known only by
+ * running it: beyond these it is left to an explicit --method, so that auto stays quick. */
+#define AUTO_FOREST_MAX_N_D3 32u
+#define AUTO_FOREST_MAX_N_D4 9u
 
 static hf_i_auto_rule greedy_auto_rule(const hf_poset *p, unsigned d)
 {
@@ -763,11 +763,14 @@ static hf_i_auto_rule greedy_auto_rule(const hf_poset *p, unsigned d)
     else if (p->shape & (HF_SHAPE_FOREST | HF_SHAPE_INFOREST))
         /* On small forests greedy (with its local search) is well below the tree methods: mean
          * 8.3 against doubletree's 11.2 on random recursive trees of 8 events, 11.8 against 19.6
-         * at 16 (d = 3). Its processor time grows with the admissible tuples: about 10 ms at 8
-         * events, 75 ms at 16 (at most 0.1 s on stars, brooms, caterpillars and two stars of 16
-         * events), 0.2 s at 24 (bench_greedy `forests`); auto runs it while it stays under about
-         * 0.1 s: 16 events at d = 3, 7 at d = 4 (0.08 s on a star of 7, 0.18 s on one of 8).
-         * dfs is optimal for d = 2. */
+         * at 16, 15.8 against 28.6 at 32 (d = 3, bench_greedy `forests`); at d = 4 about half
+         * of auto's other methods on stars, pairs and random recursive trees of 8 to 10
+         * events. Its processor time grows with the admissible tuples: at d = 3 about 10 ms at
+         * 8 events, 75 ms at 16, 0.3 s at 32 (at most 0.47 s, on the complete in-tree, among
+         * stars, brooms, caterpillars, pairs, two stars and complete trees of 32); at d = 4
+         * 0.08 s on a star of 7, 0.34 s on one of 9, 0.6 s on one of 10. auto runs it while it
+         * stays under about half a second: 32 events at d = 3, 9 at d = 4. dfs is optimal for
+         * d = 2. */
         weigh =
             (d == 3 && p->n <= AUTO_FOREST_MAX_N_D3) || (d == 4 && p->n <= AUTO_FOREST_MAX_N_D4);
     else

@@ -60,7 +60,7 @@ Test(exact_nosat, auto_works_as_without_exact)
     hf_method chosen;
     hf_error err;
     cr_assert_eq(hf_method_predict(p, &opt, &size, &chosen, &err), HF_OK, "%s", err.text);
-    /* greedy, which auto weighs on forests of up to 16 events, finds the minimum 9 here */
+    /* greedy, which auto weighs on forests of up to 32 events, finds the minimum 9 here */
     cr_assert_eq(chosen, HF_METHOD_GREEDY);
     cr_assert_eq(size, 9u);
     hf_family *f;

@@ -174,14 +174,15 @@ Test(gen_all, random_trees_of_every_family)
     }
 }
 
-/* Random forests up to the size on which auto runs greedy (16 events at d = 3, 7 at d = 4):
+/* Random forests up to the size on which auto runs greedy (32 events at d = 3, 9 at d = 4):
  * auto never gives more schedules than the tree methods (check_all), and takes greedy's family
  * where it is smaller. */
 Test(gen_all, random_small_forests_against_the_tree_methods)
 {
     uint64_t rng = 1613;
     for (int iter = 0; iter < 24; iter++) {
-        uint32_t n = 9 + (uint32_t)iter % 8, parent[16];
+        uint32_t n = iter < 16 ? 9 + (uint32_t)iter % 8 : 17 + 2 * (uint32_t)(iter - 16),
+                 parent[32];
         parent[0] = HF_NO_EVENT;
         for (uint32_t v = 1; v < n; v++)
             parent[v] = iter % 3 == 0   ? tu_below(&rng, v)
@@ -226,6 +227,39 @@ Test(gen_all, auto_takes_greedy_on_a_small_tree)
     hf_family_free(f[0]);
     hf_family_free(f[1]);
     hf_poset_free(p);
+}
+
+/* The method auto uses on a random recursive tree of n events at d. */
+static hf_method auto_method(uint32_t n, unsigned d, uint64_t seed)
+{
+    uint64_t rng = seed;
+    uint32_t parent[64];
+    cr_assert(n <= 64);
+    parent[0] = HF_NO_EVENT;
+    for (uint32_t v = 1; v < n; v++)
+        parent[v] = tu_below(&rng, v);
+    hf_poset *p = tu_parents_poset(parent, n, false);
+    hf_gen_options opt = tu_gen_options(d, HF_METHOD_AUTO, NULL, 0);
+    hf_family *f;
+    hf_method used;
+    hf_error err;
+    cr_assert_eq(hf_family_new(NULL, n, &f), HF_OK);
+    cr_assert_eq(hf_generate(p, &opt, hf_family_sink(f), &used, &err), HF_OK, "%s", err.text);
+    hf_family_free(f);
+    hf_poset_free(p);
+    return used;
+}
+
+/* auto weighs greedy on forests of up to 32 events at d = 3 and 9 at d = 4, where it is well
+ * below the tree methods on random recursive trees, and leaves it to --method beyond. */
+Test(gen_all, auto_weighs_greedy_on_forests_within_its_limits)
+{
+    for (uint64_t seed = 1; seed <= 2; seed++) {
+        cr_assert_eq(auto_method(32, 3, seed), HF_METHOD_GREEDY);
+        cr_assert_neq(auto_method(33, 3, seed), HF_METHOD_GREEDY);
+        cr_assert_eq(auto_method(9, 4, seed), HF_METHOD_GREEDY);
+        cr_assert_neq(auto_method(10, 4, seed), HF_METHOD_GREEDY);
+    }
 }
 
 Test(gen_all, trees_of_about_a_thousand_events)
