@@ -25,8 +25,9 @@ static const char usage[] =
     "  - the samplers random, rw, pct, pos and basicpos: runs until every tuple is hit\n"
     "    (median and 90th percentile over K seeds, each stopped at the samplers' cap), and\n"
     "    the smallest probability that one run hits a tuple (exact or estimated);\n"
-    "  - every schedule (all), one per trace (traces), at most 0, 1 or 2 preemptions:\n"
-    "    runs = their exact number, and the share of tuples all of them hit.\n"
+    "  - every schedule (all), one per trace (traces), at most 0, 1 or 2 preemptions,\n"
+    "    at most 0, 1 or 2 delays: runs = their exact number, and the share of tuples\n"
+    "    all of them hit.\n"
     "Every row also gives the share of admissible tuples hit after m runs (m = auto's size)\n"
     "and after 10 m.\n"
     "\n"
@@ -277,6 +278,7 @@ static void enum_row(cmp *c, const char *name, hf_enum_mode mode, uint32_t k, ro
     hf_enum_options_init(&eo);
     eo.mode = mode;
     eo.preemptions = k;
+    eo.delays = k;
     hf_error err;
     mpz_t n;
     mpz_init(n);
@@ -536,6 +538,11 @@ int cmd_compare(int argc, char **argv)
         char name[24];
         snprintf(name, sizeof name, "preemptions-%" PRIu32, b);
         enum_row(&c, name, HF_ENUM_PREEMPTIONS, b, &rows[k++]);
+    }
+    for (uint32_t b = 0; b <= 2; b++) {
+        char name[24];
+        snprintf(name, sizeof name, "delays-%" PRIu32, b);
+        enum_row(&c, name, HF_ENUM_DELAYS, b, &rows[k++]);
     }
     progress_phase(NULL);
     if (json)

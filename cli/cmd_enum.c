@@ -1,5 +1,6 @@
 /* hitfam enum: every schedule of an order given in DOT, each exactly once: all linear extensions,
- * one per trace, or those of at most K preemptions (hitfam/enum.h); or only their number. */
+ * one per trace, or those of at most K preemptions or K delays (hitfam/enum.h); or only their
+ * number. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,11 +11,11 @@
 #include "cli.h"
 
 static const char usage[] =
-    "Usage: hitfam enum [--traces | --preemptions K] [options] POSET.dot\n"
+    "Usage: hitfam enum [--traces | --preemptions K | --delays K] [options] POSET.dot\n"
     "Write schedules of the partial order in POSET.dot ('-' = stdin), each exactly once:\n"
     "every linear extension (default), one per trace, or every one with at most K\n"
-    "preemptions. The output is a family (header method=enum, traces or preemptions-K)\n"
-    "that 'hitfam verify --d D' reads.\n"
+    "preemptions or K delays. The output is a family (header method=enum, traces,\n"
+    "preemptions-K or delays-K) that 'hitfam verify --d D' reads.\n"
     "\n"
     "      --traces          one schedule per Mazurkiewicz trace: schedules that order every\n"
     "                        conflicting pair alike (unordered events touching one obj=, one\n"
@@ -24,6 +25,11 @@ static const char usage[] =
     "      --preemptions K   every schedule with at most K preemptions: switches from an event\n"
     "                        of one thread= to another's while the first still has an event\n"
     "                        ready (an event without thread= is a thread of its own)\n"
+    "      --delays K        every schedule with at most K delays: a round-robin scheduler\n"
+    "                        runs a thread while it has an event ready, then the next\n"
+    "                        thread with one (threads in order of first appearance, then\n"
+    "                        each event without thread= as a thread of its own, by id);\n"
+    "                        running the thread j ready threads past its pick costs j\n"
     "  -c, --count           print only the exact number of schedules\n"
     "  -l, --limit N         stop after N schedules (a note on standard error says so)\n"
     "      --format F        text (default), json, ids or bin\n"
@@ -127,6 +133,7 @@ int cmd_enum(int argc, char **argv)
 {
     static const struct option opts[] = {{"traces", no_argument, NULL, 'T'},
                                          {"preemptions", required_argument, NULL, 'P'},
+                                         {"delays", required_argument, NULL, 'D'},
                                          {"count", no_argument, NULL, 'c'},
                                          {"limit", required_argument, NULL, 'l'},
                                          CLI_OPT_FORMAT,
@@ -137,7 +144,7 @@ int cmd_enum(int argc, char **argv)
     cli_options_init(&o);
     hf_enum_options eo;
     hf_enum_options_init(&eo);
-    bool traces = false, preemptions = false, count_only = false;
+    bool traces = false, preemptions = false, delays = false, count_only = false;
     int c;
     while ((c = getopt_long(argc, argv, "cl:o:h", opts, NULL)) != -1) {
         switch (c) {
@@ -157,6 +164,15 @@ int cmd_enum(int argc, char **argv)
             preemptions = true;
             break;
         }
+        case 'D': {
+            uint64_t k;
+            if (!cli_parse_u64(optarg, &k) || k > UINT32_MAX)
+                die_usage("--delays needs a number of delays, 0 to %" PRIu32 " (got '%s')",
+                          UINT32_MAX, optarg);
+            eo.delays = (uint32_t)k;
+            delays = true;
+            break;
+        }
         case 'c':
             count_only = true;
             break;
@@ -170,9 +186,12 @@ int cmd_enum(int argc, char **argv)
     }
     if (optind + 1 != argc)
         die_usage(optind >= argc ? "missing POSET.dot" : "too many arguments");
-    if (traces && preemptions)
-        die_usage("--traces and --preemptions exclude each other");
-    eo.mode = traces ? HF_ENUM_TRACES : preemptions ? HF_ENUM_PREEMPTIONS : HF_ENUM_ALL;
+    if (traces + preemptions + delays > 1)
+        die_usage("--traces, --preemptions and --delays exclude each other");
+    eo.mode = traces        ? HF_ENUM_TRACES
+              : preemptions ? HF_ENUM_PREEMPTIONS
+              : delays      ? HF_ENUM_DELAYS
+                            : HF_ENUM_ALL;
     const char *poset_path = argv[optind];
     hf_poset *p = read_poset(poset_path);
     if (traces && hf_poset_object_count(p) == 0 && hf_poset_size(p) > 1)

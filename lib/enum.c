@@ -30,6 +30,9 @@ const char *hf_enum_method_name(const hf_enum_options *o, char *buf, size_t cap)
     case HF_ENUM_PREEMPTIONS:
         snprintf(buf, cap, "preemptions-%" PRIu32, o->preemptions);
         return buf;
+    case HF_ENUM_DELAYS:
+        snprintf(buf, cap, "delays-%" PRIu32, o->delays);
+        return buf;
     }
     return NULL;
 }
@@ -41,10 +44,11 @@ const hf_enum_options *hf_i_enum_options(const hf_enum_options *o, hf_enum_optio
         hf_enum_options_init(def);
         return def;
     }
-    if (o->mode != HF_ENUM_ALL && o->mode != HF_ENUM_TRACES && o->mode != HF_ENUM_PREEMPTIONS) {
+    if (o->mode != HF_ENUM_ALL && o->mode != HF_ENUM_TRACES && o->mode != HF_ENUM_PREEMPTIONS &&
+        o->mode != HF_ENUM_DELAYS) {
         hf_i_fail(err, HF_EINVAL, 0, 0,
                   "unknown enumeration mode %d (all linear extensions 0, traces 1, "
-                  "preemption-bounded 2)",
+                  "preemption-bounded 2, delay-bounded 3)",
                   (int)o->mode);
         return NULL;
     }
@@ -78,9 +82,11 @@ struct hf_enum {
     uint32_t depth;
     uint8_t *placed;
     uint32_t *indeg;
-    /* preemptions: each event's thread (a thread of its own, T + v, when it has none), the
-     * number of enabled unplaced events of each thread, and the preemptions of each prefix */
+    /* preemptions and delays: each event's thread (a thread of its own, T + v, when it has
+     * none), the threads' number nt = T + n, the number of enabled unplaced events of each
+     * thread, and the preemptions or delays of each prefix */
     uint32_t *tid;
+    uint32_t nt;
     uint32_t *enabled;
     uint32_t *pre;
     /* traces: whether any event touches an object (else no two events commute), and scratch
@@ -134,7 +140,7 @@ hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o, hf_enum **out
     e->ctx = ctx;
     e->mode = o->mode;
     e->n = n;
-    e->K = o->preemptions;
+    e->K = o->mode == HF_ENUM_DELAYS ? o->delays : o->preemptions;
     e->limit = o->limit;
     e->run = RUN_FRESH;
     bool ok = true;
@@ -147,8 +153,9 @@ hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o, hf_enum **out
         e->placed = hf_i_calloc(ctx, n ? n : 1, 1);
         e->indeg = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->indeg);
         ok = e->seq && e->placed && e->indeg;
-        if (ok && o->mode == HF_ENUM_PREEMPTIONS) {
+        if (ok && (o->mode == HF_ENUM_PREEMPTIONS || o->mode == HF_ENUM_DELAYS)) {
             uint32_t T = p->threads.count;
+            e->nt = T + n;
             e->tid = hf_i_alloc_array(ctx, n ? n : 1, sizeof *e->tid);
             e->enabled = hf_i_calloc(ctx, (size_t)T + n + 1, sizeof *e->enabled);
             e->pre = hf_i_calloc(ctx, (size_t)n + 1, sizeof *e->pre);
@@ -232,16 +239,21 @@ static bool all_advance(hf_enum *e)
 /* ---------------------------------------------------------------------------------------- */
 /* Depth-first search over prefixes (traces, preemptions)                                    */
 
+/* What placing enabled v next costs: a preemption when the last event's thread is another one
+ * and still has an enabled event; the delays of running v's thread (hf_i_enum_delays). */
+static uint32_t cost_of(const hf_enum *e, uint32_t v)
+{
+    uint32_t last = e->depth > 0 ? e->tid[e->seq[e->depth - 1]] : 0;
+    if (e->mode == HF_ENUM_DELAYS)
+        return hf_i_enum_delays(e->enabled, e->nt, last, e->tid[v]);
+    return e->depth > 0 && e->tid[v] != last && e->enabled[last] > 0;
+}
+
 static void place(hf_enum *e, uint32_t v)
 {
     const hf_poset *p = e->p;
     if (e->tid) {
-        uint32_t cost = 0;
-        if (e->depth > 0) {
-            uint32_t t = e->tid[e->seq[e->depth - 1]];
-            cost = e->tid[v] != t && e->enabled[t] > 0;
-        }
-        e->pre[e->depth + 1] = e->pre[e->depth] + cost;
+        e->pre[e->depth + 1] = e->pre[e->depth] + cost_of(e, v);
         e->enabled[e->tid[v]]--;
     }
     e->placed[v] = 1;
@@ -268,17 +280,13 @@ static uint32_t unplace(hf_enum *e)
     return v;
 }
 
-/* Preemptions: placing enabled v next is a preemption when the last event's thread is another
- * one and still has an enabled event. Every prefix within the bound completes within it (run
- * the current thread while it is runnable; switching away from a thread that is not is free),
- * so the search never ends a branch without a schedule. */
-static bool preempt_ok(const hf_enum *e, uint32_t v)
+/* Preemptions and delays: placing enabled v next keeps the prefix within the bound. Every prefix
+ * within the bound completes within it (preemptions: run the current thread while it is
+ * runnable, switching away from a thread that is not is free; delays: follow the scheduler's
+ * own picks, which cost none), so the search never ends a branch without a schedule. */
+static bool bound_ok(const hf_enum *e, uint32_t v)
 {
-    if (e->depth == 0)
-        return true;
-    uint32_t t = e->tid[e->seq[e->depth - 1]];
-    uint32_t cost = e->tid[v] != t && e->enabled[t] > 0;
-    return e->pre[e->depth] + cost <= e->K;
+    return e->pre[e->depth] + cost_of(e, v) <= e->K;
 }
 
 /* Traces. Events a and b are dependent when they are ordered or conflict; a trace is the set of
@@ -391,7 +399,7 @@ static uint32_t candidate(hf_enum *e, uint32_t from)
         e->work++;
         if (e->placed[v] || e->indeg[v] != 0)
             continue;
-        if (e->mode == HF_ENUM_PREEMPTIONS ? preempt_ok(e, v) : trace_ok(e, v))
+        if (e->mode != HF_ENUM_TRACES ? bound_ok(e, v) : trace_ok(e, v))
             return v;
     }
     return NONE;

@@ -1,5 +1,6 @@
 /* The exact counts of enumerations (include/hitfam/enum.h, hf_enum_count): the enumeration
- * itself within a work bound, then dynamic programs over down-sets (traces, preemptions). */
+ * itself within a work bound, then dynamic programs over down-sets (traces, preemptions,
+ * delays). */
 #include <string.h>
 
 #include "count_i.h"
@@ -92,11 +93,11 @@ static uint32_t enabled_of(const hf_poset *p, const hf_word *I, uint32_t *list)
     return m;
 }
 
-/* Preemption-bounded schedules: forward over down-set sizes, the state being the down-set, the
- * last event's thread (+1; 0 before the first event) and the preemptions spent, its value the
- * number of prefixes reaching it. */
-static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_work, mpz_t out,
-                                  hf_error *err)
+/* Preemption- or delay-bounded schedules (`delays`): forward over down-set sizes, the state
+ * being the down-set, the last event's thread (+1; 0 before the first event) and the preemptions
+ * or delays spent, its value the number of prefixes reaching it. */
+static hf_status count_bounded_dp(const hf_poset *p, bool delays, uint32_t K, uint64_t max_work,
+                                  mpz_t out, hf_error *err)
 {
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n, T = p->threads.count;
@@ -108,10 +109,12 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
     hf_word *key = hf_i_calloc(ctx, KW, sizeof *key);
     uint32_t *list = hf_i_alloc_array(ctx, n, sizeof *list);
     uint32_t *tid = hf_i_alloc_array(ctx, n, sizeof *tid);
+    /* delays: the enabled events of each thread in the state at hand (0 between states) */
+    uint32_t *run = delays ? hf_i_calloc(ctx, (size_t)T + n, sizeof *run) : NULL;
     mpz_t one;
     mpz_init_set_ui(one, 1);
     hf_status st = HF_OK;
-    if (!key || !list || !tid) {
+    if (!key || !list || !tid || (delays && !run)) {
         st = HF_ENOMEM;
         goto out;
     }
@@ -133,10 +136,13 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
             bool runnable = false;
             for (uint32_t i = 0; i < m && last && !runnable; i++)
                 runnable = tid[list[i]] == last - 1;
+            for (uint32_t i = 0; i < m && delays; i++)
+                run[tid[list[i]]]++;
             memcpy(key, I, W * sizeof *key);
             for (uint32_t i = 0; i < m; i++) {
                 uint32_t x = list[i];
-                uint32_t cost = last && tid[x] != last - 1 && runnable;
+                uint32_t cost = delays ? hf_i_enum_delays(run, T + n, last ? last - 1 : 0, tid[x])
+                                       : last && tid[x] != last - 1 && runnable;
                 if (pre + cost > K)
                     continue;
                 hf_i_bit_set(key, x);
@@ -144,8 +150,12 @@ static hf_status count_preempt_dp(const hf_poset *p, uint32_t K, uint64_t max_wo
                 st = table_add(ctx, &nxt, key, hf_i_downsets_mpz(&cur)[s], false, &budget);
                 hf_i_bit_clear(key, x);
                 if (st)
-                    goto out;
+                    break;
             }
+            for (uint32_t i = 0; i < m && delays; i++)
+                run[tid[list[i]]] = 0;
+            if (st)
+                goto out;
         }
         hf_i_downsets_clear_mpz(ctx, &cur);
         cur = nxt;
@@ -161,6 +171,7 @@ out:
     hf_i_free(ctx, key);
     hf_i_free(ctx, list);
     hf_i_free(ctx, tid);
+    hf_i_free(ctx, run);
     return st;
 }
 
@@ -271,7 +282,9 @@ hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t 
     if (o->mode == HF_ENUM_TRACES)
         return count_traces_dp(p, o->max_work, out, NULL);
     if (o->mode == HF_ENUM_PREEMPTIONS)
-        return count_preempt_dp(p, o->preemptions, o->max_work, out, NULL);
+        return count_bounded_dp(p, false, o->preemptions, o->max_work, out, NULL);
+    if (o->mode == HF_ENUM_DELAYS)
+        return count_bounded_dp(p, true, o->delays, o->max_work, out, NULL);
     return HF_EINVAL;
 }
 
@@ -293,9 +306,10 @@ hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out, 
     if ((eo.mode == HF_ENUM_TRACES && !p->objects.of) ||
         (eo.mode == HF_ENUM_PREEMPTIONS && (!p->threads.of || eo.preemptions >= p->n - 1)))
         eo.mode = HF_ENUM_ALL;
-    const char *what = eo.mode == HF_ENUM_ALL      ? "linear extensions"
-                       : eo.mode == HF_ENUM_TRACES ? "traces"
-                                                   : "preemption-bounded schedules";
+    const char *what = eo.mode == HF_ENUM_ALL           ? "linear extensions"
+                       : eo.mode == HF_ENUM_TRACES      ? "traces"
+                       : eo.mode == HF_ENUM_PREEMPTIONS ? "preemption-bounded schedules"
+                                                        : "delay-bounded schedules";
     bool finished = false;
     hf_status st;
     if (eo.mode == HF_ENUM_ALL) {
@@ -321,7 +335,9 @@ hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out, 
     if (finished)
         return HF_OK;
     st = eo.mode == HF_ENUM_TRACES ? count_traces_dp(p, eo.max_work, out, err)
-                                   : count_preempt_dp(p, eo.preemptions, eo.max_work, out, err);
+         : eo.mode == HF_ENUM_PREEMPTIONS
+             ? count_bounded_dp(p, false, eo.preemptions, eo.max_work, out, err)
+             : count_bounded_dp(p, true, eo.delays, eo.max_work, out, err);
     if (st == HF_ENOMEM)
         return hf_i_fail(err, st, 0, 0, "out of memory counting %s", what);
     if (st == HF_ETOOLARGE)

@@ -20,8 +20,21 @@ const hf_enum_options *hf_i_enum_options(const hf_enum_options *o, hf_enum_optio
  * and the count of schedules given): false after the last. */
 bool hf_i_enum_advance(hf_enum *e);
 
-/* The dynamic program hf_enum_count falls back on, alone: traces or preemption bounds (HF_EINVAL
- * for other modes), within o->max_work steps (0: no bound) and HF_ENUM_MAX_STATES states. */
+/* The dynamic program hf_enum_count falls back on, alone: traces, preemption or delay bounds
+ * (HF_EINVAL for other modes), within o->max_work steps (0: no bound) and HF_ENUM_MAX_STATES
+ * states. */
 hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t out);
+
+/* The delays of running thread u next (HF_ENUM_DELAYS): the runnable threads (run[t] != 0,
+ * threads 0..nt-1) met before u in the cyclic order of thread numbers from `last`, the last
+ * event's thread (0 before the first event). The scheduler's own pick, `last` when it is
+ * runnable, else the first runnable thread after it, costs none. O(nt). */
+static inline uint32_t hf_i_enum_delays(const uint32_t *run, uint32_t nt, uint32_t last, uint32_t u)
+{
+    uint32_t c = 0;
+    for (uint32_t t = last; t != u; t = t + 1 == nt ? 0 : t + 1)
+        c += run[t] != 0;
+    return c;
+}
 
 #endif

@@ -111,6 +111,44 @@ static uint32_t oracle_preemptions(const bool *lt, const labels *lab, const uint
     return count;
 }
 
+/* Delays of schedule s counted from the definition (hitfam/enum.h, HF_ENUM_DELAYS): threads
+ * numbered by first appearance by event id, an event without a thread being thread T + v after
+ * them; before each step the runnable threads (with an unscheduled event whose predecessors,
+ * closure of the test's edges, have all run), and the step costs the runnable threads met in
+ * the cyclic order from the last event's thread (0 at first) before the thread that runs. */
+static uint32_t oracle_delays(const bool *lt, const labels *lab, const uint32_t *s)
+{
+    uint32_t n = lab->n, T = 0, num[16], th[16];
+    for (uint32_t k = 0; k < 16; k++)
+        num[k] = HF_NO_EVENT;
+    for (uint32_t v = 0; v < n; v++) {
+        uint32_t t = lab->thread[v];
+        if (t != HF_NO_EVENT && num[t] == HF_NO_EVENT)
+            num[t] = T++;
+    }
+    for (uint32_t v = 0; v < n; v++)
+        th[v] = lab->thread[v] != HF_NO_EVENT ? num[lab->thread[v]] : T + v;
+    uint32_t nt = T + n, last = 0, total = 0;
+    bool ran[16] = {false};
+    for (uint32_t i = 0; i < n; i++) {
+        bool runnable[32] = {false};
+        for (uint32_t v = 0; v < n; v++) {
+            bool enabled = !ran[v];
+            for (uint32_t w = 0; w < n && enabled; w++)
+                enabled = !lt[w * n + v] || ran[w];
+            if (enabled)
+                runnable[th[v]] = true;
+        }
+        uint32_t u = th[s[i]];
+        cr_assert(runnable[u]);
+        for (uint32_t t = last; t != u; t = (t + 1) % nt)
+            total += runnable[t];
+        ran[s[i]] = true;
+        last = u;
+    }
+    return total;
+}
+
 static int cmp_rows_n;
 static int cmp_rows(const void *a, const void *b)
 {
@@ -268,6 +306,23 @@ static void check_order(const hf_poset *p, const labels *lab)
         free(got.rows);
         assert_count(p, &o, wm, what);
     }
+
+    /* delay bounds, up to where every schedule is within (or K = 6) */
+    o.mode = HF_ENUM_DELAYS;
+    for (uint32_t K = 0; K <= 6; K++) {
+        size_t wm = 0;
+        for (size_t i = 0; i < all.m; i++)
+            if (oracle_delays(lt, lab, all.rows + i * n) <= K)
+                memcpy(want + wm++ * n, all.rows + i * n, n * sizeof *want);
+        o.delays = K;
+        snprintf(what, sizeof what, "delays-%u", K);
+        got = run_enum(p, &o, NULL);
+        assert_same_set(&got, want, wm, n, what);
+        free(got.rows);
+        assert_count(p, &o, wm, what);
+        if (wm == all.m)
+            break;
+    }
     free(want);
     free(all.rows);
     free(lt);
@@ -304,6 +359,52 @@ Test(enum, random_orders_of_eight)
         check_order(p, &lab);
         hf_poset_free(p);
         hf_poset_free(q);
+    }
+}
+
+/* Delay bounds by hand: two threads of two events (A first in the round-robin order), and
+ * three events with no thread (each a thread of its own, in id order). The counts for K = 0..3
+ * delays, and with 0 the scheduler's own schedule alone. */
+Test(enum, hand_built_delays)
+{
+    /* a1 a2 b1 b2: 0; a1 b1 b2 a2 and b1 b2 a1 a2: 1 (B ran while A could); a1 b1 a2 b2 and
+     * b1 a1 a2 b2: 2; b1 a1 b2 a2: 3 */
+    const char *dots[] = {"digraph { a1 [thread=A]; a2 [thread=A]; b1 [thread=B];"
+                          " b2 [thread=B]; a1 -> a2; b1 -> b2 }",
+                          "digraph { x; y; z }"};
+    /* x y z: 0; x z y: 1; y z x: 1 (skips x, then z is the next after y); y x z: 2;
+     * z x y: 2; z y x: 3 */
+    static const unsigned long want[2][4] = {{1, 3, 5, 6}, {1, 3, 5, 6}};
+    static const uint32_t first[2][4] = {{0, 1, 2, 3}, {0, 1, 2, 0}};
+    for (int k = 0; k < 2; k++) {
+        hf_poset *p = NULL;
+        hf_error err;
+        cr_assert_eq(hf_dot_read_mem(NULL, dots[k], strlen(dots[k]), &p, &err), HF_OK, "%s",
+                     err.text);
+        hf_enum_options o;
+        hf_enum_options_init(&o);
+        o.mode = HF_ENUM_DELAYS;
+        mpz_t c;
+        mpz_init(c);
+        for (uint32_t K = 0; K < 4; K++) {
+            o.delays = K;
+            cr_assert_eq(hf_enum_count(p, &o, c, &err), HF_OK, "%s", err.text);
+            cr_assert_eq(mpz_cmp_ui(c, want[k][K]), 0, "case %d, K=%u: %s", k, K,
+                         mpz_get_str(NULL, 10, c));
+        }
+        o.delays = 0;
+        hf_enum *e = NULL;
+        uint32_t buf[4];
+        cr_assert_eq(hf_enum_new(p, &o, &e, &err), HF_OK);
+        cr_assert_eq(hf_enum_next(e, buf), HF_ENUM_SCHEDULE);
+        cr_assert_eq(memcmp(buf, first[k], hf_poset_size(p) * sizeof *buf), 0);
+        cr_assert_eq(hf_enum_next(e, buf), HF_ENUM_DONE);
+        hf_enum_free(e);
+        char name[32];
+        o.delays = 2;
+        cr_assert_str_eq(hf_enum_method_name(&o, name, sizeof name), "delays-2");
+        mpz_clear(c);
+        hf_poset_free(p);
     }
 }
 
@@ -401,12 +502,13 @@ Test(enum, dynamic_programs_agree_with_enumeration)
         hf_error err;
         cr_assert_eq(hf_poset_builder_finish(b, &p, &err), HF_OK, "%s", err.text);
         hf_poset_builder_free(b);
-        for (int mode = 1; mode < 3; mode++)
+        for (int mode = 1; mode < 4; mode++)
             for (uint32_t K = 0; K < (mode == 1 ? 1u : 4u); K++) {
                 hf_enum_options o;
                 hf_enum_options_init(&o);
                 o.mode = (hf_enum_mode)mode;
                 o.preemptions = K;
+                o.delays = K;
                 mpz_t dp, en;
                 mpz_inits(dp, en, NULL);
                 o.max_work = 0;
@@ -433,11 +535,12 @@ Test(enum, limit)
         hf_poset *q = tu_some_order((unsigned)it, 6, &rng);
         labels lab;
         hf_poset *p = labelled(q, &rng, NULL, false, &lab);
-        for (int mode = 0; mode < 3; mode++) {
+        for (int mode = 0; mode < 4; mode++) {
             hf_enum_options o;
             hf_enum_options_init(&o);
             o.mode = (hf_enum_mode)mode;
             o.preemptions = 1;
+            o.delays = 1;
             tu_collect full = run_enum(p, &o, NULL);
             for (uint64_t L = 1; L <= full.m + 1; L += 1 + full.m / 5) {
                 o.limit = L;
@@ -491,7 +594,7 @@ Test(enum, linear_extensions_in_amortised_linear_time)
 Test(enum, empty_order_has_one_empty_schedule)
 {
     hf_poset *p = tu_antichain(0);
-    for (int mode = 0; mode < 3; mode++) {
+    for (int mode = 0; mode < 4; mode++) {
         hf_enum_options o;
         hf_enum_options_init(&o);
         o.mode = (hf_enum_mode)mode;
@@ -666,12 +769,13 @@ Test(enum, out_of_memory)
         hf_poset *q = tu_some_order((unsigned)it, 6, &rng);
         labels lab;
         hf_poset *p = labelled(q, &rng, ctx, false, &lab);
-        for (int mode = 0; mode < 3; mode++)
+        for (int mode = 0; mode < 4; mode++)
             for (int counting = 0; counting < 2; counting++) {
                 hf_enum_options o;
                 hf_enum_options_init(&o);
                 o.mode = (hf_enum_mode)mode;
                 o.preemptions = 1;
+                o.delays = 1;
                 o.max_work = 0;
                 bool dp = it % 2 && mode > 0; /* the dynamic programs alone */
                 hf_status st = HF_ENOMEM;
@@ -790,17 +894,18 @@ Test(enum, progress_stops_runs_and_counts)
     hf_poset_free(q);
     cr_assert_eq(chaos.live, base, "the stopped run leaked");
 
-    /* traces and preemption bounds: the enumeration phase, then the dynamic programs, of 5
+    /* traces, preemption and delay bounds: the enumeration phase, then the dynamic programs, of 5
      * threads of 6 events */
     p = threads_on_one_object(ctx, 5, 6);
     base = chaos.live;
     mpz_t traces;
     mpz_init(traces);
-    for (int mode = HF_ENUM_TRACES; mode <= HF_ENUM_PREEMPTIONS; mode++) {
+    for (int mode = HF_ENUM_TRACES; mode <= HF_ENUM_DELAYS; mode++) {
         hf_enum_options o;
         hf_enum_options_init(&o);
         o.mode = (hf_enum_mode)mode;
         o.preemptions = 2;
+        o.delays = 5; /* 2 give too few schedules to count for long */
         o.max_work = (uint64_t)1 << 23;
         mpz_t want, got;
         mpz_inits(want, got, NULL);

@@ -30,7 +30,18 @@ typedef enum hf_enum_mode {
      * an event of thread t to an event of another thread while t is still runnable. When the
      * events of each thread form a chain (the usual reading of thread labels) t is runnable
      * exactly when its next event is enabled. */
-    HF_ENUM_PREEMPTIONS = 2
+    HF_ENUM_PREEMPTIONS = 2,
+    /** Every linear extension with at most hf_enum_options.delays delays, each exactly once
+     * (delay bounding: Emmi, Qadeer and Rakamaric, POPL 2011). Threads as for
+     * HF_ENUM_PREEMPTIONS, numbered in one cyclic order: the threads of hf_poset_thread,
+     * 0..T-1, then an event v without a thread as thread T + v. A deterministic round-robin
+     * scheduler runs the last event's thread while it is runnable, and otherwise the first
+     * runnable thread after it in the cyclic order (the first from thread 0 before the first
+     * event). Running instead the thread that comes after j other runnable threads in the
+     * cyclic order, counted from the scheduler's own pick, costs j delays; which of a thread's
+     * enabled events runs is free. With 0 delays the schedule is the scheduler's own (one, when
+     * the events of each thread form a chain). */
+    HF_ENUM_DELAYS = 3
 } hf_enum_mode;
 
 /** Default work bound of hf_enum_count (see hf_enum_options.max_work): some seconds for each of
@@ -53,10 +64,12 @@ typedef struct hf_enum_options {
                                finished the dynamic program (an addition to its table counts
                                32 steps, as it costs some 32 times more). 0: no bound, the
                                enumeration runs to its end */
+    uint32_t delays;      /**< K of HF_ENUM_DELAYS (default 0); ignored by other modes */
 } hf_enum_options;
 
-/** Defaults: all linear extensions, K = 0, no limit, max_work HF_ENUM_DEFAULT_WORK. Always
- * initialise with this function: fields may be added at the end in later versions. */
+/** Defaults: all linear extensions, no preemptions or delays, no limit, max_work
+ * HF_ENUM_DEFAULT_WORK. Always initialise with this function: fields may be added at the end in
+ * later versions. */
 HF_API void hf_enum_options_init(hf_enum_options *o);
 
 /** An enumeration in progress over one order (opaque). Not thread-safe; several enumerations
@@ -86,6 +99,8 @@ HF_API HF_NODISCARD hf_status hf_enum_new(const hf_poset *p, const hf_enum_optio
  * - HF_ENUM_ALL: amortised O(n) (the Varol-Rotem adjacent-transposition method; see
  *   docs/enum.md), of which O(n) is copying the schedule out;
  * - HF_ENUM_PREEMPTIONS: O(n^2 + e) (depth-first search in which every prefix completes);
+ * - HF_ENUM_DELAYS: O(n^2 + n t + e), t the threads (the same search, each candidate's delays
+ *   counted over the threads);
  * - HF_ENUM_TRACES: O(n^2 (n^2 + e)) worst case, O(n^2 + e) without object labels
  *   (depth-first search over lexicographically least trace members; each prefix is checked to
  *   complete, so that no search ends without a schedule). */
@@ -108,12 +123,13 @@ HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_optio
 /** The exact number of schedules the options select, into @p out (initialised by the caller):
  * the number an enumeration without a limit gives (o->limit is ignored). HF_ENUM_ALL:
  * hf_count_linear_extensions (hitfam/count.h), and when it refuses a wide order, enumeration
- * within o->max_work steps. HF_ENUM_TRACES and HF_ENUM_PREEMPTIONS (and those that reduce to
- * all linear extensions: traces without objects, preemptions without threads or with K >= n - 1,
- * which are counted as HF_ENUM_ALL): enumeration within o->max_work steps, then, if it has not
- * finished, dynamic programming over down-sets within o->max_work steps and HF_ENUM_MAX_STATES
- * states: for preemptions over (down-set, last thread, preemptions spent), O(states * (n + e))
- * time; for traces an inclusion-exclusion over the sets of pairwise non-conflicting events that
+ * within o->max_work steps. HF_ENUM_TRACES, HF_ENUM_PREEMPTIONS and HF_ENUM_DELAYS (and those
+ * that reduce to all linear extensions: traces without objects, preemptions without threads or
+ * with K >= n - 1, which are counted as HF_ENUM_ALL): enumeration within o->max_work steps,
+ * then, if it has not finished, dynamic programming over down-sets within o->max_work steps and
+ * HF_ENUM_MAX_STATES states: for preemptions and delays over (down-set, last thread, preemptions
+ * or delays spent), O(states * (n + e)) time (O(states * n * t) for delays, t the threads); for
+ * traces an inclusion-exclusion over the sets of pairwise non-conflicting events that
  * can end a down-set (docs/enum.md), O(states * (n + e + such sets)). With the default bound each
  * phase takes some seconds at most (5 s for traces of 8 threads of 6 events on a loaded 2-core
  * machine). Errors: HF_EINVAL, HF_ENOMEM, HF_ETOOLARGE (with a message saying which bounds were
@@ -122,8 +138,8 @@ HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_optio
 HF_API HF_NODISCARD hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out,
                                             hf_error *err);
 
-/** The name of a mode for headers and tables: "enum", "traces", or "preemptions-K" (K from
- * @p o) written into @p buf (@p cap bytes, at least 32); returns @p buf, or NULL for a bad
+/** The name of a mode for headers and tables: "enum", "traces", "preemptions-K" or "delays-K"
+ * (K from @p o) written into @p buf (@p cap bytes, at least 32); returns @p buf, or NULL for a bad
  * mode or buffer. */
 HF_API const char *hf_enum_method_name(const hf_enum_options *o, char *buf, size_t cap);
 
