@@ -38,7 +38,8 @@ FAMILY_ORDER = ["auto", "dfs", "simple", "doubletree", "pattern", "scramble", "c
                 "exact"]
 CAP = 20000  # the samplers' until-covered cap (lib/sample.h)
 SAMPLERS = ["random", "rw", "pct", "pos", "basicpos"]
-ENUMS = ["all", "traces", "preemptions-0", "preemptions-1", "preemptions-2"]
+ENUMS = ["all", "traces", "preemptions-0", "preemptions-1", "preemptions-2", "delays-0", "delays-1",
+         "delays-2"]
 
 
 def program(i):
