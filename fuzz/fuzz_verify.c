@@ -25,6 +25,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * events, 0.3 s on 6, 0.6-1 s on 7 and 1.9 s on 8 (20-40 s under ASan with coverage, which
  * stopped runs at their timeout); it and the minimisation behind it run below 6 events */
 #define FUZZ_AUTO_MAX_EVENTS_D4 6u
+/* auto at d = 3 runs greedy on forests of up to 32 events (lib/gen_greedy.c): 0.1-0.5 s natively
+ * beyond 16 events, some seconds under ASan with coverage; auto is left out between these */
+#define FUZZ_AUTO_D3_FROM 17u
+#define FUZZ_AUTO_D3_TO   32u
 
 /* A witness of a non-hitting result must itself be an admissible tuple of distinct events. */
 static void check_witness(const hf_poset *p, const hf_verify_result *r)
@@ -94,7 +98,8 @@ static hf_family *generate_and_verify(const hf_poset *p, unsigned d, hf_method m
 
 /* auto and every method whose size is cheap to predict; on small orders also chains, and the
  * minimisation of auto's family, which must stay hitting and not grow (auto and the
- * minimisation at d = 4 below FUZZ_AUTO_MAX_EVENTS_D4 events only) */
+ * minimisation at d = 4 below FUZZ_AUTO_MAX_EVENTS_D4 events only, at d = 3 not on 17 to 32
+ * events) */
 static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus, size_t focus_count,
                          bool small)
 {
@@ -104,7 +109,9 @@ static void generate_all(const hf_poset *p, unsigned d, const uint32_t *focus, s
         hf_family_free(generate_and_verify(p, d, cheap[i], focus, focus_count));
     if (small)
         hf_family_free(generate_and_verify(p, d, HF_METHOD_CHAINS, focus, focus_count));
-    if (d == 4 && hf_poset_size(p) >= FUZZ_AUTO_MAX_EVENTS_D4)
+    uint32_t n = hf_poset_size(p);
+    if ((d == 4 && n >= FUZZ_AUTO_MAX_EVENTS_D4) ||
+        (d == 3 && n >= FUZZ_AUTO_D3_FROM && n <= FUZZ_AUTO_D3_TO))
         return;
     hf_family *f = generate_and_verify(p, d, HF_METHOD_AUTO, focus, focus_count);
     if (f && small && d <= HF_MINIMIZE_MAX_D) {
