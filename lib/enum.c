@@ -286,7 +286,7 @@ static uint32_t unplace(hf_enum *e)
  * own picks, which cost none), so the search never ends a branch without a schedule. */
 static bool bound_ok(const hf_enum *e, uint32_t v)
 {
-    return e->pre[e->depth] + cost_of(e, v) <= e->K;
+    return (uint64_t)e->pre[e->depth] + cost_of(e, v) <= e->K; /* (64 bits: no wrap past K) */
 }
 
 /* Traces. Events a and b are dependent when they are ordered or conflict; a trace is the set of

@@ -143,7 +143,7 @@ static hf_status count_bounded_dp(const hf_poset *p, bool delays, uint32_t K, ui
                 uint32_t x = list[i];
                 uint32_t cost = delays ? hf_i_enum_delays(run, T + n, last ? last - 1 : 0, tid[x])
                                        : last && tid[x] != last - 1 && runnable;
-                if (pre + cost > K)
+                if ((uint64_t)pre + cost > K)
                     continue;
                 hf_i_bit_set(key, x);
                 key[W] = ((uint64_t)(tid[x] + 1) << 32) | (pre + cost);
