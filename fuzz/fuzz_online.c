@@ -44,10 +44,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FZ_MAX_EVENTS    14u
-#define FZ_MAX_EVENTS_D4 10u  /* learn at d = 4 replays up to hundreds of runs */
-#define FZ_RUNS_SMALL    64u  /* runs of a session at d <= 3 */
-#define FZ_RUNS_LEARN    400u /* runs of a learn session at d = 4 */
+#define FZ_MAX_EVENTS        14u
+#define FZ_MAX_EVENTS_D4     10u  /* learn at d = 4 replays up to hundreds of runs */
+#define FZ_RUNS_SMALL        64u  /* runs of a session at d <= 3 */
+#define FZ_RUNS_LEARN        400u /* runs of a learn session at d = 4 */
+#define FZ_LEARN_SIMPLE_FROM 8u   /* events from which learn plays simple's family at d = 4 */
 
 typedef struct input {
     const uint8_t *p;
@@ -509,6 +510,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         h.node_of[v] = HF_NO_EVENT;
     }
     o.max_runs = d == 4 ? FZ_RUNS_LEARN : FZ_RUNS_SMALL;
+    /* learn replays auto's family, and auto runs greedy at d = 4 on forests of up to 9 events
+     * (lib/gen_greedy.c): seconds under ASan with coverage for each plan from 8 events on, so
+     * there learn plays simple's family */
+    if (d == 4 && h.pg.n >= FZ_LEARN_SIMPLE_FROM)
+        o.learn_method = HF_METHOD_SIMPLE;
 
     hf_ctx *ctx = NULL;
     hf_allocator a = {fz_malloc, fz_realloc, fz_free, NULL};
