@@ -245,13 +245,42 @@ static void assert_count(const hf_poset *p, const hf_enum_options *o, size_t wan
     mpz_clear(c);
 }
 
+/* The bounded enumeration `mode` (preemptions or delays) for K = 0..kmax against brute force:
+ * the linear extensions `all` whose cost, counted by the oracle, is at most K (want: room for
+ * all of them). Delays stop once every extension is within the bound. */
+static void check_bounds(const hf_poset *p, const bool *lt, const labels *lab,
+                         const tu_collect *all, uint32_t *want, hf_enum_mode mode, uint32_t kmax)
+{
+    uint32_t n = hf_poset_size(p);
+    hf_enum_options o;
+    hf_enum_options_init(&o);
+    o.mode = mode;
+    bool delays = mode == HF_ENUM_DELAYS;
+    for (uint32_t K = 0; K <= kmax; K++) {
+        size_t wm = 0;
+        for (size_t i = 0; i < all->m; i++) {
+            const uint32_t *s = all->rows + i * n;
+            if ((delays ? oracle_delays(lt, lab, s) : oracle_preemptions(lt, lab, s)) <= K)
+                memcpy(want + wm++ * n, s, n * sizeof *want);
+        }
+        o.preemptions = o.delays = K;
+        char what[64];
+        snprintf(what, sizeof what, "%s-%u", delays ? "delays" : "preemptions", K);
+        tu_collect got = run_enum(p, &o, NULL);
+        assert_same_set(&got, want, wm, n, what);
+        free(got.rows);
+        assert_count(p, &o, wm, what);
+        if (delays && wm == all->m)
+            break;
+    }
+}
+
 /* Every enumerator on one labelled order against brute force. */
 static void check_order(const hf_poset *p, const labels *lab)
 {
     uint32_t n = hf_poset_size(p);
     bool *lt = tu_closure(p);
     tu_collect all = tu_all_extensions(p);
-    char what[64];
     hf_enum_options o;
     hf_enum_options_init(&o);
 
@@ -292,37 +321,9 @@ static void check_order(const hf_poset *p, const labels *lab)
     free(got.rows);
     assert_count(p, &o, classes, "traces");
 
-    /* preemption bounds */
-    o.mode = HF_ENUM_PREEMPTIONS;
-    for (uint32_t K = 0; K <= (n > 3 ? 3 : n); K++) {
-        size_t wm = 0;
-        for (size_t i = 0; i < all.m; i++)
-            if (oracle_preemptions(lt, lab, all.rows + i * n) <= K)
-                memcpy(want + wm++ * n, all.rows + i * n, n * sizeof *want);
-        o.preemptions = K;
-        snprintf(what, sizeof what, "preemptions-%u", K);
-        got = run_enum(p, &o, NULL);
-        assert_same_set(&got, want, wm, n, what);
-        free(got.rows);
-        assert_count(p, &o, wm, what);
-    }
-
-    /* delay bounds, up to where every schedule is within (or K = 6) */
-    o.mode = HF_ENUM_DELAYS;
-    for (uint32_t K = 0; K <= 6; K++) {
-        size_t wm = 0;
-        for (size_t i = 0; i < all.m; i++)
-            if (oracle_delays(lt, lab, all.rows + i * n) <= K)
-                memcpy(want + wm++ * n, all.rows + i * n, n * sizeof *want);
-        o.delays = K;
-        snprintf(what, sizeof what, "delays-%u", K);
-        got = run_enum(p, &o, NULL);
-        assert_same_set(&got, want, wm, n, what);
-        free(got.rows);
-        assert_count(p, &o, wm, what);
-        if (wm == all.m)
-            break;
-    }
+    /* preemption bounds up to 3; delay bounds up to where every schedule is within (or 6) */
+    check_bounds(p, lt, lab, &all, want, HF_ENUM_PREEMPTIONS, n > 3 ? 3 : n);
+    check_bounds(p, lt, lab, &all, want, HF_ENUM_DELAYS, 6);
     free(want);
     free(all.rows);
     free(lt);
