@@ -61,7 +61,9 @@ static hf_status learn_rebuild(hf_online *s, hf_error *err)
     hf_gen_options opt;
     hf_gen_options_init(&opt);
     opt.d = d;
-    opt.method = s->learn_method;
+    /* a union forest of fewer than d events has its n-tuples planned by auto: the chosen method
+     * may build d-hitting families only for d >= 3 (simple, doubletree, pattern) */
+    opt.method = d < s->d ? HF_METHOD_AUTO : s->learn_method;
     if ((st = hf_generate(s->u, &opt, hf_family_sink(s->fam), NULL, err)) != HF_OK)
         goto fail;
     if ((st = hf_i_coverage_new(s->u, d, NULL, 0, &s->cov, err)) != HF_OK)

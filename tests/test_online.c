@@ -1108,6 +1108,40 @@ Test(online, simulate_refuses_orders_that_are_not_forests)
     hf_poset_free(p);
 }
 
+/* Strategy learn with a method of its own that builds families for d >= 3 only: while the union
+ * forest has fewer than d events its n-tuples are planned by auto, so forests of 1 to 3 events
+ * (and more) are covered at d = 3 and 4 instead of refused mid-session. */
+Test(online, learn_with_a_method_for_d3_plans_small_union_forests)
+{
+    static const uint32_t edges[][2] = {{0, 1}, {0, 2}, {2, 3}, {0, 4}};
+    static const hf_method methods[] = {HF_METHOD_SIMPLE, HF_METHOD_PATTERN, HF_METHOD_DOUBLETREE};
+    for (uint32_t n = 1; n <= 5; n++)
+        for (unsigned d = 3; d <= 4; d++)
+            for (size_t k = 0; k < sizeof methods / sizeof methods[0]; k++) {
+                if (methods[k] == HF_METHOD_DOUBLETREE && (d != 3 || n < 3))
+                    continue; /* doubletree: d = 3 only (and below 3 events auto plans) */
+                uint32_t m = 0;
+                while (m < sizeof edges / sizeof edges[0] && edges[m][1] < n)
+                    m++;
+                hf_poset *p = tu_poset(n, edges, m);
+                hf_online_options o;
+                hf_online_options_init(&o);
+                o.d = d;
+                o.strategy = HF_ONLINE_LEARN;
+                o.learn_method = methods[k];
+                tu_collect c = {0};
+                c.n = n;
+                hf_error err;
+                hf_online_sim_result r;
+                cr_assert_eq(hf_online_simulate(p, &o, tu_collect_sink(&c), &r, &err), HF_OK,
+                             "n=%u d=%u %s: %s", n, d, hf_method_name(methods[k]), err.text);
+                cr_assert(tu_oracle_hitting(p, c.rows, c.m, d, NULL), "n=%u d=%u %s", n, d,
+                          hf_method_name(methods[k]));
+                free(c.rows);
+                hf_poset_free(p);
+            }
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Out of memory                                                                               */
 

@@ -47,7 +47,8 @@ typedef struct hf_online_options {
     unsigned d;                  /**< tuple size, 1..4 (default 2) */
     hf_online_strategy strategy; /**< default HF_ONLINE_AUTO */
     hf_method learn_method;      /**< learn: the offline method of the union forest (default
-                                      HF_METHOD_AUTO) */
+                                      HF_METHOD_AUTO); while the union forest has fewer than d
+                                      events, auto plans its n-tuples */
     uint64_t max_runs;           /**< hf_online_end_run says no more runs are needed once this
                                       many ran, whatever the strategy (default 100000; 0: none) */
     uint32_t size_hint;          /**< events a run is expected to have: hf_online_new reserves
