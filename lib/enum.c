@@ -89,6 +89,9 @@ struct hf_enum {
     uint32_t nt;
     uint32_t *enabled;
     uint32_t *pre;
+    /* delays: what running each thread next costs after the current prefix (candidate fills
+     * it once per scan, place reads it) */
+    uint32_t *dcost;
     /* traces: whether any event touches an object (else no two events commute), and scratch
      * for the completion check */
     bool commuting;
@@ -115,6 +118,7 @@ void hf_enum_free(hf_enum *e)
     hf_i_free(ctx, e->tid);
     hf_i_free(ctx, e->enabled);
     hf_i_free(ctx, e->pre);
+    hf_i_free(ctx, e->dcost);
     hf_i_free(ctx, e->indeg2);
     hf_i_free(ctx, e->queue);
     hf_i_free(ctx, e->sleep);
@@ -160,6 +164,8 @@ hf_status hf_enum_new(const hf_poset *p, const hf_enum_options *o, hf_enum **out
             e->enabled = hf_i_calloc(ctx, (size_t)T + n + 1, sizeof *e->enabled);
             e->pre = hf_i_calloc(ctx, (size_t)n + 1, sizeof *e->pre);
             ok = e->tid && e->enabled && e->pre;
+            if (ok && o->mode == HF_ENUM_DELAYS)
+                ok = (e->dcost = hf_i_alloc_array(ctx, e->nt, sizeof *e->dcost)) != NULL;
         }
         if (ok && o->mode == HF_ENUM_TRACES) {
             e->commuting = p->objects.of != NULL;
@@ -240,13 +246,22 @@ static bool all_advance(hf_enum *e)
 /* Depth-first search over prefixes (traces, preemptions)                                    */
 
 /* What placing enabled v next costs: a preemption when the last event's thread is another one
- * and still has an enabled event; the delays of running v's thread (hf_i_enum_delays). */
+ * and still has an enabled event; the delays of running v's thread, from the table candidate
+ * made for the current prefix (delay_costs). */
 static uint32_t cost_of(const hf_enum *e, uint32_t v)
 {
-    uint32_t last = e->depth > 0 ? e->tid[e->seq[e->depth - 1]] : 0;
     if (e->mode == HF_ENUM_DELAYS)
-        return hf_i_enum_delays(e->enabled, e->nt, last, e->tid[v]);
+        return e->dcost[e->tid[v]];
+    uint32_t last = e->depth > 0 ? e->tid[e->seq[e->depth - 1]] : 0;
     return e->depth > 0 && e->tid[v] != last && e->enabled[last] > 0;
+}
+
+/* Delays: the cost of each thread after the current prefix, into e->dcost. */
+static void delay_costs(hf_enum *e)
+{
+    uint32_t last = e->depth > 0 ? e->tid[e->seq[e->depth - 1]] : 0;
+    hf_i_enum_delay_costs(e->enabled, e->nt, last, e->dcost);
+    e->work += e->nt;
 }
 
 static void place(hf_enum *e, uint32_t v)
@@ -395,6 +410,8 @@ static bool trace_ok(hf_enum *e, uint32_t v)
 /* The least event >= from that may extend the current prefix, or NONE. */
 static uint32_t candidate(hf_enum *e, uint32_t from)
 {
+    if (e->mode == HF_ENUM_DELAYS)
+        delay_costs(e);
     for (uint32_t v = from; v < e->n; v++) {
         e->work++;
         if (e->placed[v] || e->indeg[v] != 0)

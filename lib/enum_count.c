@@ -111,10 +111,11 @@ static hf_status count_bounded_dp(const hf_poset *p, bool delays, uint32_t K, ui
     uint32_t *tid = hf_i_alloc_array(ctx, n, sizeof *tid);
     /* delays: the enabled events of each thread in the state at hand (0 between states) */
     uint32_t *run = delays ? hf_i_calloc(ctx, (size_t)T + n, sizeof *run) : NULL;
+    uint32_t *dcost = delays ? hf_i_alloc_array(ctx, (size_t)T + n, sizeof *dcost) : NULL;
     mpz_t one;
     mpz_init_set_ui(one, 1);
     hf_status st = HF_OK;
-    if (!key || !list || !tid || (delays && !run)) {
+    if (!key || !list || !tid || (delays && (!run || !dcost))) {
         st = HF_ENOMEM;
         goto out;
     }
@@ -134,15 +135,17 @@ static hf_status count_bounded_dp(const hf_poset *p, bool delays, uint32_t K, ui
             if ((st = dp_progress(ctx, &budget)))
                 goto out;
             bool runnable = false;
-            for (uint32_t i = 0; i < m && last && !runnable; i++)
+            for (uint32_t i = 0; i < m && !delays && last && !runnable; i++)
                 runnable = tid[list[i]] == last - 1;
-            for (uint32_t i = 0; i < m && delays; i++)
-                run[tid[list[i]]]++;
+            if (delays) {
+                for (uint32_t i = 0; i < m; i++)
+                    run[tid[list[i]]]++;
+                hf_i_enum_delay_costs(run, T + n, last ? last - 1 : 0, dcost);
+            }
             memcpy(key, I, W * sizeof *key);
             for (uint32_t i = 0; i < m; i++) {
                 uint32_t x = list[i];
-                uint32_t cost = delays ? hf_i_enum_delays(run, T + n, last ? last - 1 : 0, tid[x])
-                                       : last && tid[x] != last - 1 && runnable;
+                uint32_t cost = delays ? dcost[tid[x]] : last && tid[x] != last - 1 && runnable;
                 if ((uint64_t)pre + cost > K)
                     continue;
                 hf_i_bit_set(key, x);
@@ -172,6 +175,7 @@ out:
     hf_i_free(ctx, list);
     hf_i_free(ctx, tid);
     hf_i_free(ctx, run);
+    hf_i_free(ctx, dcost);
     return st;
 }
 

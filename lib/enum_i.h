@@ -25,16 +25,18 @@ bool hf_i_enum_advance(hf_enum *e);
  * states. */
 hf_status hf_i_enum_count_dp(const hf_poset *p, const hf_enum_options *o, mpz_t out);
 
-/* The delays of running thread u next (HF_ENUM_DELAYS): the runnable threads (run[t] != 0,
- * threads 0..nt-1) met before u in the cyclic order of thread numbers from `last`, the last
+/* The delays of running each thread next (HF_ENUM_DELAYS), into cost[0..nt-1]: the runnable
+ * threads (run[t] != 0) met before it in the cyclic order of thread numbers from `last`, the last
  * event's thread (0 before the first event). The scheduler's own pick, `last` when it is
- * runnable, else the first runnable thread after it, costs none. O(nt). */
-static inline uint32_t hf_i_enum_delays(const uint32_t *run, uint32_t nt, uint32_t last, uint32_t u)
+ * runnable, else the first runnable thread after it, costs none. One walk, O(nt). */
+static inline void hf_i_enum_delay_costs(const uint32_t *run, uint32_t nt, uint32_t last,
+                                         uint32_t *cost)
 {
     uint32_t c = 0;
-    for (uint32_t t = last; t != u; t = t + 1 == nt ? 0 : t + 1)
+    for (uint32_t k = 0, t = last; k < nt; k++, t = t + 1 == nt ? 0 : t + 1) {
+        cost[t] = c;
         c += run[t] != 0;
-    return c;
+    }
 }
 
 #endif

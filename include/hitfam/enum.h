@@ -99,8 +99,8 @@ HF_API HF_NODISCARD hf_status hf_enum_new(const hf_poset *p, const hf_enum_optio
  * - HF_ENUM_ALL: amortised O(n) (the Varol-Rotem adjacent-transposition method; see
  *   docs/enum.md), of which O(n) is copying the schedule out;
  * - HF_ENUM_PREEMPTIONS: O(n^2 + e) (depth-first search in which every prefix completes);
- * - HF_ENUM_DELAYS: O(n^2 + n t + e), t the threads (the same search, each candidate's delays
- *   counted over the threads);
+ * - HF_ENUM_DELAYS: O(n^2 + n t + e), t the threads (the same search, the delays of every
+ *   thread counted in one walk over the threads per position);
  * - HF_ENUM_TRACES: O(n^2 (n^2 + e)) worst case, O(n^2 + e) without object labels
  *   (depth-first search over lexicographically least trace members; each prefix is checked to
  *   complete, so that no search ends without a schedule). */
@@ -128,13 +128,12 @@ HF_API HF_NODISCARD hf_status hf_enum_run(const hf_poset *p, const hf_enum_optio
  * with K >= n - 1, which are counted as HF_ENUM_ALL): enumeration within o->max_work steps,
  * then, if it has not finished, dynamic programming over down-sets within o->max_work steps and
  * HF_ENUM_MAX_STATES states: for preemptions and delays over (down-set, last thread, preemptions
- * or delays spent), O(states * (n + e)) time (O(states * n * t) for delays, t the threads); for
- * traces an inclusion-exclusion over the sets of pairwise non-conflicting events that
- * can end a down-set (docs/enum.md), O(states * (n + e + such sets)). With the default bound each
- * phase takes some seconds at most (5 s for traces of 8 threads of 6 events on a loaded 2-core
- * machine). Errors: HF_EINVAL, HF_ENOMEM, HF_ETOOLARGE (with a message saying which bounds were
- * passed; never a wrong number), HF_EABORTED (the context's progress callback, task "count",
- * said stop). */
+ * or delays spent), O(states * (n + e)) time (O(states * (n + e + t)) for delays, t the threads);
+ * for traces an inclusion-exclusion over the sets of pairwise non-conflicting events that can end a
+ * down-set (docs/enum.md), O(states * (n + e + such sets)). With the default bound each phase takes
+ * some seconds at most (5 s for traces of 8 threads of 6 events on a loaded 2-core machine).
+ * Errors: HF_EINVAL, HF_ENOMEM, HF_ETOOLARGE (with a message saying which bounds were passed; never
+ * a wrong number), HF_EABORTED (the context's progress callback, task "count", said stop). */
 HF_API HF_NODISCARD hf_status hf_enum_count(const hf_poset *p, const hf_enum_options *o, mpz_t out,
                                             hf_error *err);
 
