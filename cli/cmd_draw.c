@@ -268,7 +268,12 @@ int cmd_draw(int argc, char **argv)
     draw_marks marks = {.conflicts = conflicts};
     uint32_t tuple[HF_MAX_D];
     for (unsigned i = 0; i < tuple_len; i++) {
-        if (hf_poset_find(p, tuple_names[i], &tuple[i]) != HF_OK) {
+        hf_status st = hf_poset_find(p, tuple_names[i], &tuple[i]);
+        if (st == HF_ENOMEM) {
+            report(NULL, 0, "%s", hf_strerror(st));
+            goto out;
+        }
+        if (st != HF_OK) {
             report(poset_path, 0, "--tuple: no event is named '%s'", tuple_names[i]);
             goto out;
         }

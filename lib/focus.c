@@ -36,7 +36,7 @@ hf_status hf_focus_read_mem(const hf_poset *p, const char *data, size_t len, uin
     hf_i_name_buf name = {.text = hf_i_malloc(ctx, HF_MAX_NAME + 1)};
     hf_status st = HF_OK;
     /* one slot at least, so that an empty focus set is a non-NULL array */
-    if (!name.text || HF_I_GROW(ctx, out, &cap, 1))
+    if (!name.text || HF_I_GROW(ctx, out, &cap, 1) || hf_i_poset_index_names(p))
         st = hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     size_t i = len >= 3 && memcmp(data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0, line = 1, line_start = 0;
     while (!st && i < len) {

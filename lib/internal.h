@@ -74,6 +74,11 @@ void hf_i_error_clear(hf_error *err);
  * does not fit) and returns buf: for messages. */
 bool hf_i_name_is_bare(const char *name);
 const char *hf_i_name_quote(const char *name, char *buf, size_t cap);
+
+/* Make p ready for lookups by name (lib/poset_query.c, hf_i_poset_names_index): HF_OK, or
+ * HF_ENOMEM. Readers of names call it before their first lookup, so that a failure is reported as
+ * out of memory rather than as an unknown name. */
+hf_status hf_i_poset_index_names(const hf_poset *p);
 /* Write the name, quoted if needed, to a stream. Returns false on a write error. */
 bool hf_i_name_write(FILE *out, const char *name);
 /* Write s as a DOT ID that Graphviz reads back as exactly s (bare, "quoted" or <angled>).

@@ -20,11 +20,13 @@
  * Names are resolved by guesses (the event named last in the same place, and the next one), then
  * by the builder's table until references turn random, from then on by the reader's own table,
  * which holds every event: a name it does not hold is new and is appended to the builder without
- * a lookup (the builder's table places such names all at once when next asked). Memory: the
- * builder's tables, where each name is in the input (8 bytes per event), the reader's table
- * (12 bytes a slot, at least 24 per event, only for random references), the per-event values of
- * the attributes that occur, and the node lists of the statement being read; no allocation per
- * event. */
+ * a lookup. A numbered name (e17) past every number of its prefix so far is new too, and is
+ * appended without asking any table. The builder's table places appended names when next asked;
+ * the finished poset, when a name is first looked up (hf_poset_find, reading a family), so that
+ * `gen` and `stats`, which never look one up, never place them. Memory: the builder's tables,
+ * where each name is in the input (8 bytes per event), the reader's table (12 bytes a slot, at
+ * least 24 per event, only for random references), the per-event values of the attributes that
+ * occur, and the node lists of the statement being read; no allocation per event. */
 #include <string.h>
 
 #include "io_dot_i.h"
@@ -106,6 +108,15 @@ typedef struct reader {
     } * tab;
     size_t tab_mask, tab_count;
     bool tab_off;
+    /* Numbered names: once an event is named by a prefix (at most 16 bytes) and a decimal
+     * number (numbered), a name of that prefix and a number of num_next or more, num_next being
+     * one more than the largest number of an event of that prefix so far, cannot be an event's:
+     * it is made without a lookup. DOT that numbers its events (e0 -> e1) names each new event
+     * so. */
+    bool num_on;
+    uint8_t num_plen;
+    char num_prefix[16];
+    uint64_t num_next;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     uint32_t made_after_arrow; /* events first named after an edge operator */
     /* the events made and the text read at the first miss, then at each making or growth of
@@ -250,6 +261,62 @@ static hf_status declare(reader *r, int a)
     return HF_OK;
 }
 
+/* Whether s[0..n) is a prefix of at most sizeof num_prefix bytes then 1 to 18 decimal digits:
+ * *plen and *num. Spellings of one number (5, 05) are alike: a name numbered num_next or more is
+ * new because every made name of the prefix has a smaller number, whatever its spelling. */
+static inline bool numbered(const reader *r, const char *s, size_t n, size_t *plen, uint64_t *num)
+{
+    size_t d = n;
+    while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
+        d--;
+    if (d == n || n - d > 18 || d > sizeof r->num_prefix)
+        return false;
+    uint64_t v = 0;
+    for (size_t k = d; k < n; k++)
+        v = v * 10 + (uint64_t)(s[k] - '0');
+    *plen = d;
+    *num = v;
+    return true;
+}
+
+static inline bool same_prefix(const reader *r, const char *s, size_t plen)
+{
+    if (plen != r->num_plen)
+        return false;
+    for (size_t k = 0; k < plen; k++)
+        if (s[k] != r->num_prefix[k])
+            return false;
+    return true;
+}
+
+/* Whether s[0..n) is the prefix's and numbered num_next or more: no event has that name. */
+static inline bool numbered_new(const reader *r, const char *s, size_t n)
+{
+    size_t plen;
+    uint64_t num;
+    return r->num_on && numbered(r, s, n, &plen, &num) && num >= r->num_next &&
+           same_prefix(r, s, plen);
+}
+
+/* Event named s[0..n) made: the first numbered name chooses the prefix; num_next follows the
+ * largest number of the prefix. */
+static void numbered_made(reader *r, const char *s, size_t n)
+{
+    size_t plen;
+    uint64_t num;
+    if (!numbered(r, s, n, &plen, &num))
+        return;
+    if (!r->num_on) {
+        r->num_on = true;
+        r->num_plen = (uint8_t)plen;
+        memcpy(r->num_prefix, s, plen);
+    } else if (!same_prefix(r, s, plen)) {
+        return;
+    }
+    if (num >= r->num_next)
+        r->num_next = num + 1;
+}
+
 #define EMPTY_SLOT  UINT32_MAX
 #define SCOUT_AHEAD 1024u /* bytes */
 
@@ -386,6 +453,10 @@ static void scout(reader *r)
         if (!plain)
             continue;
         size_t len = sc->end - sc->start;
+        if (!r->tab && numbered_new(r, sc->s + sc->start, len)) {
+            t->hashed = false; /* new: no table is asked (the reader hashes it if it is not) */
+            continue;
+        }
         uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
         if (!r->tab) {
             hf_i_strtab_prefetch(r->names, h);
@@ -461,9 +532,11 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
             r->score[role]--;
     }
     uint64_t h = 0;
-    if (r->tab) {
-        scout(r);
+    bool fresh = numbered_new(r, r->name, r->text_len);
+    if (r->tab)
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
+    if (r->tab && !fresh) {
+        scout(r);
         uint32_t lo, hi;
         name_word(r->name, r->text_len, h, 0, &lo, &hi);
         for (size_t i = (size_t)h & r->tab_mask; r->tab[i].id != EMPTY_SLOT;
@@ -474,9 +547,10 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
             }
     }
     hf_status st;
-    if (r->tab) {
-        /* the reader's table holds every event: a new one, which the builder's table will
-         * place with the others when asked next (at the latest when the poset is finished) */
+    if (r->tab || fresh) {
+        /* new (the reader's table holds every event, or the name is numbered past them all):
+         * the builder's table places it with the others when asked next (the finished poset
+         * when a name is first looked up) */
         st = hf_i_poset_builder_add_new(r->b, r->name, r->text_len, id_out);
     } else {
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
@@ -535,6 +609,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
+    numbered_made(r, r->name, r->text_len);
     r->made_after_arrow += role;
     r->n++;
     return HF_OK;

@@ -133,10 +133,11 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
     r.emit = emit;
     r.emit_user = user;
     hf_status st = HF_OK;
+    r.names = hf_i_poset_names_index(p);
     r.name.text = hf_i_malloc(r.ctx, HF_MAX_NAME + 1);
     r.row = hf_i_alloc_array(r.ctx, p->n, sizeof *r.row);
     r.seen = hf_i_calloc(r.ctx, hf_i_words(p->n), sizeof *r.seen);
-    if (!r.name.text || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
+    if (!r.names || !r.name.text || !r.row || !r.seen || hf_family_new(r.ctx, p->n, &r.f))
         st = hf_i_read_nomem(&r);
     if (!st)
         st = hf_i_read_need(&r, HF_I_NEED_START);

@@ -6,9 +6,11 @@
 #include "family_i.h"
 #include "family_stream_i.h"
 #include "names.h"
+#include "poset_i.h"
 
 typedef struct hf_i_reader {
     const hf_poset *p;
+    const hf_i_strtab *names; /* p's names, placed for lookups (hf_i_poset_names_index) */
     hf_ctx *ctx;
     const char *s;
     size_t len;

@@ -189,7 +189,7 @@ static uint32_t text_batch(hf_i_reader *r, uint32_t *k, size_t sched, hf_status 
     size_t start[BATCH], len[BATCH];
     uint64_t h[BATCH];
     uint32_t cand[BATCH], nt = 0;
-    const hf_i_strtab *t = &r->p->names;
+    const hf_i_strtab *t = r->names;
     const char *s = r->s;
     for (size_t at = r->pos; nt < BATCH;) {
         while (at < r->len && (s[at] == ' ' || s[at] == '\t'))

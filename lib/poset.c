@@ -296,9 +296,15 @@ static hf_status take_access(hf_poset *p, const hf_poset_builder *b)
 
 static hf_status take_names(hf_poset *p, hf_poset_builder *b)
 {
-    hf_status st;
-    if ((st = hf_i_strtab_index(p->ctx, &b->names)))
-        return st;
+    hf_i_strtab *t = &b->names;
+    if (t->indexed < t->count) {
+        /* names appended without a place (hf_i_poset_builder_add_new): most commands never
+         * look a name up, so they are placed at the first lookup (hf_i_poset_names_index) */
+        hf_i_free(p->ctx, t->slots);
+        t->slots = NULL;
+        t->mask = 0;
+        t->indexed = 0;
+    }
     if (!b->names.data) { /* no events: keep a valid empty table */
         b->names.data = hf_i_calloc(p->ctx, 1, 1);
         if (!b->names.data)
@@ -332,6 +338,7 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
     p->ctx = ctx;
     p->n = n;
+    atomic_init(&p->name_index, NULL);
     hf_status st;
     if ((st = hf_i_poset_hasse_rows(p, b->edges, b->edge_count))) {
         hf_i_fail(err, st, 0, 0, "out of memory");

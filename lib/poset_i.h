@@ -4,6 +4,8 @@
 #ifndef HITFAM_POSET_I_H
 #define HITFAM_POSET_I_H
 
+#include <stdatomic.h>
+
 #include "internal.h"
 #include "strtab.h"
 
@@ -26,7 +28,12 @@ static inline const char *hf_i_label_name(const hf_i_labels *l, uint32_t k)
 struct hf_poset {
     hf_ctx *ctx;
     uint32_t n;
-    hf_i_strtab names; /* the events' names, index = id (data never NULL) */
+    /* The events' names, index = id (data never NULL). Their slots are there when the builder
+     * placed every name; a reader that appended names without placing them (the fast DOT
+     * reader) leaves the slots out (NULL), and the first lookup by name places every name in a
+     * table of its own, name_index (hf_i_poset_names_index), which shares data and off. */
+    hf_i_strtab names;
+    _Atomic(hf_i_strtab *) name_index;
     size_t edge_count;
     size_t *succ_off; /* n + 1 */
     uint32_t *succ;
@@ -54,6 +61,12 @@ struct hf_poset {
     hf_i_labels objects; /* hf_poset_builder_set_object */
     uint8_t *access;     /* hf_access per event; NULL when no event touches an object */
 };
+
+/* The names with every one placed in slots, for lookups by name: p->names when the builder
+ * placed them all, else name_index, made at the first call (by whichever thread gets there
+ * first: a finished poset is read from several threads at once). NULL when that table cannot be
+ * allocated (a later call tries again). O(n) the first time, O(1) after. */
+const hf_i_strtab *hf_i_poset_names_index(const hf_poset *p);
 
 static inline const char *hf_i_name(const hf_poset *p, uint32_t id)
 {

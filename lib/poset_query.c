@@ -18,12 +18,49 @@ hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id)
         return HF_EINVAL;
     if (p->n == 0)
         return HF_ENOTFOUND;
-    uint32_t found = hf_i_strtab_find(&p->names, name, strlen(name), NULL);
+    const hf_i_strtab *t = hf_i_poset_names_index(p);
+    if (!t)
+        return HF_ENOMEM;
+    uint32_t found = hf_i_strtab_find(t, name, strlen(name), NULL);
     if (found == HF_NO_EVENT)
         return HF_ENOTFOUND;
     if (id)
         *id = found;
     return HF_OK;
+}
+
+const hf_i_strtab *hf_i_poset_names_index(const hf_poset *p)
+{
+    if (p->names.indexed == p->names.count)
+        return &p->names;
+    hf_poset *q = (hf_poset *)p; /* name_index is the one field a finished poset sets later */
+    hf_i_strtab *t = atomic_load_explicit(&q->name_index, memory_order_acquire);
+    if (t)
+        return t;
+    hf_i_strtab *mine = hf_i_malloc(p->ctx, sizeof *mine);
+    if (!mine)
+        return NULL;
+    *mine = (hf_i_strtab){.data = p->names.data,
+                          .data_len = p->names.data_len,
+                          .off = p->names.off,
+                          .count = p->names.count};
+    if (hf_i_strtab_index(p->ctx, mine)) {
+        hf_i_free(p->ctx, mine);
+        return NULL;
+    }
+    /* another thread may have made one meanwhile: the first kept, the others freed */
+    if (!atomic_compare_exchange_strong_explicit(&q->name_index, &t, mine, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        hf_i_free(p->ctx, mine->slots);
+        hf_i_free(p->ctx, mine);
+        return t;
+    }
+    return mine;
+}
+
+hf_status hf_i_poset_index_names(const hf_poset *p)
+{
+    return hf_i_poset_names_index(p) ? HF_OK : HF_ENOMEM;
 }
 
 size_t hf_poset_hasse_edge_count(const hf_poset *p) { return p ? p->edge_count : 0; }

@@ -17,6 +17,7 @@
 #include <hitfam/order.h>
 
 #include "io_dot_fast.h"
+#include "poset_i.h"
 #include "strtab.h"
 #include "util.h"
 
@@ -34,6 +35,11 @@ static const char *poset_difference(const hf_poset *a, const hf_poset *b)
     for (uint32_t v = 0; v < n; v++) {
         if (strcmp(hf_poset_name(a, v), hf_poset_name(b, v)) != 0)
             return "names";
+        /* each finds every name (the fast reader's are placed at the first lookup) */
+        uint32_t ia = HF_NO_EVENT, ib = HF_NO_EVENT;
+        if (hf_poset_find(a, hf_poset_name(a, v), &ia) != HF_OK || ia != v ||
+            hf_poset_find(b, hf_poset_name(b, v), &ib) != HF_OK || ib != v)
+            return "lookup by name";
         uint32_t ca, cb;
         const uint32_t *sa = hf_poset_hasse_succ(a, v, &ca), *sb = hf_poset_hasse_succ(b, v, &cb);
         if (ca != cb || (ca && memcmp(sa, sb, ca * sizeof *sa) != 0))
@@ -617,6 +623,133 @@ Test(dot_fast, random_texts_read_alike)
     cr_assert_geq(tl.refused, 300);
 }
 
+/* Numbered names (a prefix and a decimal number, which the fast reader makes without a lookup
+ * when the number is past every one of its prefix so far): spellings of one name, numbers with
+ * leading zeros, of 18 and 19 digits, other prefixes, numerals, quoted and joined spellings, in
+ * increasing, decreasing and random order. Edges go from earlier names to later ones in a
+ * random ranking, so that most texts are orders. */
+static void numbered_name(char *out, size_t cap, uint64_t *rng)
+{
+    static const char *const prefixes[] = {"e", "e", "e", "e", "", "E", "ev_", "-", "1."};
+    static const char *const big[] = {"999999999999999999", "1000000000000000000",
+                                      "123456789012345678", "1234567890123456789"};
+    const char *prefix = PICK(rng, prefixes);
+    char num[32];
+    uint32_t r = tu_below(rng, 16);
+    if (r == 0)
+        snprintf(num, sizeof num, "%s", PICK(rng, big));
+    else if (r == 1)
+        snprintf(num, sizeof num, "0%u", tu_below(rng, 12));
+    else
+        snprintf(num, sizeof num, "%u", tu_below(rng, 40));
+    snprintf(out, cap, "%s%s", prefix, num);
+}
+
+/* One spelling of name s: bare when DOT allows it, quoted, or joined from two quoted halves. */
+static void spell(text *t, const char *s, uint64_t *rng)
+{
+    bool bare_ok = (s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_' ||
+                   ((s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) && !strchr(s, '_') &&
+                    !strchr(s, 'v') && !strchr(s, 'e') && !strchr(s, 'E'));
+    uint32_t r = tu_below(rng, 4);
+    char buf[80];
+    if (bare_ok && r < 2) {
+        put(t, s);
+    } else if (r < 3 || strlen(s) < 2) {
+        snprintf(buf, sizeof buf, "\"%s\"", s);
+        put(t, buf);
+    } else {
+        size_t half = strlen(s) / 2;
+        snprintf(buf, sizeof buf, "\"%.*s\" + \"%s\"", (int)half, s, s + half);
+        put(t, buf);
+    }
+}
+
+Test(dot_fast, numbered_names_read_alike)
+{
+    uint64_t rng = 0x5eed0017u;
+    text t = {0};
+    tally tl = {0};
+    char what[64];
+    enum { POOL = 48 };
+    char pool[POOL][40];
+    for (int i = 0; i < 2000; i++) {
+        /* a pool of names ranked by position (duplicates share the first one's rank) */
+        uint32_t m = 2 + tu_below(&rng, POOL - 1);
+        for (uint32_t k = 0; k < m; k++)
+            numbered_name(pool[k], sizeof pool[k], &rng);
+        uint32_t order = tu_below(&rng, 3); /* 0: names in pool order, 1: reversed, 2: random */
+        t.len = 0;
+        put(&t, "digraph {\n");
+        for (uint32_t k = 0; k < 2 * m; k++) {
+            uint32_t a = order == 0 ? k / 2 : order == 1 ? m - 1 - k / 2 : tu_below(&rng, m);
+            uint32_t rank_a = a, b = tu_below(&rng, m), rank_b = b;
+            for (uint32_t j = 0; j < a; j++)
+                if (strcmp(pool[j], pool[a]) == 0) {
+                    rank_a = j;
+                    break;
+                }
+            for (uint32_t j = 0; j < b; j++)
+                if (strcmp(pool[j], pool[b]) == 0) {
+                    rank_b = j;
+                    break;
+                }
+            spell(&t, pool[a], &rng);
+            /* edges from lower ranks to higher ones, but now and then one back (a cycle) */
+            bool back = tu_below(&rng, 64) == 0;
+            if (rank_a != rank_b && (rank_a < rank_b || back) && tu_below(&rng, 4) != 0) {
+                put(&t, " -> ");
+                spell(&t, pool[b], &rng);
+            }
+            put(&t, ";\n");
+        }
+        put(&t, "}\n");
+        snprintf(what, sizeof what, "numbered text %d", i);
+        compare(t.s, t.len, what, &tl);
+    }
+    free(t.s);
+    cr_log_info("numbered texts: %zu fast, %zu through libcgraph, %zu refused", tl.fast,
+                tl.fell_back, tl.refused);
+    cr_assert_geq(tl.fast, 1000);
+}
+
+/* A large numbered tree written parent -> child in child order (the parents random references,
+ * so that the reader's own table is made, and the children new names) and its variants with
+ * some children named again, read alike. */
+Test(dot_fast, numbered_tree_with_random_references_reads_alike)
+{
+    uint64_t rng = 0x5eed0018u;
+    text t = {0};
+    tally tl = {0};
+    char line[96];
+    for (int variant = 0; variant < 4; variant++) {
+        uint32_t n = 30000;
+        t.len = 0;
+        put(&t, "digraph {\n");
+        for (uint32_t v = 1; v < n; v++) {
+            uint32_t parent = tu_below(&rng, v);
+            snprintf(line, sizeof line, "e%u -> e%u;\n", parent, v);
+            put(&t, line);
+            if (variant >= 1 && tu_below(&rng, 50) == 0) { /* a name made before, again */
+                snprintf(line, sizeof line, "e%u;\n", tu_below(&rng, v + 1));
+                put(&t, line);
+            }
+            if (variant >= 2 && tu_below(&rng, 500) == 0) { /* a name past the others */
+                snprintf(line, sizeof line, "e%u;\n", v + 1 + tu_below(&rng, 100));
+                put(&t, line);
+            }
+            if (variant == 3 && tu_below(&rng, 300) == 0) { /* another prefix, leading zeros */
+                snprintf(line, sizeof line, "x%u -> e0%u;\n", v, v);
+                put(&t, line);
+            }
+        }
+        put(&t, "}\n");
+        compare(t.s, t.len, "numbered tree", &tl);
+    }
+    free(t.s);
+    cr_assert_eq(tl.fast, 4);
+}
+
 Test(dot_fast, every_prefix_reads_alike)
 {
     /* each text cut after every byte, so that every kind of token (names, numerals, quoted
@@ -684,6 +817,69 @@ Test(dot_fast, every_allocation_failure_is_reported)
     for (size_t k = 0; k < sizeof inputs / sizeof inputs[0]; k++)
         each_allocation_fails(hf_i_dot_read_fast, inputs[k], strlen(inputs[k]), first[k],
                               inputs[k]);
+}
+
+/* An order the fast reader read with numbered names places them at the first lookup: reading a
+ * family or a focus list against it, or finding a name, with the allocation after k successes
+ * failing (for every k), reports out of memory as such (never as an unknown name), leaks
+ * nothing, and succeeds when tried again. */
+Test(dot_fast, first_lookup_allocation_failures)
+{
+    static const char dot[] = "digraph { e0 -> e1 -> e2; e1 -> e3; e0 -> e4 }";
+    static const char family[] = "e0 e1 e2 e3 e4\ne0 e4 e1 e3 e2\n";
+    static const char focus[] = "e3\ne4\n";
+    tu_chaos c = {.left = -1, .once = true};
+    hf_ctx *ctx = tu_chaos_ctx(&c);
+    for (int what = 0; what < 3; what++) {
+        bool failed = true;
+        for (long k = 0; failed; k++) {
+            c.left = -1;
+            long live = c.live;
+            hf_poset *p = NULL;
+            hf_error err;
+            cr_assert_eq(hf_i_dot_read_fast(ctx, dot, strlen(dot), &p, &err), HF_OK, "%s",
+                         err.text);
+            cr_assert_null(p->names.slots, "the names were placed by the reader");
+            hf_family *f = NULL;
+            uint32_t *ids = NULL, id = HF_NO_EVENT;
+            size_t count = 0;
+            hf_status st = HF_OK;
+            for (int again = 0; again < 2; again++) {
+                c.left = again ? -1 : k;
+                c.calls = 0;
+                err = (hf_error){0};
+                if (what == 0)
+                    st = hf_family_read_mem(p, family, strlen(family), &f, NULL, &err);
+                else if (what == 1)
+                    st = hf_focus_read_mem(p, focus, strlen(focus), &ids, &count, &err);
+                else
+                    st = hf_poset_find(p, "e3", &id);
+                if (again == 0) {
+                    failed = c.calls > k;
+                    cr_assert_eq(st, failed ? HF_ENOMEM : HF_OK, "%d, k=%ld: %s (%s)", what, k,
+                                 hf_strerror(st), err.text);
+                    if (failed && what < 2)
+                        cr_assert(strstr(err.text, "out of memory"), "%s", err.text);
+                    if (!failed)
+                        break;
+                } else {
+                    cr_assert_eq(st, HF_OK, "%d, k=%ld, again: %s", what, k, err.text);
+                }
+            }
+            if (what == 0)
+                cr_assert_eq(hf_family_size(f), 2);
+            if (what == 1)
+                cr_assert(count == 2 && ids[0] == 3 && ids[1] == 4);
+            if (what == 2)
+                cr_assert_eq(id, 3);
+            hf_family_free(f);
+            hf_focus_free(p, ids);
+            hf_poset_free(p);
+            cr_assert_eq(c.live, live, "%d, k=%ld: leak", what, k);
+        }
+    }
+    c.left = -1;
+    hf_ctx_free(ctx);
 }
 
 /* ------------------------------------------------------------------------------------------ */

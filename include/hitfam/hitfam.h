@@ -218,7 +218,10 @@ HF_API void hf_poset_free(hf_poset *p);
 HF_API uint32_t hf_poset_size(const hf_poset *p);
 /** Name of event @p id (owned by the poset), or NULL if @p id is out of range. */
 HF_API const char *hf_poset_name(const hf_poset *p, uint32_t id);
-/** Find an event id by name. HF_ENOTFOUND when absent. Expected O(|name|). */
+/** Find an event id by name. HF_ENOTFOUND when absent. Expected O(|name|), but for the first
+ * lookup in an order read by the fast DOT reader, which places every name in a table then (O(n);
+ * HF_ENOMEM when that table cannot be allocated, and the next lookup tries again). Safe to call
+ * from several threads at once, like every query. */
 HF_API HF_NODISCARD hf_status hf_poset_find(const hf_poset *p, const char *name, uint32_t *id);
 
 /** Number of edges of the Hasse diagram (covering pairs). */
