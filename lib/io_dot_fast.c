@@ -117,6 +117,14 @@ typedef struct reader {
     uint8_t num_plen;
     char num_prefix[16];
     uint64_t num_next;
+    /* And the events of the prefix spelled without a leading zero (the spelling and the number
+     * then determine each other) by number, below num_cap (HF_NO_EVENT: no such event): every
+     * such event made with a number below num_cap is there, so the array answers those names
+     * without a table, known or new. It grows (to at most about 4 numbers an event) while no
+     * such event was made past it; once one is (num_frozen), it keeps its size. */
+    uint32_t *num_id;
+    size_t num_cap;
+    bool num_frozen;
     size_t misses; /* names seen before that no guess found (the table starts when many) */
     uint32_t made_after_arrow; /* events first named after an edge operator */
     /* the events made and the text read at the first miss, then at each making or growth of
@@ -289,32 +297,63 @@ static inline bool same_prefix(const reader *r, const char *s, size_t plen)
     return true;
 }
 
-/* Whether s[0..n) is the prefix's and numbered num_next or more: no event has that name. */
-static inline bool numbered_new(const reader *r, const char *s, size_t n)
+/* Whether s[0..n) (its number without a leading zero: digits at plen) is spelled canonically. */
+static inline bool canonical(const char *s, size_t n, size_t plen)
+{
+    return n - plen == 1 || s[plen] != '0';
+}
+
+/* What the numbered names say of s[0..n): NUM_KNOWN (event *id), NUM_NEW (no event has that
+ * name) or NUM_ASK (the tables must be asked). */
+enum { NUM_ASK, NUM_NEW, NUM_KNOWN };
+static inline int numbered_lookup(const reader *r, const char *s, size_t n, uint32_t *id)
 {
     size_t plen;
     uint64_t num;
-    return r->num_on && numbered(r, s, n, &plen, &num) && num >= r->num_next &&
-           same_prefix(r, s, plen);
+    if (!r->num_on || !numbered(r, s, n, &plen, &num) || !same_prefix(r, s, plen))
+        return NUM_ASK;
+    if (num < r->num_cap && canonical(s, n, plen)) {
+        *id = r->num_id[num];
+        return *id == HF_NO_EVENT ? NUM_NEW : NUM_KNOWN;
+    }
+    return num >= r->num_next ? NUM_NEW : NUM_ASK;
 }
 
-/* Event named s[0..n) made: the first numbered name chooses the prefix; num_next follows the
- * largest number of the prefix. */
-static void numbered_made(reader *r, const char *s, size_t n)
+/* Event id named s[0..n) made: the first numbered name chooses the prefix; num_next follows the
+ * largest number of the prefix, num_id the canonical spellings. HF_ENOMEM when num_id cannot
+ * grow. */
+static hf_status numbered_made(reader *r, const char *s, size_t n, uint32_t id)
 {
     size_t plen;
     uint64_t num;
     if (!numbered(r, s, n, &plen, &num))
-        return;
+        return HF_OK;
     if (!r->num_on) {
         r->num_on = true;
         r->num_plen = (uint8_t)plen;
         memcpy(r->num_prefix, s, plen);
     } else if (!same_prefix(r, s, plen)) {
-        return;
+        return HF_OK;
     }
     if (num >= r->num_next)
         r->num_next = num + 1;
+    if (!canonical(s, n, plen))
+        return HF_OK;
+    if (num >= r->num_cap && !r->num_frozen) {
+        if (num >= 4 * ((uint64_t)r->n + 1) + 1024) {
+            r->num_frozen = true; /* sparse numbers: left to the tables */
+            return HF_OK;
+        }
+        size_t old = r->num_cap;
+        hf_status st = HF_I_GROW(r->ctx, r->num_id, &r->num_cap, (size_t)num + 1);
+        if (st)
+            return st;
+        for (size_t k = old; k < r->num_cap; k++)
+            r->num_id[k] = HF_NO_EVENT;
+    }
+    if (num < r->num_cap)
+        r->num_id[num] = id;
+    return HF_OK;
 }
 
 #define EMPTY_SLOT  UINT32_MAX
@@ -453,8 +492,9 @@ static void scout(reader *r)
         if (!plain)
             continue;
         size_t len = sc->end - sc->start;
-        if (!r->tab && numbered_new(r, sc->s + sc->start, len)) {
-            t->hashed = false; /* new: no table is asked (the reader hashes it if it is not) */
+        uint32_t known;
+        if (!r->tab && numbered_lookup(r, sc->s + sc->start, len, &known) != NUM_ASK) {
+            t->hashed = false; /* no table is asked (the reader hashes it if one is) */
             continue;
         }
         uint64_t h = t->hash = hf_i_strtab_hash(sc->s + sc->start, len);
@@ -532,7 +572,13 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
             r->score[role]--;
     }
     uint64_t h = 0;
-    bool fresh = numbered_new(r, r->name, r->text_len);
+    uint32_t known;
+    int said = numbered_lookup(r, r->name, r->text_len, &known);
+    if (said == NUM_KNOWN) {
+        *id_out = r->last[role] = known;
+        return HF_OK;
+    }
+    bool fresh = said == NUM_NEW;
     if (r->tab)
         h = r->text_hashed ? r->text_hash : hf_i_strtab_hash(r->name, r->text_len);
     if (r->tab && !fresh) {
@@ -548,7 +594,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     hf_status st;
     if (r->tab || fresh) {
-        /* new (the reader's table holds every event, or the name is numbered past them all):
+        /* new (the reader's table holds every event, or the numbered names say so):
          * the builder's table places it with the others when asked next (the finished poset
          * when a name is first looked up) */
         st = hf_i_poset_builder_add_new(r->b, r->name, r->text_len, id_out);
@@ -609,7 +655,8 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
-    numbered_made(r, r->name, r->text_len);
+    if ((st = numbered_made(r, r->name, r->text_len, r->n)))
+        return st;
     r->made_after_arrow += role;
     r->n++;
     return HF_OK;
@@ -823,8 +870,10 @@ static hf_status read_graph(reader *r, hf_poset **out, hf_error *err)
     /* the reader's own tables have served: the finishing's peak does without them */
     hf_i_free(r->ctx, r->tab);
     hf_i_free(r->ctx, r->place);
+    hf_i_free(r->ctx, r->num_id);
     r->tab = NULL;
     r->place = NULL;
+    r->num_id = NULL;
     st = hf_poset_builder_finish(r->b, out, err);
     if (st && st != HF_ENOMEM)
         return GIVE_UP; /* a cycle or a size limit: the libcgraph path explains */
@@ -858,6 +907,7 @@ hf_status hf_i_dot_read_fast(hf_ctx *ctx, const char *data, size_t len, hf_poset
     hf_i_free(ctx, r->assign);
     hf_i_free(ctx, r->place);
     hf_i_free(ctx, r->tab);
+    hf_i_free(ctx, r->num_id);
     hf_i_free(ctx, r);
     if (st == HF_ENOMEM)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
