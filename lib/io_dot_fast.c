@@ -19,14 +19,16 @@
  * Events are numbered by first appearance in the text, which is libcgraph's node creation order.
  * Names are resolved by guesses (the event named last in the same place, and the next one), then
  * by the builder's table until references turn random, from then on by the reader's own table,
- * which holds every event: a name it does not hold is new and is appended to the builder without
- * a lookup. A numbered name (e17) past every number of its prefix so far is new too, and is
- * appended without asking any table. The builder's table places appended names when next asked;
- * the finished poset, when a name is first looked up (hf_poset_find, reading a family), so that
- * `gen` and `stats`, which never look one up, never place them. Memory: the builder's tables,
- * where each name is in the input (8 bytes per event), the reader's table (12 bytes a slot, at
- * least 24 per event, only for random references), the per-event values of the attributes that
- * occur, and the node lists of the statement being read; no allocation per event. */
+ * which holds every event: a name it does not hold is new and is appended to the builder without a
+ * lookup. A numbered name (e17) is looked up by its number in an array of the events of its
+ * prefix, and one past every number of its prefix so far is new: neither asks a table. The
+ * builder's table places appended names when next asked; the finished poset, when a name is first
+ * looked up (hf_poset_find, reading a family), so that `gen` and `stats`, which never look one up,
+ * never place them. Memory: the builder's tables, where each name is in the input (8 bytes per
+ * event), the reader's table (12 bytes a slot, at least 24 per event, only for random references),
+ * the array of numbered events (4 bytes a number, at most about 4 numbers an event), the
+ * per-event values of the attributes that occur, and the node lists of the statement being read;
+ * no allocation per event. */
 #include <string.h>
 
 #include "io_dot_i.h"
