@@ -714,8 +714,9 @@ Test(dot_fast, numbered_names_read_alike)
 }
 
 /* A large numbered tree written parent -> child in child order (the parents random references,
- * so that the reader's own table is made, and the children new names) and its variants with
- * some children named again, read alike. */
+ * answered by the array of numbered events, and the children new names) and its variants with
+ * some children named again, read alike; in the last, a name far past the others stops the
+ * array early, so that the reader's own table is made. */
 Test(dot_fast, numbered_tree_with_random_references_reads_alike)
 {
     uint64_t rng = 0x5eed0018u;
@@ -1124,13 +1125,19 @@ Test(dot_fast, many_references_to_known_names)
     name_mode = 0;
 }
 
+/* Every allocation failing in turn: numbered names (the array of events by number grows) and
+ * long names (the prefix is too long to be numbered: the reader's own table is made). */
 Test(dot_fast, many_references_allocation_failures)
 {
     uint64_t rng = 1617;
-    size_t len;
-    char *dot = random_references(5000, &rng, "n0", &len);
-    each_allocation_fails(hf_i_dot_read_fast, dot, len, HF_OK, "random references");
-    free(dot);
+    const char *firsts[] = {"n0", "event_with_a_long_name_0"};
+    for (name_mode = 0; name_mode <= 1; name_mode++) {
+        size_t len;
+        char *dot = random_references(5000, &rng, firsts[name_mode], &len);
+        each_allocation_fails(hf_i_dot_read_fast, dot, len, HF_OK, firsts[name_mode]);
+        free(dot);
+    }
+    name_mode = 0;
 }
 
 /* A tree written parent -> child in id order, as a large DOT file usually is (event i's parent
