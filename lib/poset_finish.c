@@ -21,8 +21,8 @@ void hf_poset_free(hf_poset *p)
         hf_i_free(ctx, arrays[i]);
     hf_i_strtab_free(ctx, &p->names);
     hf_i_strtab *index = atomic_load_explicit(&p->name_index, memory_order_acquire);
-    if (index) { /* (its data and off are the names') */
-        hf_i_free(ctx, index->slots);
+    if (index) {
+        hf_i_strtab_free_borrowed(ctx, index);
         hf_i_free(ctx, index);
     }
     hf_i_free(ctx, p);

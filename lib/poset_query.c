@@ -40,18 +40,14 @@ const hf_i_strtab *hf_i_poset_names_index(const hf_poset *p)
     hf_i_strtab *mine = hf_i_malloc(p->ctx, sizeof *mine);
     if (!mine)
         return NULL;
-    *mine = (hf_i_strtab){.data = p->names.data,
-                          .data_len = p->names.data_len,
-                          .off = p->names.off,
-                          .count = p->names.count};
-    if (hf_i_strtab_index(p->ctx, mine)) {
+    if (hf_i_strtab_index_borrowed(p->ctx, &p->names, mine)) {
         hf_i_free(p->ctx, mine);
         return NULL;
     }
     /* another thread may have made one meanwhile: the first kept, the others freed */
     if (!atomic_compare_exchange_strong_explicit(&q->name_index, &t, mine, memory_order_acq_rel,
                                                  memory_order_acquire)) {
-        hf_i_free(p->ctx, mine->slots);
+        hf_i_strtab_free_borrowed(p->ctx, mine);
         hf_i_free(p->ctx, mine);
         return t;
     }

@@ -120,6 +120,22 @@ static size_t size_for(size_t count)
     return size;
 }
 
+hf_status hf_i_strtab_index_borrowed(hf_ctx *ctx, const hf_i_strtab *t, hf_i_strtab *index)
+{
+    *index =
+        (hf_i_strtab){.data = t->data, .data_len = t->data_len, .off = t->off, .count = t->count};
+    hf_status st = hf_i_strtab_index(ctx, index);
+    if (st)
+        *index = (hf_i_strtab){0};
+    return st;
+}
+
+void hf_i_strtab_free_borrowed(hf_ctx *ctx, hf_i_strtab *index)
+{
+    hf_i_free(ctx, index->slots);
+    *index = (hf_i_strtab){0};
+}
+
 hf_status hf_i_strtab_reserve(hf_ctx *ctx, hf_i_strtab *t, size_t count)
 {
     size_t size = size_for(count);

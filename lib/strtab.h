@@ -81,6 +81,16 @@ static inline uint32_t hf_i_strtab_candidate(const hf_i_strtab *t, uint64_t h)
     }
 }
 
+/* A new table in *index over the strings of t, borrowed (its data and off are t's, which must
+ * outlive it and not change), every one placed in slots of its own: a lookup index for a table
+ * whose appended strings wait (hf_i_strtab_append) and which is not to change, as a finished
+ * poset's names read from several threads. Free it with hf_i_strtab_free_borrowed. HF_ENOMEM
+ * leaves *index empty. O(strings). */
+hf_status hf_i_strtab_index_borrowed(hf_ctx *ctx, const hf_i_strtab *t, hf_i_strtab *index);
+
+/* Frees what hf_i_strtab_index_borrowed made (the slots: the strings are t's) and empties it. */
+void hf_i_strtab_free_borrowed(hf_ctx *ctx, hf_i_strtab *index);
+
 /* Room in the slots for `count` strings at once (the table grown to the size that many need,
  * never shrunk), for a caller that expects them: the table skips the steps of growth between.
  * Does nothing while appended strings wait to be placed. HF_ENOMEM leaves the table as it was.
