@@ -66,6 +66,17 @@ typedef struct assignment {
     uint32_t value;
 } assignment;
 
+#define NUM_PREFIX_MAX 16 /* bytes of a numbered name's prefix */
+
+/* What numbered says of a name: whether it is a prefix then a number (is), the prefix's length
+ * and the number; parsed: whether it was asked (a token the scout did not parse is asked by the
+ * reader). */
+typedef struct numname {
+    uint64_t num;
+    uint8_t plen;
+    bool is, parsed;
+} numname;
+
 #define SCOUT_LAG  32u  /* names */
 #define SCOUT_RING 512u /* tokens (a power of two) */
 
@@ -88,6 +99,9 @@ typedef struct reader {
      * (the scout hashes the plain tokens it reads: those whose bytes are the text) */
     bool text_hashed, tok_hashed;
     uint64_t text_hash, tok_hash;
+    /* what numbered says of text and of the current token, when the scout parsed it
+     * (text_num.parsed) */
+    numname text_num, tok_num;
     /* Where each event's name is in the input (length UINT32_MAX: nowhere as is), and the last
      * event named first in a statement and after an edge operator: an ID is compared with that
      * event and the next before the builder's table is asked, as DOT written out in id order
@@ -117,7 +131,7 @@ typedef struct reader {
      * so. */
     bool num_on;
     uint8_t num_plen;
-    char num_prefix[16];
+    char num_prefix[NUM_PREFIX_MAX];
     uint64_t num_next;
     /* And the events of the prefix spelled without a leading zero (the spelling and the number
      * then determine each other) by number, below num_cap (HF_NO_EVENT: no such event): every
@@ -141,6 +155,7 @@ typedef struct reader {
     struct scouted {
         size_t i, start, end; /* the lexer's fields after the token */
         uint64_t hash;
+        numname num; /* what numbered says of a plain token */
         int tok;
         bool escaped, hashed;
     } ring[SCOUT_RING];
@@ -207,6 +222,7 @@ static hf_status id(reader *r, bool keep)
     r->name = r->text;
     r->in_input = false;
     r->text_hashed = false;
+    r->text_num.parsed = false;
     if (lx->tok == TK_ID) {
         size_t n = lx->end - lx->start;
         if (n > HF_MAX_NAME)
@@ -218,6 +234,7 @@ static hf_status id(reader *r, bool keep)
             r->input_at = lx->start;
             r->text_hashed = r->tok_hashed;
             r->text_hash = r->tok_hash;
+            r->text_num = r->tok_num;
         }
         next(r);
         return HF_OK;
@@ -228,6 +245,7 @@ static hf_status id(reader *r, bool keep)
     bool plain = !lx->escaped && !(lx->end == start + 1 && lx->s[start] == '\n');
     bool hashed = r->tok_hashed;
     uint64_t hash = r->tok_hash;
+    numname num = r->tok_num;
     for (bool first = true;; first = false) {
         hf_status st;
         if (keep && (st = take_quoted(r)))
@@ -238,6 +256,8 @@ static hf_status id(reader *r, bool keep)
             r->input_at = start;
             r->text_hashed = r->in_input && hashed;
             r->text_hash = hash;
+            if (r->in_input)
+                r->text_num = num;
             return HF_OK;
         }
         next(r);
@@ -271,22 +291,25 @@ static hf_status declare(reader *r, int a)
     return HF_OK;
 }
 
-/* Whether s[0..n) is a prefix of at most sizeof num_prefix bytes then 1 to 18 decimal digits:
- * *plen and *num. Spellings of one number (5, 05) are alike: a name numbered num_next or more is
- * new because every made name of the prefix has a smaller number, whatever its spelling. */
-static inline bool numbered(const reader *r, const char *s, size_t n, size_t *plen, uint64_t *num)
+/* Whether s[0..n) is a prefix of at most NUM_PREFIX_MAX bytes then 1 to 18 decimal digits
+ * (is), the prefix's length and the number. Spellings of one number (5, 05) are alike: a name
+ * numbered num_next or more is new because every made name of the prefix has a smaller number,
+ * whatever its spelling. */
+static inline numname numbered(const char *s, size_t n)
 {
+    numname nm = {.parsed = true};
     size_t d = n;
     while (d > 0 && s[d - 1] >= '0' && s[d - 1] <= '9')
         d--;
-    if (d == n || n - d > 18 || d > sizeof r->num_prefix)
-        return false;
+    if (d == n || n - d > 18 || d > NUM_PREFIX_MAX)
+        return nm;
     uint64_t v = 0;
     for (size_t k = d; k < n; k++)
         v = v * 10 + (uint64_t)(s[k] - '0');
-    *plen = d;
-    *num = v;
-    return true;
+    nm.num = v;
+    nm.plen = (uint8_t)d;
+    nm.is = true;
+    return nm;
 }
 
 static inline bool same_prefix(const reader *r, const char *s, size_t plen)
@@ -305,31 +328,31 @@ static inline bool canonical(const char *s, size_t n, size_t plen)
     return n - plen == 1 || s[plen] != '0';
 }
 
-/* What the numbered names say of s[0..n): NUM_KNOWN (event *id), NUM_NEW (no event has that
- * name) or NUM_ASK (the tables must be asked). */
+/* What the numbered names say of s[0..n) (nm: numbered's answer): NUM_KNOWN (event *id),
+ * NUM_NEW (no event has that name) or NUM_ASK (the tables must be asked). */
 enum { NUM_ASK, NUM_NEW, NUM_KNOWN };
-static inline int numbered_lookup(const reader *r, const char *s, size_t n, uint32_t *id)
+static inline int numbered_lookup(const reader *r, const char *s, size_t n, numname nm,
+                                  uint32_t *id)
 {
-    size_t plen;
-    uint64_t num;
-    if (!r->num_on || !numbered(r, s, n, &plen, &num) || !same_prefix(r, s, plen))
+    if (!r->num_on || !nm.is || !same_prefix(r, s, nm.plen))
         return NUM_ASK;
-    if (num < r->num_cap && canonical(s, n, plen)) {
+    uint64_t num = nm.num;
+    if (num < r->num_cap && canonical(s, n, nm.plen)) {
         *id = r->num_id[num];
         return *id == HF_NO_EVENT ? NUM_NEW : NUM_KNOWN;
     }
     return num >= r->num_next ? NUM_NEW : NUM_ASK;
 }
 
-/* Event id named s[0..n) made: the first numbered name chooses the prefix; num_next follows the
- * largest number of the prefix, num_id the canonical spellings. HF_ENOMEM when num_id cannot
- * grow. */
-static hf_status numbered_made(reader *r, const char *s, size_t n, uint32_t id)
+/* Event id named s[0..n) (nm: numbered's answer) made: the first numbered name chooses the
+ * prefix; num_next follows the largest number of the prefix, num_id the canonical spellings.
+ * HF_ENOMEM when num_id cannot grow. */
+static hf_status numbered_made(reader *r, const char *s, size_t n, numname nm, uint32_t id)
 {
-    size_t plen;
-    uint64_t num;
-    if (!numbered(r, s, n, &plen, &num))
+    if (!nm.is)
         return HF_OK;
+    size_t plen = nm.plen;
+    uint64_t num = nm.num;
     if (!r->num_on) {
         r->num_on = true;
         r->num_plen = (uint8_t)plen;
@@ -491,11 +514,13 @@ static void scout(reader *r)
         bool plain = sc->tok == TK_ID || (sc->tok == TK_QSTR && !sc->escaped &&
                                           !(sc->end == sc->start + 1 && sc->s[sc->start] == '\n'));
         t->hashed = plain;
+        t->num.parsed = false;
         if (!plain)
             continue;
         size_t len = sc->end - sc->start;
         uint32_t known;
-        if (!r->tab && numbered_lookup(r, sc->s + sc->start, len, &known) != NUM_ASK) {
+        t->num = numbered(sc->s + sc->start, len);
+        if (!r->tab && numbered_lookup(r, sc->s + sc->start, len, t->num, &known) != NUM_ASK) {
             t->hashed = false; /* no table is asked (the reader hashes it if one is) */
             continue;
         }
@@ -540,9 +565,11 @@ static void next(reader *r)
         r->lx.escaped = t->escaped;
         r->tok_hashed = t->hashed;
         r->tok_hash = t->hash;
+        r->tok_num = t->num;
     } else {
         hf_i_dot_lex(&r->lx);
         r->tok_hashed = false;
+        r->tok_num.parsed = false;
     }
 }
 
@@ -575,7 +602,8 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
     }
     uint64_t h = 0;
     uint32_t known;
-    int said = numbered_lookup(r, r->name, r->text_len, &known);
+    numname nm = r->text_num.parsed ? r->text_num : numbered(r->name, r->text_len);
+    int said = numbered_lookup(r, r->name, r->text_len, nm, &known);
     if (said == NUM_KNOWN) {
         *id_out = r->last[role] = known;
         return HF_OK;
@@ -657,7 +685,7 @@ static hf_status event(reader *r, int role, uint32_t *id_out)
                 return st;
             r->of[a][r->n] = r->dflt[a];
         }
-    if ((st = numbered_made(r, r->name, r->text_len, r->n)))
+    if ((st = numbered_made(r, r->name, r->text_len, nm, r->n)))
         return st;
     r->made_after_arrow += role;
     r->n++;
