@@ -9,9 +9,19 @@
  * them (the tables a reader doubles again and again cost no copy), in place where the addresses
  * after it are free. A header right before each block says which kind it is; a mapped block's
  * header has the page before the block to itself. Any failure returns NULL: the library then
- * reports out of memory, and the CLI says so. */
+ * reports out of memory, and the CLI says so.
+ *
+ * A freed mapped block is kept, up to CACHE_SLOTS of them, and given again to a later large
+ * block: its pages are already the process's, where a new mapping's are each a fault and a
+ * page of zeros (and, on a virtual machine whose host took back memory the guest left free, a
+ * fault of the host's too). A block asks first for the smallest kept one that holds it (its
+ * tail beyond the block given back to the system), else grows the largest kept one smaller
+ * than it. Kept blocks never raise the peak: before new pages are mapped, kept blocks are
+ * given back until the mapped bytes (in use and kept) are at most the most the blocks in use
+ * ever had, or the new total in use when that is more. */
 #if defined(__linux__)
 #define _GNU_SOURCE /* mremap */
+#include <pthread.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #endif
@@ -52,6 +62,40 @@ typedef union header {
 
 static size_t page; /* the system's page size */
 
+/* The freed mapped blocks kept (at: the block, len: its map_len), and the bytes mapped for
+ * blocks in use (live), kept (kept) and the most ever in use (peak), under lock: the library's
+ * threads allocate at once. */
+#define CACHE_SLOTS 32
+static struct kept_block {
+    char *at;
+    size_t len;
+} cache[CACHE_SLOTS];
+static unsigned cache_count;
+static size_t live, kept, peak;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Kept block k taken out of the cache. */
+static struct kept_block take(unsigned k)
+{
+    struct kept_block b = cache[k];
+    cache[k] = cache[--cache_count];
+    kept -= b.len;
+    return b;
+}
+
+/* Room made before the blocks in use come to `after` bytes mapped (kept blocks taken out
+ * counted in it): the peak raised to it, then kept blocks given back to the system, the last
+ * kept first, until after + kept is at most the peak. */
+static void make_room(size_t after)
+{
+    if (after > peak)
+        peak = after;
+    while (cache_count && after + kept > peak) {
+        struct kept_block b = take(cache_count - 1);
+        munmap(b.at - page, page + b.len);
+    }
+}
+
 /* The length of a mapped block of `size` bytes: whole huge pages; 0 when too large. */
 static size_t map_len_for(size_t size)
 {
@@ -81,15 +125,56 @@ static char *map_aligned(size_t len)
     return a;
 }
 
-static void *map_block(size_t size)
+static void *grow_mapped(char *ptr, size_t len);
+
+/* A mapped block of `size` bytes: a kept one when one holds it (its tail beyond given back),
+ * else the largest kept one grown, else a new mapping. Under lock. */
+static void *map_block_locked(size_t size)
 {
     size_t len = map_len_for(size);
-    char *a = len ? map_aligned(len) : NULL;
-    if (!a)
+    if (!len)
         return NULL;
+    unsigned fit = CACHE_SLOTS, below = CACHE_SLOTS;
+    for (unsigned k = 0; k < cache_count; k++) {
+        size_t l = cache[k].len;
+        if (l >= len && (fit == CACHE_SLOTS || l < cache[fit].len))
+            fit = k;
+        if (l < len && (below == CACHE_SLOTS || l > cache[below].len))
+            below = k;
+    }
+    char *a;
+    if (fit < CACHE_SLOTS) {
+        struct kept_block b = take(fit);
+        if (b.len > len)
+            munmap(b.at + len, b.len - len);
+        a = b.at;
+        make_room(live + len);
+    } else if (below < CACHE_SLOTS) {
+        struct kept_block b = take(below);
+        make_room(live + len);
+        header_of(b.at)->map_len = b.len;
+        a = grow_mapped(b.at, len);
+        if (!a) {
+            munmap(b.at - page, page + b.len);
+            return NULL;
+        }
+    } else {
+        make_room(live + len);
+        if (!(a = map_aligned(len)))
+            return NULL;
+    }
+    live += len;
     header *h = header_of(a);
     h->size = size;
     h->map_len = len;
+    return a;
+}
+
+static void *map_block(size_t size)
+{
+    pthread_mutex_lock(&lock);
+    void *a = map_block_locked(size);
+    pthread_mutex_unlock(&lock);
     return a;
 }
 
@@ -132,10 +217,19 @@ static void cli_free(void *ptr, void *user)
     if (!ptr)
         return;
     header *h = header_of(ptr);
-    if (h->map_len)
-        munmap((char *)ptr - page, page + h->map_len);
-    else
+    if (!h->map_len) {
         free(h);
+        return;
+    }
+    pthread_mutex_lock(&lock);
+    live -= h->map_len;
+    if (cache_count < CACHE_SLOTS) {
+        cache[cache_count++] = (struct kept_block){ptr, h->map_len};
+        kept += h->map_len;
+    } else {
+        munmap((char *)ptr - page, page + h->map_len);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 static void *cli_realloc(void *ptr, size_t size, void *user)
@@ -148,10 +242,21 @@ static void *cli_realloc(void *ptr, size_t size, void *user)
         size_t len = map_len_for(size), old = h->map_len;
         if (!len)
             return NULL;
-        if (len < old)
+        pthread_mutex_lock(&lock);
+        if (len < old) {
             munmap((char *)ptr + len, old - len);
-        else if (len > old && !(ptr = grow_mapped(ptr, len)))
-            return NULL;
+            live -= old - len;
+        } else if (len > old) {
+            make_room(live + len - old);
+            void *moved = grow_mapped(ptr, len);
+            if (!moved) {
+                pthread_mutex_unlock(&lock);
+                return NULL;
+            }
+            ptr = moved;
+            live += len - old;
+        }
+        pthread_mutex_unlock(&lock);
         h = header_of(ptr);
         h->map_len = len;
         h->size = size;
@@ -183,8 +288,18 @@ const hf_allocator *cli_allocator(void)
     return &a;
 }
 
+cli_alloc_usage cli_alloc_usage_now(void)
+{
+    pthread_mutex_lock(&lock);
+    cli_alloc_usage u = {live, kept, peak};
+    pthread_mutex_unlock(&lock);
+    return u;
+}
+
 #else
 
 const hf_allocator *cli_allocator(void) { return NULL; }
+
+cli_alloc_usage cli_alloc_usage_now(void) { return (cli_alloc_usage){0, 0, 0}; }
 
 #endif

@@ -80,9 +80,18 @@ typedef struct cli_input {
 void input_open(const char *path, cli_input *in);
 void input_close(cli_input *in);
 
-/* The allocator of every library object: NULL (the C library's) in hitfam (cli/alloc.c), one
- * that fails on request in the test-only hitfam-chaos (cli/chaos.c). */
+/* The allocator of every library object: in hitfam cli/alloc.c's (large blocks in huge-page
+ * mappings, freed ones kept for reuse; NULL, the C library's, where the system offers no such
+ * mappings or under AddressSanitizer), one that fails on request in the test-only hitfam-chaos
+ * (cli/chaos.c). */
 const hf_allocator *cli_allocator(void);
+/* The bytes cli/alloc.c has mapped for large blocks in use (live) and kept for reuse (kept), and
+ * the most ever in use at once (peak): live + kept is at most peak. All 0 where its allocator is
+ * the C library's. For its tests. */
+typedef struct cli_alloc_usage {
+    size_t live, kept, peak;
+} cli_alloc_usage;
+cli_alloc_usage cli_alloc_usage_now(void);
 /* The one context of a command: every library object is made through it (the poset's, which
  * the family, writer and generators share). Exits with a message on failure. */
 hf_ctx *ctx_new(void);
