@@ -30,6 +30,11 @@ static hf_status problem_init(problem *q, const hf_poset *p, unsigned d, const u
     q->p = p;
     q->ctx = p->ctx;
     q->n = p->n;
+    if (!focus && p->n > HF_EXACT_MAX_EVENTS) { /* refused by the caller: no table of n */
+        q->k = p->n;
+        q->d = d < q->k ? d : q->k;
+        return HF_OK;
+    }
     q->local = hf_i_alloc_array(q->ctx, p->n ? p->n : 1, sizeof *q->local);
     if (!q->local)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");
