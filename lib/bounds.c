@@ -85,9 +85,9 @@ static hf_status offer(best *bs, uint64_t value, hf_bound_kind kind, const uint3
 
 typedef struct view {
     uint32_t n;
-    const size_t *off; /* children of v: adj[off[v] .. off[v + 1]) */
+    const uint32_t *off; /* children of v: adj[off[v] .. off[v + 1]) */
     const uint32_t *adj;
-    const size_t *up_off; /* parent: up[up_off[v]] when up_off[v] < up_off[v + 1] */
+    const uint32_t *up_off; /* parent: up[up_off[v]] when up_off[v] < up_off[v + 1] */
     const uint32_t *up;
     uint32_t *order; /* n: parents before children (BFS from the roots, by id) */
     uint32_t *h;     /* n: events on the longest path down from v */

@@ -35,7 +35,7 @@ static inline uint32_t hf_i_tree_parent(const hf_poset *p, uint32_t v)
 
 static inline const uint32_t *hf_i_tree_children(const hf_poset *p, uint32_t v, uint32_t *count)
 {
-    const size_t *off = p->dual ? p->pred_off : p->succ_off;
+    const uint32_t *off = p->dual ? p->pred_off : p->succ_off;
     const uint32_t *adj = p->dual ? p->pred : p->succ;
     *count = (uint32_t)(off[v + 1] - off[v]);
     return adj + off[v];

@@ -65,7 +65,7 @@ void hf_i_tree_release(hf_i_tree *t)
 /* The parent of v in tree space: its Hasse predecessor in a forest, successor in an in-forest. */
 static uint32_t up_of(const hf_poset *p, bool forest, uint32_t v)
 {
-    const size_t *off = forest ? p->pred_off : p->succ_off;
+    const uint32_t *off = forest ? p->pred_off : p->succ_off;
     const uint32_t *adj = forest ? p->pred : p->succ;
     return off[v] < off[v + 1] ? adj[off[v]] : HF_NO_EVENT;
 }
@@ -250,8 +250,8 @@ static bool tree_from_views(const hf_poset *p, const hf_i_tree_options *opt, boo
     uint32_t n = p->n;
     if (opt->focus || n == 0 || !p->dfs_order || !p->depth || p->dual != !forest)
         return false;
-    const size_t *up_off = forest ? p->pred_off : p->succ_off;
-    const size_t *down_off = forest ? p->succ_off : p->pred_off;
+    const uint32_t *up_off = forest ? p->pred_off : p->succ_off;
+    const uint32_t *down_off = forest ? p->succ_off : p->pred_off;
     const uint32_t *order = p->dfs_order, *depth = p->depth;
     uint32_t roots = 0, deepest = 0;
     size_t max_down = 0;
@@ -588,8 +588,8 @@ hf_status hf_i_tree_outline(const hf_poset *p, uint32_t *leaves, uint32_t spine[
     bool forest = p->shape & HF_SHAPE_FOREST;
     if (!forest && !(p->shape & HF_SHAPE_INFOREST))
         return HF_EUNSUPPORTED;
-    const size_t *up_off = forest ? p->pred_off : p->succ_off;
-    const size_t *down_off = forest ? p->succ_off : p->pred_off;
+    const uint32_t *up_off = forest ? p->pred_off : p->succ_off;
+    const uint32_t *down_off = forest ? p->succ_off : p->pred_off;
     const uint32_t *down = forest ? p->succ : p->pred;
     uint32_t roots = 0, first = HF_NO_EVENT, last = HF_NO_EVENT;
     *leaves = 0;

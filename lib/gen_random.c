@@ -114,8 +114,8 @@ static void sample_forest(sampler *s, uint32_t *out)
     const hf_poset *p = s->p;
     bool dual = p->dual;
     /* the tree view: children are successors, or predecessors for an in-forest */
-    const size_t *up_off = dual ? p->succ_off : p->pred_off;
-    const size_t *down_off = dual ? p->pred_off : p->succ_off;
+    const uint32_t *up_off = dual ? p->succ_off : p->pred_off;
+    const uint32_t *down_off = dual ? p->pred_off : p->succ_off;
     const uint32_t *down = dual ? p->pred : p->succ;
     memset(s->fen, 0, (s->n + 1) * sizeof *s->fen);
     memset(s->weight, 0, s->n * sizeof *s->weight);

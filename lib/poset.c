@@ -333,6 +333,10 @@ hf_status hf_poset_builder_finish(hf_poset_builder *b, hf_poset **out, hf_error 
                 err, HF_ESELFLOOP, 0, 0, "event %s is ordered before itself",
                 hf_i_name_quote(hf_i_strtab_str(&b->names, b->edges[2 * i]), q, sizeof q));
 
+    if (b->edge_count > HF_MAX_ORDER_PAIRS)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0,
+                         "the order has more than %u constraints (%zu, duplicates included)",
+                         HF_MAX_ORDER_PAIRS, b->edge_count);
     hf_poset *p = hf_i_calloc(ctx, 1, sizeof *p);
     if (!p)
         return hf_i_fail(err, HF_ENOMEM, 0, 0, "out of memory");

@@ -40,9 +40,11 @@ static int cmp_u32(const void *a, const void *b)
  * is in order already (pairs given by source in order, as readers of ordered text give them) is
  * not sorted again. */
 static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size_t count,
-                            bool reverse, size_t **off_out, uint32_t **adj_out, size_t *kept)
+                            bool reverse, uint32_t **off_out, uint32_t **adj_out, size_t *kept)
 {
-    size_t *off = hf_i_calloc(ctx, (size_t)n + 2, sizeof *off);
+    if (count > HF_MAX_ORDER_PAIRS) /* (the builder's finish says so first) */
+        return HF_ETOOLARGE;
+    uint32_t *off = hf_i_calloc(ctx, (size_t)n + 2, sizeof *off);
     uint32_t *adj = hf_i_alloc_array(ctx, count, sizeof *adj);
     if (!off || !adj) {
         hf_i_free(ctx, off);
@@ -56,16 +58,16 @@ static hf_status build_rows(hf_ctx *ctx, uint32_t n, const uint32_t *pairs, size
     for (size_t i = 0; i < count; i++)
         adj[off[pairs[2 * i + reverse] + 1]++] = pairs[2 * i + !reverse];
     /* sort (where out of order) and deduplicate each row in place, compacting */
-    size_t w = 0;
+    uint32_t w = 0;
     for (uint32_t v = 0; v < n; v++) {
-        size_t lo = off[v], hi = off[v + 1];
-        for (size_t i = lo + 1; i < hi; i++)
+        uint32_t lo = off[v], hi = off[v + 1];
+        for (uint32_t i = lo + 1; i < hi; i++)
             if (adj[i] < adj[i - 1]) {
                 qsort(adj + lo, hi - lo, sizeof *adj, cmp_u32);
                 break;
             }
         off[v] = w;
-        for (size_t i = lo; i < hi; i++)
+        for (uint32_t i = lo; i < hi; i++)
             if (i == lo || adj[i] != adj[i - 1])
                 adj[w++] = adj[i];
     }
@@ -325,9 +327,9 @@ hf_status hf_i_poset_forest_views(hf_poset *p, bool dual)
 {
     hf_ctx *ctx = p->ctx;
     uint32_t n = p->n;
-    const size_t *up_off = dual ? p->succ_off : p->pred_off;
+    const uint32_t *up_off = dual ? p->succ_off : p->pred_off;
     const uint32_t *up = dual ? p->succ : p->pred;
-    const size_t *down_off = dual ? p->pred_off : p->succ_off;
+    const uint32_t *down_off = dual ? p->pred_off : p->succ_off;
     const uint32_t *down = dual ? p->pred : p->succ;
     p->dual = dual;
     p->depth = hf_i_alloc_array(ctx, n, sizeof *p->depth);

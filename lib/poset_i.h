@@ -34,10 +34,10 @@ struct hf_poset {
      * table of its own, name_index (hf_i_poset_names_index), which shares data and off. */
     hf_i_strtab names;
     _Atomic(hf_i_strtab *) name_index;
-    size_t edge_count;
-    size_t *succ_off; /* n + 1 */
+    size_t edge_count;  /* at most HF_I_MAX_PAIRS */
+    uint32_t *succ_off; /* n + 1 */
     uint32_t *succ;
-    size_t *pred_off; /* n + 1 */
+    uint32_t *pred_off; /* n + 1 */
     uint32_t *pred;
     uint32_t *topo; /* lexicographically smallest topological order */
     uint32_t *rank; /* rank[v] = position of v in topo */

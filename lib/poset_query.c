@@ -62,7 +62,7 @@ hf_status hf_i_poset_index_names(const hf_poset *p)
 size_t hf_poset_hasse_edge_count(const hf_poset *p) { return p ? p->edge_count : 0; }
 
 /* Row id of the compressed rows (off, adj) of p; NULL and a count of 0 when there is none. */
-static const uint32_t *hasse_row(const hf_poset *p, const size_t *off, const uint32_t *adj,
+static const uint32_t *hasse_row(const hf_poset *p, const uint32_t *off, const uint32_t *adj,
                                  uint32_t id, uint32_t *count)
 {
     bool in = p && id < p->n;

@@ -588,3 +588,26 @@ Test(poset_finish, appended_names_are_placed_at_the_first_lookup)
         hf_poset_free(p);
     }
 }
+
+/* The Hasse rows are indexed by 32-bit offsets: more constraints than HF_MAX_ORDER_PAIRS are
+ * refused before any pair is read, the rows as they were (a builder's finish says so first,
+ * with the count). */
+Test(poset_finish, rows_refuse_more_pairs_than_32_bit_offsets_index)
+{
+    hf_poset_builder *b = NULL;
+    cr_assert_eq(hf_poset_builder_new(NULL, &b), HF_OK);
+    uint32_t a, c;
+    cr_assert_eq(hf_poset_builder_add_event(b, "a", &a), HF_OK);
+    cr_assert_eq(hf_poset_builder_add_event(b, "c", &c), HF_OK);
+    cr_assert_eq(hf_poset_builder_add_order(b, a, c), HF_OK);
+    hf_poset *p = NULL;
+    cr_assert_eq(hf_poset_builder_finish(b, &p, NULL), HF_OK);
+    hf_poset_builder_free(b);
+    const uint32_t pair[2] = {0, 1};
+    uint32_t *succ_off = p->succ_off, *pred_off = p->pred_off;
+    cr_assert_eq(hf_i_poset_hasse_rows(p, pair, (size_t)HF_MAX_ORDER_PAIRS + 1), HF_ETOOLARGE);
+    cr_assert_eq(p->succ_off, succ_off, "rows changed by a refused call");
+    cr_assert_eq(p->pred_off, pred_off);
+    cr_assert_eq(hf_poset_hasse_edge_count(p), 1);
+    hf_poset_free(p);
+}

@@ -126,6 +126,9 @@ HF_API HF_NODISCARD hf_status hf_ctx_set_progress(hf_ctx *ctx, hf_progress_fn fn
 
 /** Maximum number of events of an order (ids are uint32_t; one id value is kept as a sentinel). */
 #define HF_MAX_EVENTS 100000000u
+/** Maximum number of constraints (hf_poset_builder_add_order calls, duplicates included) of one
+ * order: the Hasse diagram's rows are indexed by 32-bit offsets. */
+#define HF_MAX_ORDER_PAIRS 4294967295u
 /** Largest d accepted anywhere (tuples of up to 8 events). */
 #define HF_MAX_D 8u
 /** Orders with at most this many events keep a bitset transitive closure (n*n bits, 128 MiB at
@@ -201,6 +204,8 @@ HF_API HF_NODISCARD hf_status hf_poset_builder_set_object(hf_poset_builder *b, u
 /** Validate and finish: reports a self-loop (HF_ESELFLOOP) or one cycle (HF_ECYCLE, the message
  * names its events in order), reduces the constraints to the Hasse diagram, computes the
  * topological order, the closure (if n <= HF_CLOSURE_MAX_EVENTS), and the forest views.
+ * HF_ETOOLARGE when more than HF_MAX_ORDER_PAIRS constraints were added (duplicates
+ * included).
  * On success the caller owns `*out` (free with hf_poset_free); the builder can only be freed.
  * Time O(n + e) for forests and in-forests; O(n * e / 64) otherwise; memory O(n + e), plus n*n
  * bits for the closure when kept (transitive reduction of larger orders works in blocks of
