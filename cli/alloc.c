@@ -278,14 +278,19 @@ static void *cli_realloc(void *ptr, size_t size, void *user)
     return big;
 }
 
+/* The page size, once (0: one this allocator does not expect). */
+static void find_page(void)
+{
+    long p = sysconf(_SC_PAGESIZE);
+    page = p <= 0 || (size_t)p > HUGE || ((size_t)p & ((size_t)p - 1)) != 0 ? 0 : (size_t)p;
+}
+
 const hf_allocator *cli_allocator(void)
 {
     static const hf_allocator a = {.malloc = cli_malloc, .realloc = cli_realloc, .free = cli_free};
-    long p = sysconf(_SC_PAGESIZE);
-    if (p <= 0 || (size_t)p > HUGE || ((size_t)p & ((size_t)p - 1)) != 0)
-        return NULL; /* (a page size this allocator does not expect: the C library's) */
-    page = (size_t)p;
-    return &a;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, find_page);
+    return page ? &a : NULL; /* (a page size it does not expect: the C library's) */
 }
 
 cli_alloc_usage cli_alloc_usage_now(void)
