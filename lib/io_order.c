@@ -256,6 +256,9 @@ static hf_status read_body(hf_ctx *ctx, input *in, hf_poset_builder *b, hf_error
     if (name_bytes < n)
         return hf_i_fail(err, HF_EPARSE, 0, 0,
                          "compact order: %" PRIu32 " names in %" PRIu64 " bytes", n, name_bytes);
+    if (m > HF_MAX_ORDER_PAIRS)
+        return hf_i_fail(err, HF_ETOOLARGE, 0, 0, "compact order: %" PRIu64 " edges (at most %u)",
+                         m, HF_MAX_ORDER_PAIRS);
     hf_status st = names(in, n, name_bytes, "event names", add_event, b, err);
     if (st)
         return st;

@@ -1035,6 +1035,28 @@ Test(dot_fast, compact_label_counts_beyond_the_file_allocate_nothing)
     }
 }
 
+/* An edge count beyond HF_MAX_ORDER_PAIRS is refused from the header, whatever follows. */
+Test(dot_fast, compact_edge_count_beyond_the_limit)
+{
+    static const unsigned char head[] = {'H', 'F', 'O', 'R', 'D', 'E', 'R', 0, 1, 0, 0, 0};
+    unsigned char f[64];
+    size_t len = 0;
+    memcpy(f, head, sizeof head);
+    len = sizeof head;
+    put_le(f, &len, 0, 4);                                /* flags */
+    put_le(f, &len, 1, 4);                                /* n */
+    put_le(f, &len, 0, 4);                                /* reserved */
+    put_le(f, &len, (uint64_t)HF_MAX_ORDER_PAIRS + 1, 8); /* m */
+    put_le(f, &len, 2, 8);                                /* name bytes */
+    f[len++] = 'a';
+    f[len++] = 0;
+    hf_poset *q = NULL;
+    hf_error err;
+    cr_assert_eq(hf_order_read_mem(NULL, (const char *)f, len, &q, &err), HF_ETOOLARGE);
+    cr_assert_null(q);
+    cr_assert_str_eq(err.text, "compact order: 4294967296 edges (at most 4294967295)");
+}
+
 Test(dot_fast, compact_format_allocation_failures)
 {
     hf_poset *p = read_labelled();
