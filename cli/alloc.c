@@ -152,8 +152,7 @@ static void *map_block_locked(size_t size)
     } else if (below < CACHE_SLOTS) {
         struct kept_block b = take(below);
         make_room(live + len);
-        header_of(b.at)->map_len = b.len;
-        a = grow_mapped(b.at, len);
+        a = grow_mapped(b.at, len); /* (a kept block's header still says its map_len) */
         if (!a) {
             munmap(b.at - page, page + b.len);
             return NULL;

@@ -34,7 +34,7 @@ struct hf_poset {
      * table of its own, name_index (hf_i_poset_names_index), which shares data and off. */
     hf_i_strtab names;
     _Atomic(hf_i_strtab *) name_index;
-    size_t edge_count;  /* at most HF_I_MAX_PAIRS */
+    size_t edge_count;  /* at most HF_MAX_ORDER_PAIRS */
     uint32_t *succ_off; /* n + 1 */
     uint32_t *succ;
     uint32_t *pred_off; /* n + 1 */

@@ -1000,24 +1000,31 @@ static void put_le(unsigned char *f, size_t *len, uint64_t v, int size)
     *len += (size_t)size;
 }
 
+/* The start of a compact order of one event named "a" into f: the header with @p flags and
+ * the edge count @p m, then the name. Returns its length. */
+static size_t compact_one_event(unsigned char *f, uint32_t flags, uint64_t m)
+{
+    static const unsigned char head[] = {'H', 'F', 'O', 'R', 'D', 'E', 'R', 0, 1, 0, 0, 0};
+    size_t len = sizeof head;
+    memcpy(f, head, sizeof head);
+    put_le(f, &len, flags, 4); /* flags */
+    put_le(f, &len, 1, 4);     /* n */
+    put_le(f, &len, 0, 4);     /* reserved */
+    put_le(f, &len, m, 8);     /* m */
+    put_le(f, &len, 2, 8);     /* name bytes */
+    f[len++] = 'a';
+    f[len++] = 0;
+    return len;
+}
+
 /* A label table whose counts claim far more bytes than the file has is refused as truncated
  * before anything is allocated for it (a file of 112 bytes from the order fuzzer asked for 2 GiB).
  */
 Test(dot_fast, compact_label_counts_beyond_the_file_allocate_nothing)
 {
-    static const unsigned char head[] = {'H', 'F', 'O', 'R', 'D', 'E', 'R', 0, 1, 0, 0, 0};
     for (int objects = 0; objects <= 1; objects++) {
         unsigned char f[64];
-        size_t len = 0;
-        memcpy(f, head, sizeof head);
-        len = sizeof head;
-        put_le(f, &len, objects ? 4u : 2u, 4); /* flags */
-        put_le(f, &len, 1, 4);                 /* n */
-        put_le(f, &len, 0, 4);                 /* reserved */
-        put_le(f, &len, 0, 8);                 /* m */
-        put_le(f, &len, 2, 8);                 /* name bytes */
-        f[len++] = 'a';
-        f[len++] = 0;
+        size_t len = compact_one_event(f, objects ? 4u : 2u, 0);
         put_le(f, &len, 0x10000000u, 4);       /* the table's count */
         put_le(f, &len, (uint64_t)1 << 40, 8); /* and its bytes */
         hf_allocator a = {tracking_malloc, tracking_realloc, tracking_free, NULL};
@@ -1038,18 +1045,8 @@ Test(dot_fast, compact_label_counts_beyond_the_file_allocate_nothing)
 /* An edge count beyond HF_MAX_ORDER_PAIRS is refused from the header, whatever follows. */
 Test(dot_fast, compact_edge_count_beyond_the_limit)
 {
-    static const unsigned char head[] = {'H', 'F', 'O', 'R', 'D', 'E', 'R', 0, 1, 0, 0, 0};
     unsigned char f[64];
-    size_t len = 0;
-    memcpy(f, head, sizeof head);
-    len = sizeof head;
-    put_le(f, &len, 0, 4);                                /* flags */
-    put_le(f, &len, 1, 4);                                /* n */
-    put_le(f, &len, 0, 4);                                /* reserved */
-    put_le(f, &len, (uint64_t)HF_MAX_ORDER_PAIRS + 1, 8); /* m */
-    put_le(f, &len, 2, 8);                                /* name bytes */
-    f[len++] = 'a';
-    f[len++] = 0;
+    size_t len = compact_one_event(f, 0, (uint64_t)HF_MAX_ORDER_PAIRS + 1);
     hf_poset *q = NULL;
     hf_error err;
     cr_assert_eq(hf_order_read_mem(NULL, (const char *)f, len, &q, &err), HF_ETOOLARGE);
