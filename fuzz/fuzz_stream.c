@@ -4,7 +4,8 @@
  * same header (d, count, rows) and the same schedules, in order, read from the same lines. The
  * streaming read runs at a chunk size drawn from the input (1 byte up to a few hundred, sometimes
  * large or 0, the whole buffer in place), after a read in place, and now and then from a
- * seekable FILE (fmemopen) at that chunk size.
+ * seekable FILE (fmemopen) at that chunk size, and then read whole from it by
+ * hf_family_read_file (which reads through the same window into a family).
  *
  * Layout: byte 0 and 1 pick the chunk size; byte 2 picks the order (bits 0-1), whether a bin
  * input's trailer checksum is made right first (bit 2, as fuzz_family_bin does, so that the checks
@@ -146,6 +147,38 @@ static void fuzz_compare(hf_status whole_st, const hf_family *whole, const fuzz_
     fuzz_same_schedules(whole, part, hf_family_size(whole));
 }
 
+/* hf_family_read_file's reading (status st, family got, header h, error e) against the whole
+ * read: the same in every respect, the method and each schedule's line included. */
+static void fuzz_same_read(hf_status whole_st, const hf_family *whole, const fuzz_outcome *whole_o,
+                           hf_status st, const hf_family *got, const hf_family_header *h,
+                           const hf_error *e)
+{
+    if (st != whole_st || (st == HF_OK) != (got != NULL))
+        abort();
+    if (st != HF_OK) {
+        if (strcmp(whole_o->err.text, e->text) != 0 || whole_o->err.line != e->line ||
+            whole_o->err.column != e->column)
+            abort();
+        return;
+    }
+    const hf_family_header *a = &whole_o->h;
+    if (h->d != a->d || h->schedules_known != a->schedules_known || h->schedules != a->schedules ||
+        h->row_first != a->row_first || h->row_last != a->row_last)
+        abort();
+    const char *ma = hf_family_method(whole), *mb = hf_family_method(got);
+    if ((ma == NULL) != (mb == NULL) || (ma && strcmp(ma, mb) != 0))
+        abort();
+    size_t m = hf_family_size(whole);
+    uint32_t n = hf_family_events(whole);
+    if (hf_family_size(got) != m || hf_family_events(got) != n)
+        abort();
+    for (size_t i = 0; i < m; i++)
+        if (memcmp(hf_family_schedule(whole, i), hf_family_schedule(got, i),
+                   n * sizeof(uint32_t)) != 0 ||
+            hf_family_schedule_line(whole, i) != hf_family_schedule_line(got, i))
+            abort();
+}
+
 /* Orders: the six awkward events of the other family targets, a chain of numerals (names that
  * the ids format could mistake for ids), and a single event. */
 static hf_poset *fuzz_order(unsigned which)
@@ -230,6 +263,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_compare(st, whole, &whole_o, &part, &ref);
         fuzz_outcome_free(&part);
         fclose(in);
+        /* hf_family_read_file reads through the same window, into a family */
+        in = fmemopen(copy, size, "rb");
+        if (in == NULL)
+            abort();
+        hf_family *got = NULL;
+        hf_family_header h;
+        hf_error e;
+        hf_status fst = hf_family_read_file(p, in, &got, &h, &e);
+        fclose(in);
+        fuzz_same_read(st, whole, &whole_o, fst, got, &h, &e);
+        hf_family_free(got);
     }
     fuzz_outcome_free(&ref);
 

@@ -26,6 +26,10 @@ struct hf_i_window {
     uint64_t start;   /* offset of the input's first byte in its file */
     bool seekable;
     FILE *spool; /* a pipe's copy (owned) */
+    /* A pipe is made rewindable by keeping all of it in buf (keep_all) instead of a copy in a
+     * temporary file (hf_family_read_file, which read whole inputs into memory before and
+     * needs no temporary directory). */
+    bool rewind_in_memory, keep_all;
     size_t chunk;
     char *buf;
     size_t cap, len;
@@ -169,13 +173,14 @@ static void window_view(const hf_i_window *w, const char **s, size_t *len, uint6
 static size_t window_drop(hf_i_window *w, size_t *pos)
 {
     size_t k = *pos;
-    if (k > 0) {
+    if (k > 0 && !w->keep_all) {
         memmove(w->buf, w->buf + k, w->len - k);
         w->len -= k;
         w->base += k;
         *pos = 0;
+        return k;
     }
-    return k;
+    return 0;
 }
 
 hf_status hf_i_window_need(hf_i_window *w, hf_i_need kind, const char **s, size_t *len, size_t *pos,
@@ -239,6 +244,10 @@ hf_status hf_i_window_rewindable(hf_i_window *w)
     if (!w->in || w->seekable)
         return HF_OK;
     /* called at the start, before anything was dropped: buf holds the input's first bytes */
+    if (w->rewind_in_memory) {
+        w->keep_all = true; /* offset 0 stays in the window: every seek lands there */
+        return HF_OK;
+    }
     int fd = temp_fd(0);
     FILE *t = fd >= 0 ? fdopen(fd, "w+b") : NULL;
     if (!t) {
@@ -271,6 +280,17 @@ hf_status hf_i_window_rewindable(hf_i_window *w)
 /* ========================================================================================== */
 /* Streaming reads                                                                            */
 
+/* The window over a stream from where it stands (struct hf_i_window). */
+static hf_i_window window_of(const hf_poset *p, FILE *in, size_t chunk)
+{
+    hf_i_window w = {.ctx = p->ctx, .in = in, .chunk = chunk ? chunk : HF_STREAM_CHUNK};
+    off_t at = ftello(in);
+    w.seekable = at >= 0 && fseeko(in, at, SEEK_SET) == 0;
+    w.start = at >= 0 ? (uint64_t)at : 0;
+    clearerr(in);
+    return w;
+}
+
 static hf_status stream(const hf_poset *p, FILE *in, const char *data, size_t len, size_t chunk,
                         hf_schedule_fn fn, void *user, hf_family_header *header, hf_error *err)
 {
@@ -285,16 +305,33 @@ static hf_status stream(const hf_poset *p, FILE *in, const char *data, size_t le
         hf_family_free(f);
         return st;
     }
-    hf_i_window w = {.ctx = p->ctx, .in = in, .mem = data, .mem_len = len};
+    hf_i_window w = {.ctx = p->ctx, .mem = data, .mem_len = len};
     w.chunk = chunk ? chunk : HF_STREAM_CHUNK;
-    if (in) {
-        off_t at = ftello(in);
-        w.seekable = at >= 0 && fseeko(in, at, SEEK_SET) == 0;
-        w.start = at >= 0 ? (uint64_t)at : 0;
-        clearerr(in);
-    }
+    if (in)
+        w = window_of(p, in, chunk);
     hf_status st = hf_i_family_read(p, NULL, 0, &w, fn, user, &f, header, err);
     hf_family_free(f);
+    hf_i_free(p->ctx, w.buf);
+    if (w.spool)
+        fclose(w.spool);
+    return st;
+}
+
+hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
+                              hf_family_header *header, hf_error *err)
+{
+    hf_i_error_clear(err);
+    if (out)
+        *out = NULL;
+    if (header)
+        *header = (hf_family_header){0};
+    if (!p || !in || !out)
+        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
+    /* through the window, so that the text is never all in memory beside the family (but for
+     * JSON from a pipe, which is read twice) */
+    hf_i_window w = window_of(p, in, 0);
+    w.rewind_in_memory = true;
+    hf_status st = hf_i_family_read(p, NULL, 0, &w, NULL, NULL, out, header, err);
     hf_i_free(p->ctx, w.buf);
     if (w.spool)
         fclose(w.spool);

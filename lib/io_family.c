@@ -186,27 +186,6 @@ hf_status hf_i_family_read(const hf_poset *p, const char *data, size_t len, hf_i
     return HF_OK;
 }
 
-hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
-                              hf_family_header *header, hf_error *err)
-{
-    hf_i_error_clear(err);
-    if (out)
-        *out = NULL;
-    if (header)
-        *header = (hf_family_header){0};
-    if (!p || !in || !out)
-        return hf_i_fail(err, HF_EINVAL, 0, 0, "invalid argument");
-    char *buf = NULL;
-    size_t len = 0;
-    hf_status st = hf_i_read_all(p->ctx, in, &buf, &len);
-    if (st)
-        return hf_i_fail(err, st, 0, 0, "%s",
-                         st == HF_EIO ? "reading the family failed" : "out of memory");
-    st = hf_family_read_mem(p, buf, len, out, header, err);
-    hf_i_free(p->ctx, buf);
-    return st;
-}
-
 const char *hf_family_method(const hf_family *f) { return f ? f->method : NULL; }
 
 size_t hf_family_header_line(const hf_family *f) { return f ? f->header_line : 0; }

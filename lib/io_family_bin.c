@@ -526,7 +526,7 @@ hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn em
             if ((bad.st =
                      bin_row(p, b, (size_t)(base + pos), f->m, h.width, row, seen, &bad.err))) {
                 check = false;
-            } else if ((st = emit(user, row, p->n, f->m++, 0))) {
+            } else if ((st = emit ? emit(user, row, p->n, f->m++, 0) : hf_family_append(f, row))) {
                 st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
                 break;
             }
@@ -554,7 +554,7 @@ hf_status hf_i_bin_stream(const hf_poset *p, hf_i_window *win, hf_schedule_fn em
         return HF_OK;
     /* over zero events the trailer's count is all there is */
     f->m = (size_t)count;
-    for (size_t k = 0; !st && k < f->m; k++)
+    for (size_t k = 0; !st && emit && k < f->m; k++)
         if ((st = emit(user, hf_family_schedule(f, k), 0, k, 0)))
             st = hf_i_fail(err, st, 0, 0, "%s", hf_strerror(st));
     return st;

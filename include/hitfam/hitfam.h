@@ -512,7 +512,10 @@ HF_API HF_NODISCARD hf_status hf_family_write(const hf_poset *p, const hf_family
 HF_API HF_NODISCARD hf_status hf_family_read_mem(const hf_poset *p, const char *data, size_t len,
                                                  hf_family **out, hf_family_header *header,
                                                  hf_error *err);
-/** Same from a stream read to its end. */
+/** Same from a stream read to its end (HF_EIO, "reading the family failed", when it fails).
+ * The text is read in chunks (HF_STREAM_CHUNK bytes, hitfam/stream.h) and dropped as it is
+ * parsed, so the memory held is the family's and one chunk's, not the text's as well; JSON
+ * from a stream that cannot seek (a pipe), which is read twice, is kept whole. */
 HF_API HF_NODISCARD hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
                                                   hf_family_header *header, hf_error *err);
 
