@@ -400,55 +400,85 @@ static hf_status count_schedule(void *user, const uint32_t *s, uint32_t n, size_
     return HF_OK;
 }
 
+/* A chain of 200 events (q, and its copy p in ctx, whose allocations k counts), its one
+ * schedule in row, and a family of m copies of it written in a format (data, len bytes). */
+typedef struct chain_input {
+    peak k;
+    hf_allocator a;
+    hf_ctx *ctx;
+    hf_poset *q, *p;
+    uint32_t row[200];
+    char *data;
+    size_t len;
+} chain_input;
+
+/* m copies of the chain's schedule, in ctx. */
+static hf_family *chain_copies(const chain_input *c, hf_ctx *ctx, size_t m)
+{
+    hf_family *f = NULL;
+    cr_assert_eq(hf_family_new(ctx, 200, &f), HF_OK);
+    for (size_t i = 0; i < m; i++)
+        cr_assert_eq(hf_family_append(f, c->row), HF_OK);
+    return f;
+}
+
+static void chain_input_new(chain_input *c, size_t m, hf_format format)
+{
+    memset(c, 0, sizeof *c);
+    c->a = (hf_allocator){peak_malloc, peak_realloc, peak_free, &c->k};
+    cr_assert_eq(hf_ctx_new(&c->a, NULL, NULL, &c->ctx), HF_OK);
+    c->q = tu_chain(200);
+    c->p = tu_poset_copy(c->q, c->ctx);
+    for (uint32_t v = 0; v < 200; v++)
+        c->row[v] = v;
+    hf_family *f = chain_copies(c, NULL, m);
+    c->data = tu_write_family(c->q, f, format, NULL, &c->len);
+    hf_family_free(f);
+    cr_assert_gt(c->len, 4000000);
+}
+
+static void chain_input_free(chain_input *c)
+{
+    free(c->data);
+    hf_poset_free(c->p);
+    hf_poset_free(c->q);
+    hf_ctx_free(c->ctx);
+}
+
 /* A bin family of a few megabytes streamed in 4 KiB chunks never holds more than a few chunks
  * and a schedule at once; read whole it is all there. */
 Test(stream, bin_streamed_in_bounded_memory)
 {
-    peak k = {0, 0};
-    hf_allocator a = {peak_malloc, peak_realloc, peak_free, &k};
-    hf_ctx *ctx = NULL;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
-    hf_poset *q = tu_chain(200);
-    hf_poset *p = tu_poset_copy(q, ctx);
-    hf_family *f = NULL;
-    cr_assert_eq(hf_family_new(NULL, 200, &f), HF_OK);
-    uint32_t row[200];
-    for (uint32_t v = 0; v < 200; v++)
-        row[v] = v; /* the chain's one schedule */
-    for (size_t i = 0; i < 10000; i++)
-        cr_assert_eq(hf_family_append(f, row), HF_OK);
-    size_t len;
-    char *bin = tu_write_family(q, f, HF_FORMAT_BIN, NULL, &len);
-    cr_assert_gt(len, 4000000);
-    size_t base = k.live, rows = 0;
+    chain_input c;
+    chain_input_new(&c, 10000, HF_FORMAT_BIN);
+    const hf_poset *p = c.p;
+    const char *bin = c.data;
+    size_t len = c.len;
+    size_t base = c.k.live, rows = 0;
     hf_error err;
-    k.most = base;
+    c.k.most = base;
     cr_assert_eq(hf_family_stream_mem(p, bin, len, 4096, count_schedule, &rows, NULL, &err), HF_OK,
                  "%s", err.text);
     cr_assert_eq(rows, 10000);
-    size_t streamed = k.most - base;
+    size_t streamed = c.k.most - base;
     cr_assert_lt(streamed, 64 * 1024, "the stream held %zu bytes", streamed);
     FILE *t = tmpfile();
     cr_assert_not_null(t);
     cr_assert_eq(fwrite(bin, 1, len, t), len);
     rewind(t);
     rows = 0;
-    k.most = base;
+    c.k.most = base;
     cr_assert_eq(hf_family_stream_file(p, t, 4096, count_schedule, &rows, NULL, &err), HF_OK, "%s",
                  err.text);
     fclose(t);
     cr_assert_eq(rows, 10000);
-    cr_assert_lt(k.most - base, 64 * 1024, "the stream held %zu bytes", k.most - base);
-    k.most = base;
+    cr_assert_lt(c.k.most - base, 64 * 1024, "the stream held %zu bytes", c.k.most - base);
+    c.k.most = base;
     hf_family *g = NULL;
     cr_assert_eq(hf_family_read_mem(p, bin, len, &g, NULL, &err), HF_OK, "%s", err.text);
-    cr_assert_gt(k.most - base, len, "read whole, the family is all held");
+    cr_assert_gt(c.k.most - base, len, "read whole, the family is all held");
     hf_family_free(g);
-    free(bin);
-    hf_family_free(f);
-    hf_poset_free(p);
-    hf_poset_free(q);
-    hf_ctx_free(ctx);
+    chain_input_free(&c);
 }
 
 /* hf_family_read_file holds the family it reads, not the text as well: on a text family of a
@@ -456,51 +486,30 @@ Test(stream, bin_streamed_in_bounded_memory)
  * a reading of the whole text into memory first would add the text's length. */
 Test(stream, read_file_holds_the_family_not_the_text)
 {
-    peak k = {0, 0};
-    hf_allocator a = {peak_malloc, peak_realloc, peak_free, &k};
-    hf_ctx *ctx = NULL;
-    cr_assert_eq(hf_ctx_new(&a, NULL, NULL, &ctx), HF_OK);
-    hf_poset *q = tu_chain(200);
-    hf_poset *p = tu_poset_copy(q, ctx);
-    uint32_t row[200];
-    for (uint32_t v = 0; v < 200; v++)
-        row[v] = v;
-    hf_family *f = NULL;
-    cr_assert_eq(hf_family_new(NULL, 200, &f), HF_OK);
-    for (size_t i = 0; i < 5000; i++)
-        cr_assert_eq(hf_family_append(f, row), HF_OK);
-    size_t len;
-    char *text = tu_write_family(q, f, HF_FORMAT_TEXT, NULL, &len);
-    cr_assert_gt(len, 4000000);
-    hf_family_free(f);
+    chain_input c;
+    chain_input_new(&c, 5000, HF_FORMAT_TEXT);
     /* the family alone, grown as the reader grows it */
-    size_t base = k.live;
-    k.most = base;
-    cr_assert_eq(hf_family_new(ctx, 200, &f), HF_OK);
-    for (size_t i = 0; i < 5000; i++)
-        cr_assert_eq(hf_family_append(f, row), HF_OK);
-    size_t alone = k.most - base;
-    hf_family_free(f);
+    size_t base = c.k.live;
+    c.k.most = base;
+    hf_family_free(chain_copies(&c, c.ctx, 5000));
+    size_t alone = c.k.most - base;
     for (int pipe = 0; pipe < 2; pipe++) {
         char path[32];
-        FILE *in = input_of(text, len, pipe, path);
-        k.most = base;
+        FILE *in = input_of(c.data, c.len, pipe, path);
+        c.k.most = base;
         hf_error err;
         hf_family_header h;
         hf_family *g = NULL;
-        cr_assert_eq(hf_family_read_file(p, in, &g, &h, &err), HF_OK, "%s", err.text);
+        cr_assert_eq(hf_family_read_file(c.p, in, &g, &h, &err), HF_OK, "%s", err.text);
         close_input(in, path);
         cr_assert_eq(hf_family_size(g), 5000);
-        cr_assert_eq(memcmp(hf_family_schedule(g, 4999), row, sizeof row), 0);
-        size_t held = k.most - base;
+        cr_assert_eq(memcmp(hf_family_schedule(g, 4999), c.row, sizeof c.row), 0);
+        size_t held = c.k.most - base;
         cr_assert_lt(held, alone + (1u << 20), "read from %s: %zu bytes held, the family alone %zu",
                      pipe ? "a pipe" : "a file", held, alone);
         hf_family_free(g);
     }
-    free(text);
-    hf_poset_free(p);
-    hf_poset_free(q);
-    hf_ctx_free(ctx);
+    chain_input_free(&c);
 }
 
 /* Quoted names that continue across lines, CR LF, a BOM, comments, blank lines. */
