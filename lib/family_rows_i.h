@@ -52,13 +52,16 @@ hf_writer *hf_i_sink_writer(hf_sink s);
 /* The writer's two calls (lib/io_family_write.c). */
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n);
 hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
-/* w's tokens ahead of its first row, in two steps: hf_i_writer_reserve allocates what they
+/* w's tokens ahead of its first row, in three steps: hf_i_writer_reserve allocates what they
  * need (false: nothing to make ahead, or no memory: the first row makes them, and reports
- * HF_ENOMEM if it still lacks memory), then hf_i_writer_prepare makes them without allocating,
- * on any one thread while no other uses w (doubletree makes them on its second thread while it
- * prepares its rows). */
+ * HF_ENOMEM if it still lacks memory); hf_i_writer_prepare makes them without allocating, on
+ * any threads at once, each taking the events no other took yet until none is left, while
+ * nothing else uses w; once every such call returned, hf_i_writer_prepared on one thread
+ * (doubletree starts them on its second thread while it prepares its rows, then makes the
+ * rest on its own). */
 bool hf_i_writer_reserve(hf_writer *w);
 void hf_i_writer_prepare(hf_writer *w);
+void hf_i_writer_prepared(hf_writer *w);
 /* Rows w wrote from its renders (the rest went token by token). */
 uint64_t hf_i_writer_described(const hf_writer *w);
 

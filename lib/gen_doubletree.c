@@ -552,16 +552,19 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
                              hf_error *err)
 {
     /* with two threads, a family writer at the end of the sink makes its tokens on the second
-     * one while the plan is made here (it is not used otherwise until the first row; its memory
-     * is allocated here first: the context's allocator is called from the caller's thread
-     * alone) */
+     * one while the plan is made here, and here too once the plan is made (it is not used
+     * otherwise until the first row; its memory is allocated here first: the context's
+     * allocator is called from the caller's thread alone) */
     hf_writer *w = opt->threads >= 2 && p->n >= PREPARE_EVENTS ? hf_i_sink_writer(sink) : NULL;
     pthread_t tid;
     bool preparing = hf_i_writer_reserve(w) && pthread_create(&tid, NULL, prepare_writer, w) == 0;
     plan pl;
     hf_status st = plan_new(p, opt, true, &pl, err);
-    if (preparing)
+    if (preparing) { /* the tokens not made yet are made here too */
+        hf_i_writer_prepare(w);
         pthread_join(tid, NULL);
+        hf_i_writer_prepared(w);
+    }
     if (st)
         return st;
     hf_ctx *ctx = pl.t->ctx;

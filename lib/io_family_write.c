@@ -40,6 +40,11 @@ struct hf_writer {
      * render's length). `filled`: the slots were filled, `fits`: every token fit in its slot. */
     bool tokens, filled, fits;
     size_t tok_total;
+    /* hf_i_writer_prepare's shared state: the next event whose slot no thread took yet, whether
+     * some token did not fit, the length of the tokens made */
+    _Atomic uint32_t prep_next;
+    atomic_bool prep_unfit;
+    _Atomic size_t prep_total;
     /* When every token and its separator fit in SLOT - 1 bytes (text and ids of short names,
      * JSON's indices): token v and the format's separator at slot + SLOT * v, their length in
      * the slot's last byte, so that a row costs one fixed-size copy per event; tok and tok_off
@@ -804,10 +809,36 @@ bool hf_i_writer_reserve(hf_writer *w)
         return false;
     if (!w->slot)
         w->slot = hf_i_alloc_array(w->p->ctx, w->p->n, SLOT);
+    atomic_store(&w->prep_next, 0);
+    atomic_store(&w->prep_unfit, false);
+    atomic_store(&w->prep_total, 0);
     return w->slot != NULL;
 }
 
-void hf_i_writer_prepare(hf_writer *w) { fill_all_slots(w, false); }
+/* Events whose slots one thread of hf_i_writer_prepare fills at a time. */
+enum { PREP_CHUNK = 2048 };
+
+void hf_i_writer_prepare(hf_writer *w)
+{
+    uint32_t n = w->p->n;
+    for (;;) {
+        uint32_t lo = atomic_fetch_add(&w->prep_next, PREP_CHUNK);
+        if (lo >= n) /* each thread overshoots once: n <= HF_MAX_EVENTS leaves room */
+            break;
+        slot_part sp = {w, lo, n - lo > PREP_CHUNK ? lo + PREP_CHUNK : n, 0, false};
+        fill_slots(&sp);
+        if (!sp.fits)
+            atomic_store(&w->prep_unfit, true);
+        atomic_fetch_add(&w->prep_total, sp.total);
+    }
+}
+
+void hf_i_writer_prepared(hf_writer *w)
+{
+    w->fits = !atomic_load(&w->prep_unfit);
+    w->tok_total = atomic_load(&w->prep_total);
+    w->filled = true;
+}
 
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
 {

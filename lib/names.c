@@ -60,7 +60,8 @@ bool hf_i_name_is_bare(const char *name)
         for (s++; *s; s++)
             if (!is_id_start(*s) && !is_digit(*s))
                 return false;
-        return !is_keyword(name);
+        size_t len = (size_t)((const char *)s - name); /* the keywords have 4 to 8 letters */
+        return len < 4 || len > 8 || !is_keyword(name);
     }
     return is_numeral(name);
 }

@@ -625,10 +625,10 @@ Test(gen_write, closed_pipe_reported_once)
 }
 
 /* Orders large enough for the second threads (the writer's tokens made beside doubletree's plan,
- * in two halves, and its two renders one per thread): the same bytes on one thread and on two,
- * through the watch (rows described) and token by token, in every format, whole and sliced;
- * tokens that all fit the slots, one that does not in the first half or in the second, and
- * names of every kind. No thread is left. */
+ * in chunks of events that both threads take, and its two renders one per thread): the same bytes
+ * on one thread and on two, through the watch (rows described) and token by token, in every
+ * format, whole and sliced; tokens that all fit the slots, one that does not in the first half or
+ * in the second, and names of every kind. No thread is left. */
 Test(gen_write, second_threads_give_the_same_bytes)
 {
     uint64_t rng = 0x16a;

@@ -413,6 +413,29 @@ Test(poset_finish, names_written_bare_exactly_when_bare)
     }
 }
 
+/* DOT's keywords, in any case, are never bare names (a reader would take them for keywords),
+ * and a letter more or less makes a plain identifier: names of each keyword's length and one
+ * either side. */
+Test(poset_finish, keywords_are_never_bare)
+{
+    static const char *const kw[] = {"node", "edge", "graph", "digraph", "subgraph", "strict"};
+    for (size_t i = 0; i < sizeof kw / sizeof kw[0]; i++) {
+        size_t len = strlen(kw[i]);
+        char name[16];
+        for (unsigned mask = 0; mask < (1u << len); mask += 1 + mask / 3) { /* some casings */
+            for (size_t k = 0; k < len; k++)
+                name[k] = (char)((mask >> k & 1) ? kw[i][k] - 'a' + 'A' : kw[i][k]);
+            name[len] = '\0';
+            cr_assert(!hf_i_name_is_bare(name), "%s", name);
+            name[len] = 'x';
+            name[len + 1] = '\0';
+            cr_assert(hf_i_name_is_bare(name), "%s", name);
+            name[len - 1] = '\0';
+            cr_assert(hf_i_name_is_bare(name), "%s", name);
+        }
+    }
+}
+
 /* Names appended without a lookup (hf_i_poset_builder_add_new, as the fast DOT reader does once
  * its own table holds every event) among names added the usual way: found by the builder before
  * they are placed, placed when the builder is next asked (a repeat is then still refused), and
