@@ -512,6 +512,49 @@ Test(stream, read_file_holds_the_family_not_the_text)
     chain_input_free(&c);
 }
 
+/* A stream read from where it stands: the caller has read a prefix of the file (the JSON reader
+ * goes back to where the family starts, not to the file's start), in every format, by
+ * hf_family_read_file and the streaming reader alike. */
+Test(stream, streams_read_from_where_they_stand)
+{
+    hf_poset *p = awkward();
+    uint64_t rng = 31;
+    hf_family *f = tu_random_family(p, 4, &rng);
+    static const char prefix[] = "{\"schedules\": [[5,4,3,2,1,0]]}\n# not the family\n";
+    for (int format = HF_FORMAT_TEXT; format <= HF_FORMAT_BIN; format++) {
+        hf_family_header h = {2, "dfs", true, 4, 0, 0};
+        size_t len;
+        char *data = tu_write_family(p, f, (hf_format)format, &h, &len);
+        outcome whole, part;
+        read_whole(p, data, len, &whole);
+        cr_assert_eq(whole.st, HF_OK, "format %d: %s", format, whole.err.text);
+        FILE *in = tmpfile();
+        cr_assert_not_null(in);
+        cr_assert_eq(fwrite(prefix, 1, sizeof prefix - 1, in), sizeof prefix - 1);
+        cr_assert_eq(fwrite(data, 1, len, in), len);
+        for (int k = 0; k < 2; k++) {
+            cr_assert_eq(fseek(in, (long)(sizeof prefix - 1), SEEK_SET), 0);
+            if (k == 0) {
+                memset(&part, 0, sizeof part);
+                part.st = hf_family_read_file(p, in, &part.f, &part.h, &part.err);
+                for (size_t i = 0; part.st == HF_OK && i < hf_family_size(part.f); i++)
+                    part.lines[i] = hf_family_schedule_line(part.f, i);
+            } else {
+                memset(&part, 0, sizeof part);
+                cr_assert_eq(hf_family_new(NULL, hf_poset_size(p), &part.f), HF_OK);
+                part.st = hf_family_stream_file(p, in, 5, collect, &part, &part.h, &part.err);
+            }
+            assert_same(&whole, &part, "after a prefix", 0);
+            outcome_free(&part);
+        }
+        fclose(in);
+        outcome_free(&whole);
+        free(data);
+    }
+    hf_family_free(f);
+    hf_poset_free(p);
+}
+
 /* Quoted names that continue across lines, CR LF, a BOM, comments, blank lines. */
 Test(stream, awkward_text_layouts)
 {
