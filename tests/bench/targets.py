@@ -145,16 +145,16 @@ def run(hitfam, bench_verify, bench_greedy, base, quick, skip):
             run_timed([hitfam, "convert", dot, "-o", hfo])
             one = os.path.join(base, tag + ".one")
             from_dot = least([hitfam, "gen", "--d", "2", "--format", "ids", "--rows", "1:1", dot,
-                              "-o", one])
+                              "-o", one], fresh=one)
             from_hfo = least([hitfam, "gen", "--d", "2", "--format", "ids", "--rows", "1:1", hfo,
-                              "-o", one])
+                              "-o", one], fresh=one)
             r = from_dot[0] / from_hfo[0]
             # the program's own pages (code, libraries): the same job on a one-event order
             tiny = os.path.join(base, "tiny.dot")
             with open(tiny, "w") as f:
                 f.write("digraph { e0; }\n")
             floor = least([hitfam, "gen", "--d", "2", "--format", "ids", "--rows", "1:1", tiny,
-                           "-o", one])[2]
+                           "-o", one], fresh=one)[2]
             os.remove(tiny)
             per = (from_dot[2] - floor - os.path.getsize(dot)) / n
             print(f"read      {label}: one-row job from DOT {from_dot[0]:.3f} s, from compact "
@@ -167,7 +167,7 @@ def run(hitfam, bench_verify, bench_greedy, base, quick, skip):
             m = int(re.search(rb"schedules=(\d+)", open(out, "rb").read(4096)).group(1))
             row = os.path.join(base, tag + ".row")
             k = (m + 1) // 2
-            one = least([hitfam, "gen", "--d", "3", "--rows", f"{k}:{k}", dot, "-o", row])
+            one = least([hitfam, "gen", "--d", "3", "--rows", f"{k}:{k}", dot, "-o", row], fresh=row)
             os.remove(row)
             print(f"rows      {label}: row {k} of {m} alone {one[0]:.3f} s, the whole family "
                   f"{gen[0]:.3f} s ({gen[0] / one[0]:.1f}x; a row job costs the reading and "
