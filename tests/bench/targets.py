@@ -167,7 +167,8 @@ def run(hitfam, bench_verify, bench_greedy, base, quick, skip):
             m = int(re.search(rb"schedules=(\d+)", open(out, "rb").read(4096)).group(1))
             row = os.path.join(base, tag + ".row")
             k = (m + 1) // 2
-            one = least([hitfam, "gen", "--d", "3", "--rows", f"{k}:{k}", dot, "-o", row], fresh=row)
+            one = least([hitfam, "gen", "--d", "3", "--rows", f"{k}:{k}", dot, "-o", row],
+                        fresh=row)
             os.remove(row)
             print(f"rows      {label}: row {k} of {m} alone {one[0]:.3f} s, the whole family "
                   f"{gen[0]:.3f} s ({gen[0] / one[0]:.1f}x; a row job costs the reading and "
