@@ -291,6 +291,14 @@ static hf_i_window window_of(const hf_poset *p, FILE *in, size_t chunk)
     return w;
 }
 
+/* What the window holds: its buffer and a pipe's copy. */
+static void window_free(hf_i_window *w)
+{
+    hf_i_free(w->ctx, w->buf);
+    if (w->spool)
+        fclose(w->spool);
+}
+
 static hf_status stream(const hf_poset *p, FILE *in, const char *data, size_t len, size_t chunk,
                         hf_schedule_fn fn, void *user, hf_family_header *header, hf_error *err)
 {
@@ -311,9 +319,7 @@ static hf_status stream(const hf_poset *p, FILE *in, const char *data, size_t le
         w = window_of(p, in, chunk);
     hf_status st = hf_i_family_read(p, NULL, 0, &w, fn, user, &f, header, err);
     hf_family_free(f);
-    hf_i_free(p->ctx, w.buf);
-    if (w.spool)
-        fclose(w.spool);
+    window_free(&w);
     return st;
 }
 
@@ -332,9 +338,7 @@ hf_status hf_family_read_file(const hf_poset *p, FILE *in, hf_family **out,
     hf_i_window w = window_of(p, in, 0);
     w.rewind_in_memory = true;
     hf_status st = hf_i_family_read(p, NULL, 0, &w, NULL, NULL, out, header, err);
-    hf_i_free(p->ctx, w.buf);
-    if (w.spool)
-        fclose(w.spool);
+    window_free(&w);
     return st;
 }
 

@@ -40,8 +40,8 @@ struct hf_writer {
      * render's length). `filled`: the slots were filled, `fits`: every token fit in its slot. */
     bool tokens, filled, fits;
     size_t tok_total;
-    /* hf_i_writer_prepare's shared state: the next event whose slot no thread took yet, whether
-     * some token did not fit, the length of the tokens made */
+    /* The slot filling's shared state (fill_chunks): the next event whose slot no thread took
+     * yet, whether some token did not fit, the length of the tokens made */
     _Atomic uint32_t prep_next;
     atomic_bool prep_unfit;
     _Atomic size_t prep_total;
@@ -313,16 +313,50 @@ static void *fill_slots(void *arg)
     return NULL;
 }
 
-/* The slots (struct hf_writer) filled, in two halves, on two threads when `two`; no memory
- * is allocated. */
+/* Events whose slots one thread fills at a time (fill_chunks). */
+enum { PREP_CHUNK = 2048 };
+
+/* The shared cursor of fill_chunks set to the first event, nothing made yet. */
+static void chunks_reset(hf_writer *w)
+{
+    atomic_store(&w->prep_next, 0);
+    atomic_store(&w->prep_unfit, false);
+    atomic_store(&w->prep_total, 0);
+}
+
+/* Slots filled PREP_CHUNK events at a time, each chunk taken from the shared cursor, until none
+ * is left: any number of threads may run it at once. */
+static void *fill_chunks(void *arg)
+{
+    hf_writer *w = arg;
+    uint32_t n = w->p->n;
+    for (;;) {
+        uint32_t lo = atomic_fetch_add(&w->prep_next, PREP_CHUNK);
+        if (lo >= n) /* each thread overshoots once: n <= HF_MAX_EVENTS leaves room */
+            break;
+        slot_part sp = {w, lo, n - lo > PREP_CHUNK ? lo + PREP_CHUNK : n, 0, false};
+        fill_slots(&sp);
+        if (!sp.fits)
+            atomic_store(&w->prep_unfit, true);
+        atomic_fetch_add(&w->prep_total, sp.total);
+    }
+    return NULL;
+}
+
+/* What the threads of fill_chunks made, once they all returned. */
+static void chunks_done(hf_writer *w)
+{
+    w->fits = !atomic_load(&w->prep_unfit);
+    w->tok_total = atomic_load(&w->prep_total);
+    w->filled = true;
+}
+
+/* The slots (struct hf_writer) filled, on two threads when `two`; no memory is allocated. */
 static void fill_all_slots(hf_writer *w, bool two)
 {
-    uint32_t n = w->p->n, half = n / 2;
-    slot_part part[2] = {{w, 0, half, 0, false}, {w, half, n, 0, false}};
-    run_both(fill_slots, &part[0], &part[1], two && n >= SPLIT_EVENTS);
-    w->fits = part[0].fits && part[1].fits;
-    w->tok_total = part[0].total + part[1].total;
-    w->filled = true;
+    chunks_reset(w);
+    run_both(fill_chunks, w, w, two && w->p->n >= SPLIT_EVENTS);
+    chunks_done(w);
 }
 
 /* Every event's token, rendered once (struct hf_writer says which): in slots when every token
@@ -809,36 +843,13 @@ bool hf_i_writer_reserve(hf_writer *w)
         return false;
     if (!w->slot)
         w->slot = hf_i_alloc_array(w->p->ctx, w->p->n, SLOT);
-    atomic_store(&w->prep_next, 0);
-    atomic_store(&w->prep_unfit, false);
-    atomic_store(&w->prep_total, 0);
+    chunks_reset(w);
     return w->slot != NULL;
 }
 
-/* Events whose slots one thread of hf_i_writer_prepare fills at a time. */
-enum { PREP_CHUNK = 2048 };
+void hf_i_writer_prepare(hf_writer *w) { fill_chunks(w); }
 
-void hf_i_writer_prepare(hf_writer *w)
-{
-    uint32_t n = w->p->n;
-    for (;;) {
-        uint32_t lo = atomic_fetch_add(&w->prep_next, PREP_CHUNK);
-        if (lo >= n) /* each thread overshoots once: n <= HF_MAX_EVENTS leaves room */
-            break;
-        slot_part sp = {w, lo, n - lo > PREP_CHUNK ? lo + PREP_CHUNK : n, 0, false};
-        fill_slots(&sp);
-        if (!sp.fits)
-            atomic_store(&w->prep_unfit, true);
-        atomic_fetch_add(&w->prep_total, sp.total);
-    }
-}
-
-void hf_i_writer_prepared(hf_writer *w)
-{
-    w->fits = !atomic_load(&w->prep_unfit);
-    w->tok_total = atomic_load(&w->prep_total);
-    w->filled = true;
-}
+void hf_i_writer_prepared(hf_writer *w) { chunks_done(w); }
 
 hf_status hf_i_writer_put(void *user, const uint32_t *s, uint32_t n)
 {
