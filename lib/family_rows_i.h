@@ -1,7 +1,10 @@
 /* Rows described by ranges: a generator whose rows are runs of a few fixed sequences of the
  * events (doubletree's two preorders) hands such a row to its sink as that description, and the
  * family writer writes it from renders of the sequences (each sequence's text made once) with
- * writev, without building the row or copying its bytes (issue 16 item 1).
+ * writev, without building the row or copying its bytes (issue 16 item 1). With a second
+ * thread, the generator has that thread copy each row's bytes out of the renders while its own
+ * thread writes the row before (hf_i_writer_assemble): the caller's thread then only writes,
+ * instead of also walking the row's ranges, a few million on a large tree.
  *
  * The description goes through the sinks as a call of its own beside `put`: the public hf_sink
  * is unchanged, and the library knows which of its sinks take the call (hf_i_sink_takes_rows):
@@ -33,6 +36,9 @@ typedef struct hf_i_rows {
     /* The threads the writer may use while it renders the sequences (hf_gen_options.threads:
      * 0 or 1, the caller's alone); the bytes do not depend on it. */
     unsigned threads;
+    /* The row's bytes as hf_i_writer_assemble made them from this description (then written
+     * as they are, the ranges not read again), or NULL: the writer gathers them itself. */
+    const char *bytes;
 } hf_i_rows;
 
 /* A new id for a set of sequences (never 0, never given twice in a process). */
@@ -62,7 +68,23 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *r);
 bool hf_i_writer_reserve(hf_writer *w);
 void hf_i_writer_prepare(hf_writer *w);
 void hf_i_writer_prepared(hf_writer *w);
+/* Rows assembled on another thread (doubletree's second thread, while the caller's writes the
+ * row before): the writer keeps the renders of its last sequences, so any thread may copy a
+ * row's bytes out of them while the caller's thread writes, and the caller's thread then writes
+ * them in one piece instead of gathering the row range by range.
+ * hf_i_writer_ready_rows makes w's tokens and the renders of h's sequences (h's ranges are not
+ * read), on the caller's thread, before any row of them: false when it could not (no memory, a
+ * failed write, a sequence not a permutation): rows then go as descriptions alone, and their
+ * put reports the failure. hf_i_writer_assembly_size is the size of a buffer for a row, and
+ * hf_i_writer_assemble copies the row h describes into dst, reading w's renders only (any
+ * thread, while the caller's thread puts rows of the same sequences): false when h is not a row
+ * of the renders' sequences (dst is then not a row's). O(bytes of a row). */
+bool hf_i_writer_ready_rows(hf_writer *w, const hf_i_rows *h);
+size_t hf_i_writer_assembly_size(const hf_writer *w);
+bool hf_i_writer_assemble(const hf_writer *w, const hf_i_rows *h, char *dst);
 /* Rows w wrote from its renders (the rest went token by token). */
 uint64_t hf_i_writer_described(const hf_writer *w);
+/* Of them, rows whose bytes came assembled (hf_i_writer_assemble). */
+uint64_t hf_i_writer_assembled(const hf_writer *w);
 
 #endif /* HITFAM_FAMILY_ROWS_I_H */

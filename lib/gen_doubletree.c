@@ -435,19 +435,26 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, ran
     (void)len; /* pl->len: every value once (the tests compare with the walk of the tree) */
 }
 
-/* Hands a built row to the sink: as its ranges when the sink takes them (`described`: the
- * row of values was not built), through the emitter when a focus set restricted the tree, else
- * directly (read backwards for an in-forest). */
-static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const range_list *rl,
-                          bool described, unsigned threads, hf_sink sink)
+/* A built row's description (lib/family_rows_i.h), its bytes assembled already or NULL. */
+static hf_i_rows describe(const plan *pl, const range_list *rl, const char *bytes, unsigned threads)
 {
-    if (described) {
-        hf_i_rows h = {.n = pl->len,
+    return (hf_i_rows){.n = pl->len,
                        .id = pl->src_id,
                        .src = {pl->ord[0].val, pl->ord[1].val},
-                       .ranges = rl->r,
-                       .count = rl->count,
-                       .threads = threads};
+                       .ranges = rl ? rl->r : NULL,
+                       .count = rl ? rl->count : 0,
+                       .threads = threads,
+                       .bytes = bytes};
+}
+
+/* Hands a built row to the sink: as its ranges (and its bytes when they were assembled) when
+ * the sink takes them (`described`: the row of values was not built), through the emitter when
+ * a focus set restricted the tree, else directly (read backwards for an in-forest). */
+static hf_status emit_row(const plan *pl, hf_i_emitter *em, uint32_t *row, const range_list *rl,
+                          const char *bytes, bool described, unsigned threads, hf_sink sink)
+{
+    if (described) {
+        hf_i_rows h = describe(pl, rl, bytes, threads);
         return hf_i_sink_put_rows(sink, &h);
     }
     if (em)
@@ -469,13 +476,18 @@ typedef struct row_label {
 
 /* Rows built on a second thread, one ahead of the caller's (hf_gen_options.threads): the worker
  * fills buf[i % 2] with row i once the caller has handed row i - 2 to the sink. The worker only
- * reads the plan and writes its buffer: no allocation, no callback. */
+ * reads the plan and writes its buffer: no allocation, no callback. When the rows reach a
+ * family writer that assembles them (lib/family_rows_i.h), the worker also copies row i's
+ * bytes into bytes[i % 2], so that the caller's thread only writes them. */
 typedef struct ahead {
     const plan *pl;
     const row_label *rows;
     size_t count;
     uint32_t *buf[2]; /* NULL: rows described by their ranges only */
     range_list *rl;   /* two, one per buffer */
+    const hf_writer *w;
+    char *bytes[2];    /* NULL: not assembled */
+    bool assembled[2]; /* bytes[i % 2] holds row i */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     size_t built, used; /* rows built by the worker, rows whose buffer the caller gave back */
@@ -494,6 +506,10 @@ static void *ahead_work(void *arg)
         if (stop)
             break;
         build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2], &a->rl[i % 2]);
+        if (a->bytes[i % 2]) {
+            hf_i_rows h = describe(a->pl, &a->rl[i % 2], NULL, 2);
+            a->assembled[i % 2] = hf_i_writer_assemble(a->w, &h, a->bytes[i % 2]);
+        }
         pthread_mutex_lock(&a->mu);
         a->built = i + 1;
         pthread_cond_broadcast(&a->cv);
@@ -505,10 +521,16 @@ static void *ahead_work(void *arg)
 /* The rows through the sink, built on a second thread. false: the thread could not be started
  * (nothing was emitted). */
 static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint32_t *buf[2],
-                       range_list rl[2], bool described, hf_i_emitter *em, hf_sink sink,
-                       hf_status *st)
+                       range_list rl[2], const hf_writer *w, char *bytes[2], bool described,
+                       hf_i_emitter *em, hf_sink sink, hf_status *st)
 {
-    ahead a = {.pl = pl, .rows = rows, .count = count, .buf = {buf[0], buf[1]}, .rl = rl};
+    ahead a = {.pl = pl,
+               .rows = rows,
+               .count = count,
+               .buf = {buf[0], buf[1]},
+               .rl = rl,
+               .w = w,
+               .bytes = {bytes[0], bytes[1]}};
     if (pthread_mutex_init(&a.mu, NULL))
         return false;
     if (pthread_cond_init(&a.cv, NULL)) {
@@ -522,7 +544,8 @@ static bool emit_ahead(const plan *pl, const row_label *rows, size_t count, uint
         while (a.built <= i)
             pthread_cond_wait(&a.cv, &a.mu);
         pthread_mutex_unlock(&a.mu);
-        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], described, 2, sink);
+        const char *b = a.assembled[i % 2] ? a.bytes[i % 2] : NULL;
+        *st = emit_row(pl, em, buf[i % 2], &rl[i % 2], b, described, 2, sink);
         pthread_mutex_lock(&a.mu);
         a.used = i + 1;
         a.stop = *st != HF_OK;
@@ -582,6 +605,7 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
     }
     size_t len = pl.len ? pl.len : 1;
     uint32_t *buf[2] = {NULL, NULL};
+    char *bytes[2] = {NULL, NULL}; /* assembled rows (below) */
     for (int i = 0; i < (threaded ? 2 : 1) && !described; i++)
         buf[i] = hf_i_alloc_array(ctx, len, sizeof(uint32_t));
     /* the rows to build: a slice (opt->row_first) runs the labels before it through the dedup
@@ -608,13 +632,32 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
         if (want == HF_I_ROW_TAKE)
             rows[count++] = (row_label){(uint8_t)v, D};
     }
-    if (threaded && count > 1 && emit_ahead(&pl, rows, count, buf, rl, described, em, sink, &st))
+    /* rows to a family writer through a second thread: assembled there (the renders made
+     * here first); without memory for the two rows' bytes, described only */
+    hf_writer *aw = threaded && described && count > 1 ? hf_i_sink_writer(sink) : NULL;
+    if (aw && hf_i_writer_ready_rows(aw, &(hf_i_rows){.n = pl.len,
+                                                      .id = pl.src_id,
+                                                      .src = {pl.ord[0].val, pl.ord[1].val},
+                                                      .threads = opt->threads})) {
+        size_t size = hf_i_writer_assembly_size(aw);
+        for (int i = 0; i < 2; i++)
+            bytes[i] = hf_i_malloc(ctx, size);
+        if (!bytes[0] || !bytes[1]) {
+            hf_i_free(ctx, bytes[0]);
+            hf_i_free(ctx, bytes[1]);
+            bytes[0] = bytes[1] = NULL;
+        }
+    }
+    if (threaded && count > 1 &&
+        emit_ahead(&pl, rows, count, buf, rl, aw, bytes, described, em, sink, &st))
         goto out;
     for (size_t i = 0; i < count && !st; i++) {
         build_row(&pl, rows[i].v, rows[i].D, buf[0], &rl[0]);
-        st = emit_row(&pl, em, buf[0], &rl[0], described, opt->threads, sink);
+        st = emit_row(&pl, em, buf[0], &rl[0], NULL, described, opt->threads, sink);
     }
 out:
+    hf_i_free(ctx, bytes[0]);
+    hf_i_free(ctx, bytes[1]);
     hf_i_free(ctx, rl[0].r);
     hf_i_free(ctx, rl[1].r);
     hf_i_free(ctx, buf[0]);

@@ -1,7 +1,8 @@
 /* The family writers: text, ids, JSON and bin, row by row to a stream (hf_writer, a sink for
  * the methods) or a whole family at once. Rows are assembled in blocks (lib/io_family_ids.c),
  * or, when a generator describes them by ranges (lib/family_rows_i.h), gathered from renders
- * and written with writev. */
+ * and written with writev, or copied out of the renders on the generator's second thread and
+ * written in one piece. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -67,6 +68,7 @@ struct hf_writer {
     int fd;
     uint32_t *row;      /* a described row as values, when the renders could not be made */
     uint64_t described; /* rows written from the renders (tests) */
+    uint64_t assembled; /* of them, rows whose bytes came assembled (tests) */
 };
 
 /* Gathered pieces shorter than this are copied into o.buf (one piece of writev costs about as
@@ -756,12 +758,30 @@ static bool gather(hf_writer *w, const char *b, size_t len)
     return true;
 }
 
+/* The bytes of a row from the renders: every token once, each with its separator (bin: every
+ * index in its width). */
+static size_t row_bytes(const hf_writer *w)
+{
+    return w->format == HF_FORMAT_BIN ? (size_t)w->p->n * hf_i_bin_width(w->p->n) : w->tok_total;
+}
+
+/* Where range r's bytes lie in its sequence's render: [*a, *b). */
+static inline void range_bytes(const hf_writer *w, const hf_i_row_range *r, unsigned width,
+                               size_t *a, size_t *b)
+{
+    const uint32_t *at = w->render_at[r->src];
+    *a = at ? at[r->a] : (size_t)r->a * width;
+    *b = at ? at[r->b] : (size_t)r->b * width;
+}
+
 /* The row that h describes, from the renders: prefix, the ranges' bytes, and end in place of
  * the last separator (no end: bin, which has no separators). Gathered, not copied: the bytes
  * stay in the renders until gather_flush, except short pieces (gather), copied here inline
  * with one fixed-size copy when they are shorter than SHORT (the renders and o.buf have
- * HF_I_OUT_SLACK bytes of slack). */
+ * HF_I_OUT_SLACK bytes of slack). A row assembled already (h->bytes) is one piece, written
+ * before the call returns when it is not copied (the bytes are the caller's). */
 enum { SHORT = 32 };
+_Static_assert(SHORT <= HF_I_OUT_SLACK, "a short piece's fixed-size copy stays in the slack");
 
 static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, char end)
 {
@@ -772,14 +792,19 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
     size_t plen = strlen(prefix);
     if (plen && !gather(w, prefix, plen))
         return false;
+    if (h->bytes) {
+        size_t len = row_bytes(w) - (end ? 1 : 0);
+        return (len == 0 || gather(w, h->bytes, len)) && (!end || gather(w, &end, 1)) &&
+               (len < GATHER_COPY || gather_flush(w));
+    }
     unsigned width = hf_i_bin_width(w->p->n);
     size_t last = h->count; /* the last range that holds values */
     while (last > 0 && h->ranges[last - 1].a == h->ranges[last - 1].b)
         last--;
     for (size_t i = 0; i < last; i++) {
         const hf_i_row_range *r = &h->ranges[i];
-        const uint32_t *at = w->render_at[r->src];
-        size_t a = at ? at[r->a] : (size_t)r->a * width, b = at ? at[r->b] : (size_t)r->b * width;
+        size_t a, b;
+        range_bytes(w, r, width, &a, &b);
         if (i + 1 == last && end)
             b--; /* the last separator */
         const char *src = w->render[r->src] + a;
@@ -794,6 +819,34 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
     return !end || gather(w, &end, 1);
 }
 
+bool hf_i_writer_ready_rows(hf_writer *w, const hf_i_rows *h)
+{
+    if (!w || !h || w->failed || h->n != w->p->n || h->n == 0 || make_tokens(w, h->threads))
+        return false;
+    return make_renders(w, h, w->format == HF_FORMAT_JSON ? ',' : ' ');
+}
+
+size_t hf_i_writer_assembly_size(const hf_writer *w) { return row_bytes(w) + HF_I_OUT_SLACK; }
+
+bool hf_i_writer_assemble(const hf_writer *w, const hf_i_rows *h, char *dst)
+{
+    if (!w || !h || !dst || w->render_id == 0 || h->id != w->render_id || !rows_fit(h, w->p->n))
+        return false;
+    unsigned width = hf_i_bin_width(w->p->n);
+    size_t total = row_bytes(w), k = 0;
+    for (size_t i = 0; i < h->count; i++) {
+        const hf_i_row_range *r = &h->ranges[i];
+        size_t a, b;
+        range_bytes(w, r, width, &a, &b);
+        size_t len = b - a;
+        if (len > total - k)
+            return false; /* not a permutation: more bytes than a row has */
+        memcpy(dst + k, w->render[r->src] + a, len <= SHORT ? SHORT : len);
+        k += len;
+    }
+    return k == total;
+}
+
 /* The rows of the library's own: from the renders, else (no memory for them) as values. */
 hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
 {
@@ -802,7 +855,9 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
         return HF_EINVAL;
     if (w->failed)
         return HF_EIO;
-    if (!rows_fit(h, w->p->n))
+    if (h->bytes && h->id != w->render_id)
+        return HF_EINVAL; /* assembled from renders the writer no longer has */
+    if (!h->bytes && !rows_fit(h, w->p->n))
         return HF_ESCHEDULE;
     if (make_tokens(w, h->threads))
         return HF_ENOMEM;
@@ -832,10 +887,13 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
     }
     w->count++;
     w->described++;
+    w->assembled += h->bytes != NULL;
     return HF_OK;
 }
 
 uint64_t hf_i_writer_described(const hf_writer *w) { return w->described; }
+
+uint64_t hf_i_writer_assembled(const hf_writer *w) { return w->assembled; }
 
 bool hf_i_writer_reserve(hf_writer *w)
 {

@@ -93,9 +93,13 @@ static hf_status copy_put(void *user, const uint32_t *s, uint32_t n)
     return c->next.put(c->next.user, c->copy, n);
 }
 
+/* Rows the writer of the last write_gen_to wrote from bytes assembled on a second thread. */
+static size_t last_assembled;
+
 /* The family of p under opt written in `format` to `out`, through the library's watch (as the
  * CLI's stream does: rows described by ranges reach the writer as such) or through a copying
- * sink; *described counts the rows the writer wrote from its renders. */
+ * sink; *described counts the rows the writer wrote from its renders (last_assembled those of
+ * them it was given assembled). */
 static void write_gen_to(FILE *out, const hf_poset *p, const hf_gen_options *opt, hf_format format,
                          bool copy, size_t *described)
 {
@@ -110,6 +114,7 @@ static void write_gen_to(FILE *out, const hf_poset *p, const hf_gen_options *opt
     hf_status st = hf_generate(p, opt, sink, NULL, &err);
     cr_assert_eq(st, HF_OK, "%s", err.text);
     *described = (size_t)hf_i_writer_described(w);
+    last_assembled = (size_t)hf_i_writer_assembled(w);
     cr_assert_gt(hf_writer_count(w), 0);
     if (copy)
         cr_assert_eq(c.rows, hf_writer_count(w));
@@ -130,11 +135,21 @@ static char *write_gen(const hf_poset *p, const hf_gen_options *opt, hf_format f
     return buf;
 }
 
+/* On two threads, doubletree's second thread assembles the bytes of every described row when
+ * there are two or more (the last write_gen_to's writer). */
+static void check_assembled(const hf_gen_options *opt, size_t described, const char *what)
+{
+    size_t expect = opt->threads >= 2 && described >= 2 ? described : 0;
+    cr_assert_eq(last_assembled, expect, "%s: %zu of %zu described rows came assembled", what,
+                 last_assembled, described);
+}
+
 static void same_bytes(const hf_poset *p, const hf_gen_options *opt, hf_format format,
                        bool expect_described, const char *what)
 {
     size_t la, lb, da, db;
     char *a = write_gen(p, opt, format, false, &la, &da);
+    check_assembled(opt, da, what);
     char *b = write_gen(p, opt, format, true, &lb, &db);
     cr_assert_eq(db, 0, "%s: a row reached the writer described through a caller's sink", what);
     if (expect_described)
@@ -272,6 +287,81 @@ Test(gen_write, described_rows_are_checked)
     fclose(out);
     cr_assert(size > 0 && buf[size - 1] == '\n');
     free(buf);
+    hf_poset_free(p);
+}
+
+/* The bytes of a row copied out of the renders (hf_i_writer_assemble) are the row's bytes, in
+ * text and bin: those that the description alone writes (text: with its last separator); a
+ * description that is not a row of the renders' sequences, or that has more or fewer bytes than
+ * a row, assembles nothing; assembled bytes from renders the writer no longer has are refused. */
+Test(gen_write, assembled_rows_are_checked)
+{
+    static const char *const names[] = {"a", "bb", "ccc", "dddd", "eeeee", "ffffff"};
+    static const uint32_t edges[][2] = {{0, 1}};
+    hf_poset *p = tu_named_poset(NULL, names, 6, edges, 1);
+    uint32_t fwd[6] = {0, 1, 2, 3, 4, 5}, back[6] = {5, 4, 3, 2, 1, 0};
+    hf_i_row_range two[2] = {{1, 4, 6}, {0, 2, 6}}, whole = {0, 0, 6};
+    const hf_format formats[] = {HF_FORMAT_TEXT, HF_FORMAT_BIN};
+    for (int k = 0; k < 2; k++) {
+        char *buf[2] = {NULL, NULL};
+        size_t size[2] = {0, 0};
+        hf_i_rows h = {.n = 6, .src = {fwd, back}, .ranges = two, .count = 2};
+        for (int assembled = 0; assembled < 2; assembled++) {
+            FILE *out = open_memstream(&buf[assembled], &size[assembled]);
+            hf_writer *w = NULL;
+            cr_assert_eq(hf_writer_new(p, out, formats[k], NULL, &w), HF_OK);
+            h.id = hf_i_row_source_id();
+            h.bytes = NULL;
+            char *dst = NULL;
+            if (assembled) {
+                cr_assert(!hf_i_writer_assemble(w, &h, NULL), "no renders yet");
+                cr_assert(hf_i_writer_ready_rows(w, &h));
+                dst = malloc(hf_i_writer_assembly_size(w));
+                cr_assert(hf_i_writer_assemble(w, &h, dst));
+                hf_i_rows bad = h;
+                bad.id = hf_i_row_source_id();
+                cr_assert(!hf_i_writer_assemble(w, &bad, dst), "another id");
+                bad = h;
+                bad.ranges = &(hf_i_row_range){0, 0, 5};
+                bad.count = 1;
+                cr_assert(!hf_i_writer_assemble(w, &bad, dst), "five values");
+                /* six values, not a permutation: more bytes than a row, then fewer */
+                bad.ranges = (hf_i_row_range[]){{0, 3, 6}, {1, 0, 3}};
+                bad.count = 2;
+                cr_assert(k == 1 || !hf_i_writer_assemble(w, &bad, dst), "more bytes");
+                bad.ranges = (hf_i_row_range[]){{0, 0, 3}, {1, 3, 6}};
+                cr_assert(k == 1 || !hf_i_writer_assemble(w, &bad, dst), "fewer bytes");
+                cr_assert(hf_i_writer_assemble(w, &h, dst)); /* the refusals left dst unusable */
+                h.bytes = dst;
+                hf_i_rows stale = h;
+                stale.id = hf_i_row_source_id();
+                cr_assert_eq(hf_i_writer_put_rows(w, &stale), HF_EINVAL);
+            }
+            cr_assert_eq(hf_i_writer_put_rows(w, &h), HF_OK);
+            /* the same sequences again, now whole */
+            hf_i_rows again = h;
+            again.ranges = &whole;
+            again.count = 1;
+            if (assembled)
+                cr_assert(hf_i_writer_assemble(w, &again, dst));
+            cr_assert_eq(hf_i_writer_put_rows(w, &again), HF_OK);
+            cr_assert_eq(hf_i_writer_described(w), 2);
+            cr_assert_eq(hf_i_writer_assembled(w), assembled ? 2 : 0);
+            cr_assert_eq(hf_writer_close(w), HF_OK);
+            cr_assert_eq(fclose(out), 0);
+            free(dst);
+        }
+        cr_assert_eq(size[0], size[1], "format %d", k);
+        cr_assert(memcmp(buf[0], buf[1], size[0]) == 0, "format %d", k);
+        if (k == 0) {
+            const char *expect = "bb a ccc dddd eeeee ffffff\na bb ccc dddd eeeee ffffff\n";
+            size_t el = strlen(expect);
+            cr_assert(size[0] >= el && memcmp(buf[0] + size[0] - el, expect, el) == 0, "%.*s",
+                      (int)size[0], buf[0]);
+        }
+        free(buf[0]);
+        free(buf[1]);
+    }
     hf_poset_free(p);
 }
 
@@ -657,6 +747,7 @@ Test(gen_write, second_threads_give_the_same_bytes)
                 for (int t = 0; t < 2; t++) {
                     opt.threads = 1 + (unsigned)t;
                     b[t] = write_gen(p, &opt, formats[k], false, &len[t], &described[t]);
+                    check_assembled(&opt, described[t], "second threads");
                 }
                 b[2] = write_gen(p, &opt, formats[k], true, &len[2], &described[2]);
                 for (int t = 0; t < 2; t++) {
