@@ -38,7 +38,8 @@ struct hf_writer {
     /* The tokens are made when the first row comes (make_tokens), on two threads when the row
      * description allows it, or ahead of it (hf_i_writer_reserve, hf_i_writer_prepare): tokens
      * says they are there, tok_total is the length of all of them, each with its separator (a
-     * render's length). `filled`: the slots were filled, `fits`: every token fit in its slot. */
+     * render's length). `filled`: the slots were filled, `fits`: every token fit in its slot.
+     * Renders made from them, they are dropped (tokens_free) until a row of values needs them. */
     bool tokens, filled, fits;
     size_t tok_total;
     /* The slot filling's shared state (fill_chunks): the next event whose slot no thread took
@@ -412,6 +413,19 @@ static hf_status make_tokens(hf_writer *w, unsigned threads)
     return HF_OK;
 }
 
+/* The tokens dropped (make_tokens makes them again when a row needs them); tok_total stays. */
+static void tokens_free(hf_writer *w)
+{
+    hf_ctx *ctx = w->p->ctx;
+    hf_i_free(ctx, w->tok);
+    hf_i_free(ctx, w->tok_off);
+    hf_i_free(ctx, w->slot);
+    w->tok = NULL;
+    w->tok_off = NULL;
+    w->slot = NULL;
+    w->tokens = w->filled = false;
+}
+
 static void renders_free(hf_writer *w)
 {
     for (int i = 0; i < HF_I_ROW_SOURCES; i++) {
@@ -430,9 +444,7 @@ static void writer_free(hf_writer *w)
     hf_i_free(ctx, w->vec);
     hf_i_free(ctx, w->row);
     hf_i_out_free(ctx, &w->o);
-    hf_i_free(ctx, w->tok);
-    hf_i_free(ctx, w->tok_off);
-    hf_i_free(ctx, w->slot);
+    tokens_free(w);
     hf_i_free(ctx, w->seen);
     hf_i_free(ctx, w);
 }
@@ -611,7 +623,8 @@ static void *render_one(void *arg)
 }
 
 /* The renders of h's sequences (struct hf_writer), made when h names others than the last,
- * on two threads (one sequence each) when h->threads >= 2. false when a sequence is not a
+ * on two threads (one sequence each) when h->threads >= 2, from the tokens, which are dropped
+ * once the renders hold them (a row of values makes them again). false when a sequence is not a
  * permutation of the events or memory ran out: the row is then written token by token. */
 static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
 {
@@ -623,6 +636,8 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
     renders_free(w);
     hf_ctx *ctx = w->p->ctx;
     if (!w->vec && !(w->vec = hf_i_alloc_array(ctx, GATHER_MAX, sizeof *w->vec)))
+        return false;
+    if (make_tokens(w, h->threads))
         return false;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
@@ -654,6 +669,7 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
     }
     run_both(render_one, &job[0], &job[1], h->threads >= 2 && n >= SPLIT_EVENTS);
     w->render_id = h->id;
+    tokens_free(w); /* the renders hold every token: their memory serves the rows */
     return true;
 }
 
@@ -821,7 +837,7 @@ static bool write_ranges(hf_writer *w, const hf_i_rows *h, const char *prefix, c
 
 bool hf_i_writer_ready_rows(hf_writer *w, const hf_i_rows *h)
 {
-    if (!w || !h || w->failed || h->n != w->p->n || h->n == 0 || make_tokens(w, h->threads))
+    if (!w || !h || w->failed || h->n != w->p->n || h->n == 0)
         return false;
     return make_renders(w, h, w->format == HF_FORMAT_JSON ? ',' : ' ');
 }
@@ -859,8 +875,6 @@ hf_status hf_i_writer_put_rows(void *user, const hf_i_rows *h)
         return HF_EINVAL; /* assembled from renders the writer no longer has */
     if (!h->bytes && !rows_fit(h, w->p->n))
         return HF_ESCHEDULE;
-    if (make_tokens(w, h->threads))
-        return HF_ENOMEM;
     char sep = w->format == HF_FORMAT_JSON ? ',' : ' ';
     if (!make_renders(w, h, sep)) {
         if (w->o.failed) {
