@@ -72,13 +72,13 @@ void hf_i_writer_prepared(hf_writer *w);
  * row before): the writer keeps the renders of its last sequences, so any thread may copy a
  * row's bytes out of them while the caller's thread writes, and the caller's thread then writes
  * them in one piece instead of gathering the row range by range.
- * hf_i_writer_ready_rows makes w's tokens and the renders of h's sequences (h's ranges are not
- * read), on the caller's thread, before any row of them: false when it could not (no memory, a
- * failed write, a sequence not a permutation): rows then go as descriptions alone, and their
- * put reports the failure. hf_i_writer_assembly_size is the size of a buffer for a row, and
- * hf_i_writer_assemble copies the row h describes into dst, reading w's renders only (any
- * thread, while the caller's thread puts rows of the same sequences): false when h is not a row
- * of the renders' sequences (dst is then not a row's). O(bytes of a row). */
+ * hf_i_writer_ready_rows makes the renders of h's sequences (h's ranges are not read), on the
+ * caller's thread, before any row of them, as the first row would: false when it could not (no
+ * memory, a failed write, a sequence not a permutation): rows then go as descriptions alone,
+ * and their put reports the failure. hf_i_writer_assembly_size is the size of a buffer for a
+ * row, and hf_i_writer_assemble copies the row h describes into dst, reading w's renders only
+ * (any thread, while the caller's thread puts rows of the same sequences): false when h is not
+ * a row of the renders' sequences (dst is then not a row's). O(bytes of a row). */
 bool hf_i_writer_ready_rows(hf_writer *w, const hf_i_rows *h);
 size_t hf_i_writer_assembly_size(const hf_writer *w);
 bool hf_i_writer_assemble(const hf_writer *w, const hf_i_rows *h, char *dst);
