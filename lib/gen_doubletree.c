@@ -578,7 +578,9 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
      * one while the plan is made here, and here too once the plan is made (it is not used
      * otherwise until the first row; its memory is allocated here first: the context's
      * allocator is called from the caller's thread alone) */
-    hf_writer *w = opt->threads >= 2 && p->n >= PREPARE_EVENTS ? hf_i_sink_writer(sink) : NULL;
+    bool threaded = opt->threads >= 2;
+    hf_writer *sw = threaded ? hf_i_sink_writer(sink) : NULL; /* the family writer, if any */
+    hf_writer *w = p->n >= PREPARE_EVENTS ? sw : NULL;
     pthread_t tid;
     bool preparing = hf_i_writer_reserve(w) && pthread_create(&tid, NULL, prepare_writer, w) == 0;
     plan pl;
@@ -593,7 +595,6 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
     hf_ctx *ctx = pl.t->ctx;
     hf_i_emitter *em = NULL;
     range_list rl[2] = {{NULL, 0}, {NULL, 0}};
-    bool threaded = opt->threads >= 2;
     /* rows described by their ranges when the sink takes them (lib/family_rows_i.h): no row of
      * values is built; without memory for the ranges, rows go as values */
     bool described = pl.src_id && hf_i_sink_takes_rows(sink);
@@ -634,7 +635,7 @@ static hf_status dt_generate(const hf_poset *p, const hf_gen_options *opt, hf_si
     }
     /* rows to a family writer through a second thread: assembled there (the renders made
      * here first); without memory for the two rows' bytes, described only */
-    hf_writer *aw = threaded && described && count > 1 ? hf_i_sink_writer(sink) : NULL;
+    hf_writer *aw = described && count > 1 ? sw : NULL;
     if (aw && hf_i_writer_ready_rows(aw, &(hf_i_rows){.n = pl.len,
                                                       .id = pl.src_id,
                                                       .src = {pl.ord[0].val, pl.ord[1].val},

@@ -622,6 +622,13 @@ static void *render_one(void *arg)
     return NULL;
 }
 
+/* The bytes of a row from the renders: every token once, each with its separator (bin: every
+ * index in its width). */
+static size_t row_bytes(const hf_writer *w)
+{
+    return w->format == HF_FORMAT_BIN ? (size_t)w->p->n * hf_i_bin_width(w->p->n) : w->tok_total;
+}
+
 /* The renders of h's sequences (struct hf_writer), made when h names others than the last,
  * on two threads (one sequence each) when h->threads >= 2, from the tokens, which are dropped
  * once the renders hold them (a row of values makes them again). false when a sequence is not a
@@ -641,8 +648,11 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
         return false;
     uint32_t n = w->p->n;
     unsigned width = hf_i_bin_width(n);
-    /* every sequence holds every token once: the length of all tokens (make_tokens) */
-    size_t total = w->format == HF_FORMAT_BIN ? 0 : w->tok_total;
+    /* a render's offsets take 32 bits (half the memory to clear and to read at random in
+     * write_ranges); rows of 4 GiB or more go token by token */
+    bool over = w->format == HF_FORMAT_BIN ? (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
+                                           : w->tok_total > UINT32_MAX;
+    size_t bytes = over ? 0 : row_bytes(w); /* every sequence holds every token once */
     _Static_assert(HF_I_ROW_SOURCES == 2, "one render per thread");
     render_job job[HF_I_ROW_SOURCES];
     for (int s = 0; s < HF_I_ROW_SOURCES; s++) {
@@ -651,11 +661,6 @@ static bool make_renders(hf_writer *w, const hf_i_rows *h, char sep)
             renders_free(w);
             return false;
         }
-        /* a render's offsets take 32 bits (half the memory to clear and to read at random in
-         * write_ranges); rows of 4 GiB or more go token by token */
-        bool over = w->format == HF_FORMAT_BIN ? (size_t)n > (SIZE_MAX - HF_I_OUT_SLACK) / width
-                                               : total > UINT32_MAX;
-        size_t bytes = w->format == HF_FORMAT_BIN ? (size_t)n * width : total;
         char *r = over ? NULL : hf_i_malloc(ctx, bytes + HF_I_OUT_SLACK);
         uint32_t *at =
             w->format == HF_FORMAT_BIN ? NULL : hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *at);
@@ -772,13 +777,6 @@ static bool gather(hf_writer *w, const char *b, size_t len)
         return false;
     w->vec[w->nvec++] = (struct iovec){(void *)b, len};
     return true;
-}
-
-/* The bytes of a row from the renders: every token once, each with its separator (bin: every
- * index in its width). */
-static size_t row_bytes(const hf_writer *w)
-{
-    return w->format == HF_FORMAT_BIN ? (size_t)w->p->n * hf_i_bin_width(w->p->n) : w->tok_total;
 }
 
 /* Where range r's bytes lie in its sequence's render: [*a, *b). */
