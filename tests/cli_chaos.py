@@ -129,6 +129,8 @@ def main():
     argv = sys.argv[1:]
     cap = None
     if argv[:1] == ["--sample"]:
+        if len(argv) < 2 or not argv[1].isdigit():
+            sys.exit(__doc__)
         cap = int(argv[1])
         argv = argv[2:]
     if len(argv) < 3 or (cap is not None and cap < 1):
