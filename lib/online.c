@@ -1129,8 +1129,8 @@ hf_status hf_online_end_run(hf_online *s, hf_online_run_result *res, hf_error *e
         return hf_i_fail(err, HF_EINVAL, 0, 0, "no session");
     if (!s->open)
         return hf_i_fail(err, HF_ESTATE, 0, 0, "no run is open");
-    if (s->cur.posted > 0)
-        take_children(s);
+    /* refused before anything changes: children posted since the last next are pending (so
+     * there are none here), and the ranks of the ones posted after a refusal count on them */
     if (s->pending > 0)
         return hf_i_fail(err, HF_ESTATE, 0, 0,
                          "%" PRIu32 " posted events have not run: a run plays all its events",

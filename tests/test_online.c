@@ -1080,6 +1080,77 @@ Test(online, a_next_with_nothing_pending_ends_the_running_event)
     }
 }
 
+/* One run of a static program (two roots "r", each posting two children "c"), with a refused
+ * hf_online_end_run after the first post of every group of siblings when @p misuse: the nodes of
+ * the run's events in @p nodes. */
+static void play_with_refused_end(hf_online *s, bool misuse, uint32_t nodes[6])
+{
+    hf_error err;
+    uint32_t e, ev[6], n = 0;
+    cr_assert_eq(hf_online_begin_run(s, &err), HF_OK);
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(hf_online_post(s, HF_NO_EVENT, "r", &ev[n++], &err), HF_OK);
+        if (misuse && i == 0) {
+            cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_ESTATE);
+            cr_assert(strstr(err.text, "have not run"), "%s", err.text);
+        }
+    }
+    cr_assert_eq(hf_online_pending(s), 2);
+    while (hf_online_pending(s) > 0) {
+        cr_assert_eq(hf_online_next(s, &e, &err), HF_OK);
+        if (hf_online_node_parent(s, hf_online_event_node(s, e)) != HF_NO_EVENT)
+            continue; /* a child: no children of its own */
+        for (int i = 0; i < 2; i++) {
+            cr_assert_eq(hf_online_post(s, e, "c", &ev[n++], &err), HF_OK);
+            if (misuse && i == 0)
+                cr_assert_eq(hf_online_end_run(s, NULL, &err), HF_ESTATE);
+        }
+    }
+    cr_assert_eq(n, 6);
+    cr_assert_eq(hf_online_next(s, &e, &err), HF_ESTATE); /* nothing pending: the run is over */
+    hf_online_run_result res;
+    cr_assert_eq(hf_online_end_run(s, &res, &err), HF_OK, "%s", err.text);
+    cr_assert_eq(res.events, 6);
+    for (uint32_t i = 0; i < 6; i++)
+        nodes[i] = hf_online_event_node(s, ev[i]);
+}
+
+/* A refused hf_online_end_run (events pending) changes nothing: siblings posted after it get the
+ * ranks after those posted before it. (It used to hand the posted children to the scheduler
+ * before refusing, so that the next sibling took rank 0 again: the union node of its elder
+ * sibling, two events of one run on one node. fuzz_online found it.) */
+Test(online, a_refused_end_run_changes_nothing)
+{
+    for (int st = HF_ONLINE_DFS; st <= HF_ONLINE_LEARN; st++) {
+        unsigned d = st == HF_ONLINE_DFS ? 2 : 3;
+        hf_online *s = session(d, (hf_online_strategy)st), *t = session(d, (hf_online_strategy)st);
+        uint32_t a[6], b[6];
+        play_with_refused_end(s, true, a);
+        play_with_refused_end(t, false, b);
+        for (int i = 0; i < 6; i++) {
+            cr_assert_eq(a[i], b[i], "strategy %d, event %d: node %u against %u", st, i, a[i],
+                         b[i]);
+            for (int j = 0; j < i; j++)
+                cr_assert_neq(a[i], a[j], "strategy %d: events %d and %d on node %u", st, j, i,
+                              a[i]);
+        }
+        cr_assert_eq(hf_online_nodes(s), 6);
+        /* a second run of the same program matches the first one's nodes */
+        uint32_t c[6];
+        play_with_refused_end(s, true, c);
+        cr_assert_eq(hf_online_nodes(s), 6);
+        for (int i = 0; i < 6; i++) {
+            cr_assert_eq(hf_online_node_parent(s, c[i]) == HF_NO_EVENT, i < 2);
+            int same = 0;
+            for (int j = 0; j < 6; j++)
+                same += c[i] == a[j];
+            cr_assert_eq(same, 1, "strategy %d: run 2's event %d on node %u", st, i, c[i]);
+        }
+        hf_online_free(s);
+        hf_online_free(t);
+    }
+}
+
 Test(online, strategy_names)
 {
     hf_online_strategy st;

@@ -189,8 +189,9 @@ typedef struct hf_online_run_result {
 /** Close the open run and say whether another is needed. Errors: HF_ESTATE (no run open, or
  * events still pending: a run plays all its events), HF_ETOOLARGE (learn: the union forest is too
  * large for the coverage bookkeeping, see HF_ONLINE_LEARN_MAX_BITS), HF_ENOMEM, and the offline
- * generator's errors (learn). After HF_ESTATE for pending events the run stays open (run them,
- * then end it); after the other errors it is closed and recorded, and `r->more` is true only
+ * generator's errors (learn). After HF_ESTATE for pending events the run stays open and unchanged
+ * (run them, then end it; children posted after the refusal take the ranks after their
+ * siblings'); after the other errors it is closed and recorded, and `r->more` is true only
  * for HF_ENOMEM (learn builds its plan again, doubletree weighs its gadgets again, when the next
  * run ends). @p r may be NULL. dfs and doubletree: O(events), and doubletree at d = 3 O(union
  * events) after a run in which the union forest grew (its gadgets weighed); learn: the offline
