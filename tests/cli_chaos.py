@@ -172,8 +172,7 @@ def main():
             else:
                 allocations = int(m.group(2))
             oom = absorbed = 0
-            sampled = sample is not None and len(failure_points(allocations, 1, None, i)) > \
-                sample + 2 * SAMPLE_EDGE
+            sampled = sample is not None and allocations > sample + 2 * SAMPLE_EDGE
             for mode, stride in (("once", 1), ("all", 3)):
                 for k in failure_points(allocations, stride, sample, i):
                     if target and os.path.exists(target):
