@@ -71,14 +71,19 @@ enum { PROPER = 1, BRANCH = 16 };
 
 /* A preorder of the whole tree, as rows are copied from it. The tree's node ids are its
  * left-to-right preorder (0-child first), so the subtree of u is positions pos(u) ..
- * pos(u) + size(u) - 1 of either preorder. `val` holds what a row lists at each position with
- * the virtual nodes dropped (the order's events; the tree's nodes, all of them, when a focus set
- * restricted the tree and the emitter extends the row), and rank[i] counts the values at
- * positions before i: positions a..b-1 are val[rank[a] .. rank[b] - 1], one copy. */
+ * pos(u) + size(u) - 1 of either preorder; in the right-to-left one, u comes after its depth(u)
+ * ancestors and the nodes right of it, which are those after its subtree in the left-to-right
+ * one: pos(u) = depth(u) + n - u - size(u) (pos_in). `val` holds what a row lists at each
+ * position with the virtual nodes dropped (the order's events; the tree's nodes, all of them,
+ * when a focus set restricted the tree and the emitter extends the row), and rank[i] counts the
+ * values at positions before i: positions a..b-1 are val[rank[a] .. rank[b] - 1], one copy.
+ * A tree without virtual nodes, unrestricted, has every position's value: rank is then NULL (the
+ * identity), and the left-to-right preorder's values are the tree's own map to the order
+ * (val borrowed from t->orig), so that a row's plan takes 12 bytes an event fewer. */
 typedef struct preorder {
-    uint32_t *pos;  /* node -> position; NULL: the node id itself (the left-to-right preorder) */
-    uint32_t *rank; /* n + 1 */
+    uint32_t *rank; /* n + 1; NULL: rank[i] = i */
     uint32_t *val;
+    bool borrowed; /* val is the tree's, not freed with the plan */
 } preorder;
 
 typedef struct plan {
@@ -113,9 +118,9 @@ static void plan_free(plan *pl)
     hf_i_free(ctx, pl->by_depth);
     hf_i_free(ctx, pl->depth_off);
     for (int i = 0; i < 2; i++) {
-        hf_i_free(ctx, pl->ord[i].pos);
         hf_i_free(ctx, pl->ord[i].rank);
-        hf_i_free(ctx, pl->ord[i].val);
+        if (!pl->ord[i].borrowed)
+            hf_i_free(ctx, pl->ord[i].val);
     }
     hf_i_tree_release(pl->t);
     pl->t = NULL;
@@ -190,16 +195,18 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     hf_ctx *ctx = t->ctx;
     uint32_t n = t->n, k = pl->k;
     preorder *l = &pl->ord[0], *r = &pl->ord[1];
+    /* restricted: the emitter maps nodes to events and extends the row, so every node stays */
+    bool keep = t->restricted, whole = !keep && n == t->n_orig; /* whole: no virtual node */
     pl->size = hf_i_alloc_array(ctx, n, sizeof *pl->size);
     pl->by_depth = hf_i_alloc_array(ctx, n, sizeof *pl->by_depth);
     pl->depth_off = hf_i_calloc(ctx, (size_t)k + 2, sizeof *pl->depth_off);
-    r->pos = hf_i_alloc_array(ctx, n, sizeof *r->pos);
-    for (int i = 0; i < 2; i++) {
+    for (int i = 0; i < 2 && !whole; i++)
         pl->ord[i].rank = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *l->rank);
-        pl->ord[i].val = hf_i_alloc_array(ctx, n, sizeof *l->val);
-    }
-    if (!pl->size || !pl->by_depth || !pl->depth_off || !r->pos || !l->rank || !l->val ||
-        !r->rank || !r->val)
+    l->borrowed = whole;
+    l->val = whole ? t->orig : hf_i_alloc_array(ctx, n, sizeof *l->val);
+    r->val = hf_i_alloc_array(ctx, n, sizeof *r->val);
+    if (!pl->size || !pl->by_depth || !pl->depth_off || (!whole && (!l->rank || !r->rank)) ||
+        !l->val || !r->val)
         return HF_ENOMEM;
     /* sizes bottom-up, and the nodes per depth counted */
     for (uint32_t u = n; u-- > 0;) {
@@ -212,22 +219,25 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     for (uint32_t D = 0; D <= k; D++)
         pl->depth_off[D + 1] += pl->depth_off[D];
     /* the nodes by depth, and the left-to-right preorder's values: its positions are the node
-     * ids. Restricted: the emitter maps nodes to events and extends the row, so every node
-     * stays. */
-    bool keep = t->restricted;
+     * ids */
     uint32_t m = 0;
     for (uint32_t u = 0; u < n; u++) {
         pl->by_depth[pl->depth_off[depth[u]]++] = u;
+        if (whole)
+            continue;
         l->rank[u] = m;
         if (keep || t->orig[u] != HF_NO_EVENT)
             l->val[m++] = keep ? u : t->orig[u];
     }
-    l->rank[n] = m;
+    if (whole)
+        m = n;
+    else
+        l->rank[n] = m;
     for (uint32_t D = k + 1; D > 0; D--) /* the filling moved each offset to the next one's */
         pl->depth_off[D] = pl->depth_off[D - 1];
     pl->depth_off[0] = 0;
     /* the right-to-left preorder (a node, then its children's subtrees from the last), walked
-     * with a stack: positions, ranks and values in one pass */
+     * with a stack: ranks and values in one pass */
     uint32_t *stack = hf_i_alloc_array(ctx, n, sizeof *stack);
     if (!stack)
         return HF_ENOMEM;
@@ -235,14 +245,18 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     stack[sp++] = t->root;
     while (sp > 0) {
         uint32_t u = stack[--sp];
-        r->pos[u] = i;
-        r->rank[i++] = c;
-        if (keep || t->orig[u] != HF_NO_EVENT)
-            r->val[c++] = keep ? u : t->orig[u];
+        if (whole) {
+            r->val[c++] = t->orig[u];
+        } else {
+            r->rank[i++] = c;
+            if (keep || t->orig[u] != HF_NO_EVENT)
+                r->val[c++] = keep ? u : t->orig[u];
+        }
         for (uint32_t j = t->child_off[u]; j < t->child_off[u + 1]; j++)
             stack[sp++] = t->child[j];
     }
-    r->rank[n] = c;
+    if (!whole)
+        r->rank[n] = c;
     hf_i_free(ctx, stack);
     pl->len = m;
     if (!keep && !t->reversed && m == t->n_orig) {
@@ -350,13 +364,20 @@ static hf_status dt_predict(const hf_poset *p, const hf_gen_options *opt, mpz_t 
     return HF_OK;
 }
 
-static inline uint32_t pos_in(const preorder *o, uint32_t u) { return o->pos ? o->pos[u] : u; }
+/* The position of node @p u, of depth @p depth, in preorder ord[@p right] (see preorder). */
+static inline uint32_t pos_in(const plan *pl, bool right, uint32_t u, uint32_t depth)
+{
+    return right ? depth + pl->t->n - u - pl->size[u] : u;
+}
+
+/* The values before position @p a of preorder o. */
+static inline uint32_t rank_at(const preorder *o, uint32_t a) { return o->rank ? o->rank[a] : a; }
 
 /* Appends positions a .. b-1 of preorder o to row at len (row NULL: only counted); returns the
  * new length. */
 static inline uint32_t put(const preorder *o, uint32_t a, uint32_t b, uint32_t *row, uint32_t len)
 {
-    uint32_t from = o->rank[a], count = o->rank[b] - from;
+    uint32_t from = rank_at(o, a), count = rank_at(o, b) - from;
     if (row)
         memcpy(row + len, o->val + from, (size_t)count * sizeof *row);
     return len + count;
@@ -373,7 +394,7 @@ static inline void note(range_list *rl, uint32_t src, const preorder *o, uint32_
 {
     if (!rl || !rl->r)
         return;
-    uint32_t from = o->rank[a], to = o->rank[b];
+    uint32_t from = rank_at(o, a), to = rank_at(o, b);
     if (from == to)
         return;
     hf_i_row_range *last = rl->count ? &rl->r[rl->count - 1] : NULL;
@@ -403,9 +424,9 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, ran
     uint32_t len = 0, next = 0; /* the next position of T not yet in the row or skipped */
     for (uint32_t j = 0; j < count; j++) {
         uint32_t u = at[lower ? count - 1 - j : j];
-        uint32_t p = pos_in(T, u), lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
+        uint32_t p = pos_in(pl, lower, u, D), lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
         if (first < cnt) {
-            uint32_t c = t->child[lo + first], a = pos_in(X, c);
+            uint32_t c = t->child[lo + first], a = pos_in(pl, right, c, D + 1);
             if (X == T && a == p + 1) { /* u's first child's subtree follows it in T */
                 len = put(T, next, a + pl->size[c], row, len);
                 note(rl, lower, T, next, a + pl->size[c]);
@@ -427,7 +448,7 @@ static void build_row(const plan *pl, unsigned v, uint32_t D, uint32_t *row, ran
         uint32_t u = at[lower ? count - 1 - j : j];
         uint32_t lo = t->child_off[u], cnt = t->child_off[u + 1] - lo;
         if (1 - first < cnt) {
-            uint32_t c = t->child[lo + 1 - first], a = pos_in(X, c);
+            uint32_t c = t->child[lo + 1 - first], a = pos_in(pl, right, c, D + 1);
             len = put(X, a, a + pl->size[c], row, len);
             note(rl, right, X, a, a + pl->size[c]);
         }
