@@ -499,7 +499,8 @@ typedef struct row_label {
  * fills buf[i % 2] with row i once the caller has handed row i - 2 to the sink. The worker only
  * reads the plan and writes its buffer: no allocation, no callback. When the rows reach a
  * family writer that assembles them (lib/family_rows_i.h), the worker also copies row i's
- * bytes into bytes[i % 2], so that the caller's thread only writes them. */
+ * bytes into bytes[i % 2], so that the caller's thread only writes them; but not when the
+ * caller has handed row i - 1 to the sink already and waits for row i (assemble_row). */
 typedef struct ahead {
     const plan *pl;
     const row_label *rows;
@@ -515,6 +516,24 @@ typedef struct ahead {
     bool stop;
 } ahead;
 
+hf_i_assembly hf_i_doubletree_assembly = HF_I_ASSEMBLE_BALANCED;
+
+/* Whether the worker assembles row i, whose ranges it has built. Not when the caller waits for
+ * it: the caller then writes the row from its ranges (gathered from the renders), which costs
+ * it about what the assembly would cost the worker, and the worker goes on to the next row.
+ * Assembling it anyway had the caller idle while the worker copied: on the random recursive
+ * tree of 10^6 events, whose deep rows have many short ranges, 0.14-0.21 s (median) of a 0.5 s
+ * writing (docs/JOURNAL.md). */
+static bool assemble_row(ahead *a, size_t i)
+{
+    if (hf_i_doubletree_assembly != HF_I_ASSEMBLE_BALANCED)
+        return hf_i_doubletree_assembly == HF_I_ASSEMBLE_ALWAYS;
+    pthread_mutex_lock(&a->mu);
+    bool waits = a->used >= i; /* rows 0 .. i-1 handed to the sink */
+    pthread_mutex_unlock(&a->mu);
+    return !waits;
+}
+
 static void *ahead_work(void *arg)
 {
     ahead *a = arg;
@@ -527,7 +546,8 @@ static void *ahead_work(void *arg)
         if (stop)
             break;
         build_row(a->pl, a->rows[i].v, a->rows[i].D, a->buf[i % 2], &a->rl[i % 2]);
-        if (a->bytes[i % 2]) {
+        a->assembled[i % 2] = false;
+        if (a->bytes[i % 2] && assemble_row(a, i)) {
             hf_i_rows h = describe(a->pl, &a->rl[i % 2], NULL, 2);
             a->assembled[i % 2] = hf_i_writer_assemble(a->w, &h, a->bytes[i % 2]);
         }

@@ -18,6 +18,7 @@
 
 #include "family_rows_i.h"
 #include "forest.h"
+#include "gen.h"
 #include "hitfam/stream.h"
 #include "util.h"
 
@@ -135,14 +136,33 @@ static char *write_gen(const hf_poset *p, const hf_gen_options *opt, hf_format f
     return buf;
 }
 
-/* On two threads, doubletree's second thread assembles the bytes of every described row when
- * there are two or more (the last write_gen_to's writer). */
+/* On two threads, doubletree's second thread assembles the bytes of described rows when there
+ * are two or more (the last write_gen_to's writer): of every one when forced to, of none when
+ * forbidden, and of those the caller did not wait for by default (at most all but the first,
+ * which the caller always waits for). */
 static void check_assembled(const hf_gen_options *opt, size_t described, const char *what)
 {
-    size_t expect = opt->threads >= 2 && described >= 2 ? described : 0;
-    cr_assert_eq(last_assembled, expect, "%s: %zu of %zu described rows came assembled", what,
-                 last_assembled, described);
+    bool ahead = opt->threads >= 2 && described >= 2;
+    switch (hf_i_doubletree_assembly) {
+    case HF_I_ASSEMBLE_ALWAYS:
+        cr_assert_eq(last_assembled, ahead ? described : 0,
+                     "%s: %zu of %zu described rows came assembled", what, last_assembled,
+                     described);
+        break;
+    case HF_I_ASSEMBLE_NEVER:
+        cr_assert_eq(last_assembled, 0, "%s: %zu rows came assembled", what, last_assembled);
+        break;
+    default:
+        cr_assert_leq(last_assembled, ahead ? described - 1 : 0,
+                      "%s: %zu of %zu described rows came assembled", what, last_assembled,
+                      described);
+    }
 }
+
+/* The assembly policies tests run under, the library's last. */
+static const hf_i_assembly policies[] = {HF_I_ASSEMBLE_ALWAYS, HF_I_ASSEMBLE_NEVER,
+                                         HF_I_ASSEMBLE_BALANCED};
+enum { POLICIES = sizeof policies / sizeof policies[0] };
 
 static void same_bytes(const hf_poset *p, const hf_gen_options *opt, hf_format format,
                        bool expect_described, const char *what)
@@ -150,6 +170,20 @@ static void same_bytes(const hf_poset *p, const hf_gen_options *opt, hf_format f
     size_t la, lb, da, db;
     char *a = write_gen(p, opt, format, false, &la, &da);
     check_assembled(opt, da, what);
+    /* on two threads, every row assembled and none: the same bytes */
+    for (size_t k = 0; k + 1 < POLICIES && opt->threads >= 2; k++) {
+        size_t lk, dk;
+        hf_i_doubletree_assembly = policies[k];
+        char *c = write_gen(p, opt, format, false, &lk, &dk);
+        check_assembled(opt, dk, what);
+        hf_i_doubletree_assembly = HF_I_ASSEMBLE_BALANCED;
+        cr_assert_eq(dk, da, "%s", what);
+        cr_assert_eq(lk, la, "%s: %zu bytes with policy %d, %zu by default", what, lk,
+                     (int)policies[k], la);
+        cr_assert(memcmp(a, c, la) == 0, "%s: the bytes differ with policy %d", what,
+                  (int)policies[k]);
+        free(c);
+    }
     char *b = write_gen(p, opt, format, true, &lb, &db);
     cr_assert_eq(db, 0, "%s: a row reached the writer described through a caller's sink", what);
     if (expect_described)
@@ -750,22 +784,25 @@ Test(gen_write, second_threads_give_the_same_bytes)
                 opt.row_last = opt.row_first + tu_below(&rng, 4);
             }
             for (int k = 0; k < 4; k++) {
-                size_t len[3], described[3];
-                char *b[3];
-                for (int t = 0; t < 2; t++) {
-                    opt.threads = 1 + (unsigned)t;
+                /* one thread, then two under each assembly policy, then token by token */
+                enum { RUNS = 1 + POLICIES };
+                size_t len[RUNS + 1], described[RUNS + 1];
+                char *b[RUNS + 1];
+                for (int t = 0; t < RUNS; t++) {
+                    opt.threads = t == 0 ? 1 : 2;
+                    hf_i_doubletree_assembly = t == 0 ? HF_I_ASSEMBLE_BALANCED : policies[t - 1];
                     b[t] = write_gen(p, &opt, formats[k], false, &len[t], &described[t]);
                     check_assembled(&opt, described[t], "second threads");
+                    hf_i_doubletree_assembly = HF_I_ASSEMBLE_BALANCED;
                 }
-                b[2] = write_gen(p, &opt, formats[k], true, &len[2], &described[2]);
-                for (int t = 0; t < 2; t++) {
+                b[RUNS] = write_gen(p, &opt, formats[k], true, &len[RUNS], &described[RUNS]);
+                for (int t = 0; t < RUNS; t++) {
                     cr_assert_gt(described[t], 0, "round %d, format %d", round, k);
-                    cr_assert_eq(len[t], len[2], "round %d, format %d, threads %d", round, k,
-                                 t + 1);
-                    cr_assert(memcmp(b[t], b[2], len[2]) == 0, "round %d, format %d, threads %d",
-                              round, k, t + 1);
+                    cr_assert_eq(len[t], len[RUNS], "round %d, format %d, run %d", round, k, t);
+                    cr_assert(memcmp(b[t], b[RUNS], len[RUNS]) == 0, "round %d, format %d, run %d",
+                              round, k, t);
                 }
-                for (int t = 0; t < 3; t++)
+                for (int t = 0; t <= RUNS; t++)
                     free(b[t]);
                 cr_assert_eq(threads_now(), before);
             }
