@@ -4,7 +4,8 @@
  * writev, without building the row or copying its bytes (issue 16 item 1). With a second
  * thread, the generator has that thread copy each row's bytes out of the renders while its own
  * thread writes the row before (hf_i_writer_assemble): the caller's thread then only writes,
- * instead of also walking the row's ranges, a few million on a large tree.
+ * instead of also walking the row's ranges, a few million on a large tree; but a row the
+ * caller's thread already waits for goes to it as ranges (lib/gen_doubletree.c, assemble_row).
  *
  * The description goes through the sinks as a call of its own beside `put`: the public hf_sink
  * is unchanged, and the library knows which of its sinks take the call (hf_i_sink_takes_rows):
