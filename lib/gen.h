@@ -74,17 +74,6 @@ const hf_i_method *hf_i_method_of(hf_method m);
 extern const hf_i_method hf_i_method_dfs;
 extern const hf_i_method hf_i_method_simple;
 extern const hf_i_method hf_i_method_doubletree;
-
-/* Which rows doubletree's second thread assembles the bytes of, when it builds rows ahead for a
- * family writer (lib/gen_doubletree.c): BALANCED (the library's) every row but those the caller
- * already waits for, which it then writes from their ranges itself; the tests force ALWAYS and
- * NEVER to check each way. Set only while no generation runs. */
-typedef enum hf_i_assembly {
-    HF_I_ASSEMBLE_BALANCED = 0,
-    HF_I_ASSEMBLE_ALWAYS = 1,
-    HF_I_ASSEMBLE_NEVER = 2
-} hf_i_assembly;
-extern hf_i_assembly hf_i_doubletree_assembly;
 extern const hf_i_method hf_i_method_pattern;
 extern const hf_i_method hf_i_method_random;
 extern const hf_i_method hf_i_method_greedy;
@@ -97,6 +86,17 @@ extern const hf_i_method hf_i_method_pos;
 extern const hf_i_method hf_i_method_basicpos;
 
 extern const hf_i_method hf_i_method_exact;
+
+/* Which rows doubletree's second thread assembles the bytes of, when it builds rows ahead for a
+ * family writer (lib/gen_doubletree.c): BALANCED (the library's) every row but those the caller
+ * already waits for, which it then writes from their ranges itself; the tests force ALWAYS and
+ * NEVER to check each way. Set only while no generation runs. */
+typedef enum hf_i_assembly {
+    HF_I_ASSEMBLE_BALANCED = 0,
+    HF_I_ASSEMBLE_ALWAYS = 1,
+    HF_I_ASSEMBLE_NEVER = 2
+} hf_i_assembly;
+extern hf_i_assembly hf_i_doubletree_assembly;
 
 /* Method exact as auto weighs it (lib/gen_exact.c): look for a family smaller than `upper`
  * schedules (0: none known; then exact builds its own start) within opt->conflicts or

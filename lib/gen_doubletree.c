@@ -82,8 +82,7 @@ enum { PROPER = 1, BRANCH = 16 };
  * (val borrowed from t->orig), so that a row's plan takes 12 bytes an event fewer. */
 typedef struct preorder {
     uint32_t *rank; /* n + 1; NULL: rank[i] = i */
-    uint32_t *val;
-    bool borrowed; /* val is the tree's, not freed with the plan */
+    uint32_t *val;  /* t->orig itself: the tree's, not freed with the plan */
 } preorder;
 
 typedef struct plan {
@@ -119,7 +118,7 @@ static void plan_free(plan *pl)
     hf_i_free(ctx, pl->depth_off);
     for (int i = 0; i < 2; i++) {
         hf_i_free(ctx, pl->ord[i].rank);
-        if (!pl->ord[i].borrowed)
+        if (pl->ord[i].val != pl->t->orig)
             hf_i_free(ctx, pl->ord[i].val);
     }
     hf_i_tree_release(pl->t);
@@ -202,7 +201,6 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     pl->depth_off = hf_i_calloc(ctx, (size_t)k + 2, sizeof *pl->depth_off);
     for (int i = 0; i < 2 && !whole; i++)
         pl->ord[i].rank = hf_i_alloc_array(ctx, (size_t)n + 1, sizeof *l->rank);
-    l->borrowed = whole;
     l->val = whole ? t->orig : hf_i_alloc_array(ctx, n, sizeof *l->val);
     r->val = hf_i_alloc_array(ctx, n, sizeof *r->val);
     if (!pl->size || !pl->by_depth || !pl->depth_off || (!whole && (!l->rank || !r->rank)) ||
@@ -245,17 +243,14 @@ static hf_status plan_rows(plan *pl, const uint32_t *depth)
     stack[sp++] = t->root;
     while (sp > 0) {
         uint32_t u = stack[--sp];
-        if (whole) {
-            r->val[c++] = t->orig[u];
-        } else {
+        if (r->rank)
             r->rank[i++] = c;
-            if (keep || t->orig[u] != HF_NO_EVENT)
-                r->val[c++] = keep ? u : t->orig[u];
-        }
+        if (keep || t->orig[u] != HF_NO_EVENT)
+            r->val[c++] = keep ? u : t->orig[u];
         for (uint32_t j = t->child_off[u]; j < t->child_off[u + 1]; j++)
             stack[sp++] = t->child[j];
     }
-    if (!whole)
+    if (r->rank)
         r->rank[n] = c;
     hf_i_free(ctx, stack);
     pl->len = m;
